@@ -1,0 +1,31 @@
+// Package apply is the Server-Side Apply primitive that every Ensure* helper of the
+// SDK builds on.
+//
+// [EnsureObject] applies a desired object, built in code, under one field manager
+// ([FieldManager]) with ForceOwnership, inside retry.RetryOnConflict. On every call it
+// re-asserts the owner as controller reference, stamps the GVK from the scheme and
+// decodes the server's answer back into the object, so callers read fresh status and
+// server-assigned fields without an extra Get.
+//
+// # What the field manager owns
+//
+// Server-Side Apply records as owned every field present in the applied body. Typed Go
+// structs serialise zero values the builder never meant to set (metadata.creationTimestamp:
+// null, status: {}, an empty spec.strategy, an empty resources block), so before applying
+// EnsureObject drops:
+//
+//   - every non-pointer struct field whose value is the zero value (a non-nil pointer to an
+//     empty struct, such as an emptyDir volume source, is kept: it carries meaning);
+//   - every null value;
+//   - status (status is written through the status subresource, never applied here);
+//   - server-owned metadata: resourceVersion, uid, generation, managedFields,
+//     creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, selfLink.
+//
+// As a result fields that the server defaults (a Service's clusterIP, a Deployment's
+// revisionHistoryLimit) stay out of the manager's managedFields, and applying the same
+// desired object again is a no-op on the server: resourceVersion does not move.
+//
+// Pass a freshly built desired object on each call. An object that was read from the
+// server (or filled by a previous EnsureObject call) carries the server's defaults, and
+// applying it would claim them.
+package apply

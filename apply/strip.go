@@ -1,0 +1,169 @@
+package apply
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// serverOwnedMetadata are metadata fields the server sets; a builder never means to
+// apply them, and resourceVersion would turn the apply into a precondition.
+var serverOwnedMetadata = []string{
+	"resourceVersion", "uid", "generation", "managedFields", "creationTimestamp",
+	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
+}
+
+// desiredUnstructured converts obj into the body to apply: zero-valued non-pointer
+// structs, nulls, status and server-owned metadata removed.
+func desiredUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
+	var content map[string]any
+	if u, ok := any(obj).(runtime.Unstructured); ok {
+		content = runtime.DeepCopyJSON(u.UnstructuredContent())
+	} else {
+		var err error
+		content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		pruneZeroStructs(reflect.ValueOf(obj), content)
+	}
+	pruneNulls(content)
+	delete(content, "status")
+	if md, ok := content["metadata"].(map[string]any); ok {
+		for _, f := range serverOwnedMetadata {
+			delete(md, f)
+		}
+	}
+	return &unstructured.Unstructured{Object: content}, nil
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// pruneZeroStructs walks the Go value v alongside its unstructured form m and deletes
+// the keys of non-pointer struct fields whose value is the zero value.
+func pruneZeroStructs(v reflect.Value, m map[string]any) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, inline := jsonName(f)
+		if name == "-" {
+			continue
+		}
+		fv := v.Field(i)
+		if inline {
+			pruneZeroStructs(fv, m)
+			continue
+		}
+		child, present := m[name]
+		if !present {
+			continue
+		}
+		if fv.Kind() == reflect.Struct && fv.IsZero() {
+			delete(m, name)
+			continue
+		}
+		pruneValue(fv, child)
+	}
+}
+
+// pruneValue recurses into structs, slices and maps of the Go value v and its
+// unstructured form u.
+func pruneValue(v reflect.Value, u any) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if customEncoding(v) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if um, ok := u.(map[string]any); ok {
+			pruneZeroStructs(v, um)
+		}
+	case reflect.Slice, reflect.Array:
+		us, ok := u.([]any)
+		if !ok || len(us) != v.Len() {
+			return
+		}
+		for i := range us {
+			pruneValue(v.Index(i), us[i])
+		}
+	case reflect.Map:
+		um, ok := u.(map[string]any)
+		if !ok || v.Type().Key().Kind() != reflect.String {
+			return
+		}
+		for _, k := range v.MapKeys() {
+			if child, ok := um[k.String()]; ok {
+				pruneValue(v.MapIndex(k), child)
+			}
+		}
+	}
+}
+
+// customEncoding reports whether v's type encodes itself (metav1.Time, Quantity,
+// IntOrString, ...); such values are not walked field by field.
+func customEncoding(v reflect.Value) bool {
+	t := v.Type()
+	pt := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler) ||
+		t.Implements(textMarshaler) || pt.Implements(textMarshaler)
+}
+
+// jsonName returns the JSON key of a struct field and whether its fields are inlined
+// into the parent object.
+func jsonName(f reflect.StructField) (name string, inline bool) {
+	tag := f.Tag.Get("json")
+	name, opts, _ := strings.Cut(tag, ",")
+	if name == "-" && opts == "" {
+		return "-", false
+	}
+	if name == "" {
+		if f.Anonymous || strings.Contains(opts, "inline") {
+			return "", true
+		}
+		return f.Name, false
+	}
+	return name, false
+}
+
+// pruneNulls deletes null values from maps, recursively.
+func pruneNulls(m map[string]any) {
+	for k, v := range m {
+		switch val := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			pruneNulls(val)
+		case []any:
+			for _, e := range val {
+				if em, ok := e.(map[string]any); ok {
+					pruneNulls(em)
+				}
+			}
+		}
+	}
+}
