@@ -10,7 +10,7 @@ GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 TESTFLAGS ?=
 BENCHFLAGS ?= -run='^$$' -bench=. -benchmem
 
-.PHONY: all test envtest lint fmt vet golangci-lint bench demo tidy help
+.PHONY: all test envtest lint fmt vet golangci-lint bench demo downstream tidy help
 
 all: lint test
 
@@ -32,6 +32,9 @@ bench: ## Run the benchmarks (allocations and API requests per operation).
 demo: ## Show the SDK at work against a local control plane.
 	@assets="$$(hack/envtest.sh)"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./hack/demo
+
+downstream: ## Prove the test kit and apply from a module that imports the SDK.
+	@hack/downstream-check.sh
 
 fmt: ## Check gofmt.
 	@out="$$(gofmt -l $$(git ls-files '*.go'; git ls-files --others --exclude-standard '*.go'))"; \
