@@ -1,0 +1,63 @@
+package tls
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+)
+
+// ErrNilCertificate reports a nil Certificate passed to EnsureCertificate.
+var ErrNilCertificate = errors.New("certificate is nil")
+
+// EnsureCertificate creates or updates the cert-manager Certificate cert, controlled by
+// owner, through Server-Side Apply under apply.FieldManager.
+//
+// It returns (true, nil) when the Certificate has a Ready condition with status True
+// for its current generation, (false, nil) when it exists but is not ready yet (always
+// the case right after it was created), and (false, err) on failure. The fields of
+// cert's spec are owned by the SDK's field manager and restored when another manager
+// changes them; spec fields cert leaves unset are left to others. On return cert holds
+// the server's copy, status included.
+func EnsureCertificate(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	cert *certmanagerv1.Certificate,
+) (bool, error) {
+	if cert == nil {
+		return false, ErrNilCertificate
+	}
+	if err := apply.EnsureObject(ctx, c, scheme, owner, cert, apply.FieldManager); err != nil {
+		return false, fmt.Errorf("ensure certificate: %w", err)
+	}
+	return IsCertificateReady(cert), nil
+}
+
+// IsCertificateReady reports whether cert has a Ready condition with status True that
+// was observed for its current generation. A Ready condition left over from an older
+// spec (observedGeneration below metadata.generation) does not count: cert-manager has
+// not issued a certificate for the new spec yet. A condition without observedGeneration
+// is taken at face value.
+func IsCertificateReady(cert *certmanagerv1.Certificate) bool {
+	if cert == nil {
+		return false
+	}
+	for _, cond := range cert.Status.Conditions {
+		if cond.Type != certmanagerv1.CertificateConditionReady {
+			continue
+		}
+		if cond.ObservedGeneration != 0 && cond.ObservedGeneration < cert.Generation {
+			return false
+		}
+		return cond.Status == cmmeta.ConditionTrue
+	}
+	return false
+}

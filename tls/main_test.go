@@ -1,0 +1,17 @@
+package tls_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.Main(m, testenv.Options{CRDSources: []testenv.CRDSource{{
+		Module: testenv.CertManagerModule, Version: testenv.CertManagerVersion,
+		Files: []string{"deploy/crds/cert-manager.io_certificates.yaml"},
+	}}}, &env))
+}
