@@ -63,6 +63,12 @@ type moduleDownload struct {
 // the modules into the module cache when needed. It runs the go command once, outside
 // any module, so it works the same from this repository and from a downstream module.
 func ResolveCRDPaths(sources []CRDSource) ([]string, error) {
+	return resolveModuleFiles("CRD manifest", sources)
+}
+
+// resolveModuleFiles is [ResolveCRDPaths] for any kind of file kept in a Go module
+// (CRD manifests, kwok Stage documents); what names the kind in error texts.
+func resolveModuleFiles(what string, sources []CRDSource) ([]string, error) {
 	if len(sources) == 0 {
 		return nil, nil
 	}
@@ -93,7 +99,7 @@ func ResolveCRDPaths(sources []CRDSource) ([]string, error) {
 		dirs[m.Path+"@"+m.Version] = m.Dir
 	}
 	if len(modErrs) > 0 {
-		return nil, fmt.Errorf("testenv: download CRD modules: %w", errors.Join(modErrs...))
+		return nil, fmt.Errorf("testenv: download modules of %ss: %w", what, errors.Join(modErrs...))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("testenv: `go %v`: %w (stderr: %s)", args, err, stderr.String())
@@ -107,7 +113,7 @@ func ResolveCRDPaths(sources []CRDSource) ([]string, error) {
 		for _, f := range s.Files {
 			p := filepath.Join(dir, filepath.FromSlash(f))
 			if _, err := os.Stat(p); err != nil {
-				return nil, fmt.Errorf("testenv: CRD manifest %s of %s@%s: %w", f, s.Module, s.Version, err)
+				return nil, fmt.Errorf("testenv: %s %s of %s@%s: %w", what, f, s.Module, s.Version, err)
 			}
 			paths = append(paths, p)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +35,14 @@ type Options struct {
 	// AssetsDir overrides where kube-apiserver and etcd are taken from; empty means
 	// $KUBEBUILDER_ASSETS, then [DefaultAssetsDir].
 	AssetsDir string
+	// Controllers runs real controllers next to the control plane once the CRDs are
+	// installed: kube-controller-manager (garbage collector, Deployment, ReplicaSet,
+	// Job and namespace controllers), kube-scheduler and kwok with one fake Node, so
+	// that pods are scheduled and turn Running and Ready (Job pods: Succeeded). [Start]
+	// returns only when garbage collection works. The binaries must sit in the
+	// assets directory next to kube-apiserver; see the package documentation for
+	// what the mode costs and what it cannot do.
+	Controllers bool
 }
 
 // Env is a running control plane with a client for it.
@@ -45,7 +54,10 @@ type Env struct {
 	// Scheme knows the core types, the upstream CRD types and Options.Scheme's types.
 	Scheme *runtime.Scheme
 
-	env *envtest.Environment
+	env         *envtest.Environment
+	controllers *processGroup
+	stopOnce    sync.Once
+	stopErr     error
 }
 
 // DefaultAssetsDir is the cache directory hack/envtest.sh fills:
@@ -86,12 +98,22 @@ func hasBinary(dir, name string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-// Start brings up kube-apiserver and etcd, installs the CRDs and returns the running
-// environment. Stop it with [Env.Stop]. On error nothing is left running.
+// Start brings up kube-apiserver and etcd, installs the CRDs, with
+// [Options.Controllers] starts the controllers, and returns the running environment.
+// Stop it with [Env.Stop]. On error nothing is left running.
 func Start(opts Options) (*Env, error) {
 	assets, err := AssetsDir(opts.AssetsDir)
 	if err != nil {
 		return nil, err
+	}
+	var stages []string
+	if opts.Controllers {
+		if err := checkControllerBinaries(assets); err != nil {
+			return nil, err
+		}
+		if stages, err = resolveModuleFiles("kwok Stage", []CRDSource{KWOKStages()}); err != nil {
+			return nil, err
+		}
 	}
 	sources := opts.CRDSources
 	if sources == nil {
@@ -114,6 +136,10 @@ func Start(opts Options) (*Env, error) {
 		},
 		ErrorIfCRDPathMissing: true,
 	}
+	// Explicit paths: envtest would otherwise prefer $KUBEBUILDER_ASSETS over
+	// BinaryAssetsDirectory and ignore Options.AssetsDir.
+	te.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
+	te.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
 	cfg, err := te.Start()
 	if err != nil {
 		_ = te.Stop()
@@ -126,15 +152,40 @@ func Start(opts Options) (*Env, error) {
 		_ = te.Stop()
 		return nil, fmt.Errorf("testenv: client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, env: te}, nil
+	e := &Env{Config: cfg, Client: c, Scheme: scheme, env: te}
+	if opts.Controllers {
+		if e.controllers, err = startControllers(te, c, assets, stages); err != nil {
+			_ = te.Stop()
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
-// Stop shuts the control plane down.
+// Stop shuts the controllers (if any) and the control plane down. It is safe to call
+// more than once; later calls return the first call's result.
 func (e *Env) Stop() error {
 	if e == nil || e.env == nil {
 		return nil
 	}
-	return e.env.Stop()
+	e.stopOnce.Do(func() {
+		e.stopErr = errors.Join(e.controllers.stop(), e.env.Stop())
+	})
+	return e.stopErr
+}
+
+// Processes returns the processes that [Options.Controllers] started (their PIDs and
+// log files, e.g. to read kube-controller-manager's log when a test fails), or nil
+// when the environment runs without controllers.
+func (e *Env) Processes() []Process {
+	if e == nil || e.controllers == nil {
+		return nil
+	}
+	out := make([]Process, len(e.controllers.procs))
+	for i, p := range e.controllers.procs {
+		out[i] = p.Process
+	}
+	return out
 }
 
 // Main starts an environment, stores it in *env, runs the package's tests and stops the
@@ -158,8 +209,10 @@ func Main(m *testing.M, opts Options, env **Env) int {
 }
 
 // Namespace creates a namespace with a generated name for the test and deletes it
-// when the test ends. envtest runs no namespace controller, so the objects inside are
-// not removed; tests stay isolated because each uses its own namespace.
+// when the test ends, without waiting for the deletion to finish. Plain envtest runs
+// no namespace controller, so the objects inside are not removed (under
+// [Options.Controllers] the namespace controller removes them in the background);
+// tests stay isolated because each uses its own namespace.
 func (e *Env) Namespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}

@@ -22,4 +22,10 @@ const (
 	// VPAModule and VPAVersion locate the VerticalPodAutoscaler CRDs.
 	VPAModule  = "k8s.io/autoscaler/vertical-pod-autoscaler"
 	VPAVersion = "v1.8.1"
+
+	// KWOKModule and KWOKVersion locate the kwok Stage documents that
+	// [Options.Controllers] hands to the kwok binary; hack/envtest.sh installs that
+	// binary at the same version.
+	KWOKModule  = "sigs.k8s.io/kwok"
+	KWOKVersion = "v0.8.0"
 )
