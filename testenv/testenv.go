@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,6 +60,13 @@ type Env struct {
 	stopOnce    sync.Once
 	stopErr     error
 }
+
+// Bounds for starting and stopping kube-apiserver and etcd. They are generous on
+// purpose: a slow start under load is not a test failure.
+const (
+	startTimeout = 2 * time.Minute
+	stopTimeout  = time.Minute
+)
 
 // DefaultAssetsDir is the cache directory hack/envtest.sh fills:
 // ${XDG_CACHE_HOME:-$HOME/.cache}/reconciler-sdk/envtest/<KubernetesVersion>.
@@ -135,6 +143,10 @@ func Start(opts Options) (*Env, error) {
 			ErrorIfPathMissing: true,
 		},
 		ErrorIfCRDPathMissing: true,
+		// envtest's 20 s default is too tight for a 2-core CI machine that starts
+		// several control planes at once (one per test package, go test -p).
+		ControlPlaneStartTimeout: startTimeout,
+		ControlPlaneStopTimeout:  stopTimeout,
 	}
 	// Explicit paths: envtest would otherwise prefer $KUBEBUILDER_ASSETS over
 	// BinaryAssetsDirectory and ignore Options.AssetsDir.

@@ -1,7 +1,9 @@
 // Command demo shows reconciler-sdk at work against a local kube-apiserver and etcd
-// (envtest): it applies a Deployment and a Service owned by a parent object, shows that
-// the server's defaults stay out of the SDK's field ownership, that re-applying a
-// converged object writes nothing, that drift is repaired and that readiness is read.
+// (envtest) with real kube-controller-manager, kube-scheduler and kwok: it applies a
+// Deployment and a Service owned by a parent object, shows that the server's defaults
+// stay out of the SDK's field ownership, that re-applying a converged object writes
+// nothing, that drift is repaired, that the Deployment becomes Available through real
+// ReplicaSets and pods, and that deleting the parent garbage-collects its children.
 //
 // Run it with `make demo` (which provides the envtest binaries).
 package main
@@ -10,12 +12,19 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
+
+	"github.com/go-logr/logr"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -30,8 +39,10 @@ func main() {
 
 func run() error {
 	ctx := context.Background()
-	fmt.Println("starting kube-apiserver and etcd (envtest) with the upstream CRDs ...")
-	env, err := testenv.Start(testenv.Options{})
+	// The demo prints its own story; controller-runtime's internal logs stay quiet.
+	ctrllog.SetLogger(logr.Discard())
+	fmt.Println("starting kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok ...")
+	env, err := testenv.Start(testenv.Options{Controllers: true})
 	if err != nil {
 		return err
 	}
@@ -63,18 +74,26 @@ func run() error {
 	fmt.Printf("   the server filled in clusterIP=%s and revisionHistoryLimit=%d; %q does not own them\n",
 		svc.Spec.ClusterIP, *dep.Spec.RevisionHistoryLimit, apply.FieldManager)
 
-	rv := dep.ResourceVersion
+	// No controller writes to the Service, so its resourceVersion shows the no-op.
+	rv := svc.ResourceVersion
 	counter.Reset()
-	dep = desiredDeployment()
-	if err := apply.EnsureObject(ctx, c, env.Scheme, parent, dep, apply.FieldManager); err != nil {
+	svc = desiredService()
+	if err := apply.EnsureObject(ctx, c, env.Scheme, parent, svc, apply.FieldManager); err != nil {
 		return err
 	}
-	fmt.Printf("2. re-applied the same desired Deployment: %d request, resourceVersion %s -> %s (no write)\n",
-		counter.Total(), rv, dep.ResourceVersion)
+	fmt.Printf("2. re-applied the same desired Service: %d request, resourceVersion %s -> %s (no write)\n",
+		counter.Total(), rv, svc.ResourceVersion)
 
-	dep.Spec.Template.Spec.Containers[0].Image = "registry.example/keystone:hand-edited"
-	dep.ManagedFields = nil
-	if err := c.Update(ctx, dep, client.FieldOwner("kubectl-edit")); err != nil {
+	// Someone edits the image by hand (the controllers write status meanwhile: retry).
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		edited := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(dep), edited); err != nil {
+			return err
+		}
+		edited.Spec.Template.Spec.Containers[0].Image = "registry.example/keystone:hand-edited"
+		return c.Update(ctx, edited, client.FieldOwner("kubectl-edit"))
+	})
+	if err != nil {
 		return err
 	}
 	dep = desiredDeployment()
@@ -84,15 +103,39 @@ func run() error {
 	fmt.Printf("3. someone edited the image by hand; the next apply restored %s\n",
 		dep.Spec.Template.Spec.Containers[0].Image)
 
-	avail := func(d *appsv1.Deployment) bool {
-		return d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas
-	}
-	fmt.Printf("4. Deployment available before rollout: %v\n", avail(dep))
-	dep, err = testenv.MarkDeploymentAvailable(ctx, c, client.ObjectKeyFromObject(dep))
+	fmt.Println("4. waiting for the Deployment to roll out through real ReplicaSets and pods ...")
+	key := client.ObjectKeyFromObject(dep)
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, key, dep); err != nil {
+			return false, err
+		}
+		return dep.Status.ObservedGeneration == dep.Generation && dep.Status.AvailableReplicas == *dep.Spec.Replicas, nil
+	})
 	if err != nil {
+		return fmt.Errorf("Deployment %s did not become available: %w", key, err)
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace("demo"), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
 		return err
 	}
-	fmt.Printf("   after the (simulated) rollout: %v\n", avail(dep))
+	fmt.Printf("   Available: %d/%d replicas, pods:", dep.Status.AvailableReplicas, *dep.Spec.Replicas)
+	for _, p := range pods.Items {
+		fmt.Printf(" %s(%s)", p.Name, p.Status.Phase)
+	}
+	fmt.Println()
+
+	if err := c.Delete(ctx, parent); err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		derr := c.Get(ctx, key, &appsv1.Deployment{})
+		serr := c.Get(ctx, client.ObjectKeyFromObject(svc), &corev1.Service{})
+		return apierrors.IsNotFound(derr) && apierrors.IsNotFound(serr), nil
+	})
+	if err != nil {
+		return fmt.Errorf("children of the deleted parent were not collected: %w", err)
+	}
+	fmt.Println("5. deleted the parent: the garbage collector removed the Deployment and the Service")
 	return nil
 }
 
