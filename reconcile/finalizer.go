@@ -1,0 +1,70 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// AddFinalizer adds finalizer to obj on the API server and reports whether it wrote.
+// It is idempotent: an object that already carries the finalizer costs no request.
+//
+// The write is a merge patch of metadata.finalizers guarded by obj's resourceVersion
+// (a concurrent change gives a 409 Conflict instead of losing another party's
+// finalizer). Only obj's finalizers and resourceVersion are updated from the response:
+// conditions and other status the pass has set in memory are kept for the status write
+// at the end of the pass.
+func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) (bool, error) {
+	if controllerutil.ContainsFinalizer(obj, finalizer) {
+		return false, nil
+	}
+	if err := patchFinalizers(ctx, c, obj, func(o client.Object) { controllerutil.AddFinalizer(o, finalizer) }); err != nil {
+		return false, fmt.Errorf("add finalizer %q to %s: %w", finalizer, describe(c, obj), err)
+	}
+	return true, nil
+}
+
+// RemoveFinalizer removes finalizer from obj on the API server and reports whether it
+// wrote. It is idempotent: an object without the finalizer costs no request, and an
+// object that is already gone counts as done. Removing the last finalizer of an object
+// being deleted lets the API server delete it; [RunPass] then skips the status write.
+// The write is guarded like [AddFinalizer]'s.
+func RemoveFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) (bool, error) {
+	if !controllerutil.ContainsFinalizer(obj, finalizer) {
+		return false, nil
+	}
+	err := patchFinalizers(ctx, c, obj, func(o client.Object) { controllerutil.RemoveFinalizer(o, finalizer) })
+	if apierrors.IsNotFound(err) {
+		controllerutil.RemoveFinalizer(obj, finalizer)
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("remove finalizer %q from %s: %w", finalizer, describe(c, obj), err)
+	}
+	return true, nil
+}
+
+// patchFinalizers applies change to a copy of obj, patches it, and copies the new
+// finalizers and resourceVersion back into obj.
+func patchFinalizers(ctx context.Context, c client.Client, obj client.Object, change func(client.Object)) error {
+	base, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("DeepCopyObject of %T is not a client.Object", obj)
+	}
+	patched := base.DeepCopyObject().(client.Object)
+	change(patched)
+	if err := c.Patch(ctx, patched, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	obj.SetFinalizers(patched.GetFinalizers())
+	obj.SetResourceVersion(patched.GetResourceVersion())
+	return nil
+}
+
+// describe names obj as "Kind namespace/name" for errors.
+func describe(c client.Client, obj client.Object) string {
+	return kindOf(c, obj) + " " + client.ObjectKeyFromObject(obj).String()
+}

@@ -1,0 +1,18 @@
+package reconcile_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.Main(m, testenv.Options{
+		Scheme:     newScheme(),
+		CRDPaths:   []string{"testdata/crds"},
+		CRDSources: []testenv.CRDSource{},
+	}, &env))
+}
