@@ -1,0 +1,19 @@
+package capability_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	// Quiet controller-runtime's "log.SetLogger(...) was never called" warning on long runs.
+	ctrllog.SetLogger(logr.Discard())
+	os.Exit(testenv.Main(m, testenv.Options{}, &env))
+}

@@ -1,0 +1,44 @@
+package health_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/c5c3/reconciler-sdk/health"
+)
+
+// BenchmarkCheckCacheHit measures the common path of a converged CR: a passing probe
+// reused from the TTL cache (no request).
+func BenchmarkCheckCacheHit(b *testing.B) {
+	s := newServer(b, status(200, ""))
+	p := health.NewProber(health.DefaultOptions())
+	ctx := context.Background()
+	if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if s.hits.Load() != 1 {
+		b.Fatalf("cache hit path sent %d requests, want only the warm-up", s.hits.Load()-1)
+	}
+}
+
+// BenchmarkCheckMiss measures a real probe over loopback (cache disabled).
+func BenchmarkCheckMiss(b *testing.B) {
+	s := newServer(b, status(200, ""))
+	opts := health.DefaultOptions()
+	opts.TTL = 0
+	p := health.NewProber(opts)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+// Package health probes the cluster-local HTTP endpoint of the API an operator runs
+// (Horizon's login page, Keystone's version document) and reports the result as a
+// condition: the HealthCheck step of the Horizon reconciler, reusable by any operator.
+//
+// A [Prober] sends one HTTP GET per probe, bounded by [Options.Timeout], and keeps a TTL
+// cache of passing probes ([Options.TTL], 30 s by default) keyed by the CR's UID and the
+// probed URL: within the TTL a passing probe is reused without a request, so a CR whose
+// reconcile runs often does not hammer its own API. Failing probes are never cached:
+// the next pass probes again. A changed URL (a new endpoint) is a different key.
+//
+// # Outcomes
+//
+// [Prober.Check] returns the condition (of the caller's type, e.g. HorizonAPIReady; the
+// caller stamps observedGeneration), a ctrl.Result and an error:
+//
+//	Reason               Status  When
+//	APIHealthy           True    the endpoint answered 2xx (and Options.Validate, if set, accepted the answer)
+//	APIUnhealthy         False   the endpoint answered 2xx but Options.Validate rejected the answer: the server
+//	                             is up, but what it serves says the API is not working
+//	HealthCheckFailed    False   the endpoint answered with a status outside 2xx (after following redirects)
+//	HealthCheckTimeout   False   no complete answer within Options.Timeout (connect, headers or body)
+//	ConnectionFailed     False   no HTTP answer for another reason: connection refused or reset, TLS handshake
+//	                             failure, DNS failure other than "no such host", too many redirects
+//	EndpointNotReady     False   there is nothing to probe yet: the URL is empty (the endpoint has not been
+//	                             published, e.g. status.endpoint unset) or its host name does not resolve
+//	                             (DNS "no such host": the Service does not exist yet)
+//
+// A Service whose pods are not ready yet usually shows as ConnectionFailed, not
+// EndpointNotReady: its name resolves, and kube-proxy rejects the connection. Run the
+// probe after the step that waits for the Deployment, as the Horizon pipeline does.
+//
+// Every False outcome requeues after [RetryInterval] (10 s) and returns no error; a True
+// outcome returns a zero result. Messages carry the method, the URL with any password
+// redacted, and the status line or the transport error; never a response body.
+//
+// # Cancellation
+//
+// A probe cut short because the caller's context was cancelled or hit its deadline says
+// nothing about the API: Check and Probe then return the context's error (errors.Is
+// context.Canceled or context.DeadlineExceeded) with a zero condition and a zero result,
+// so the caller leaves the condition as it was. Only the probe's own Options.Timeout
+// yields HealthCheckTimeout.
+//
+// # Bad input
+//
+// A URL that is not an absolute http or https URL with a host is refused with an error
+// wrapping [ErrInvalidURL], before any request.
+package health

@@ -1,0 +1,354 @@
+package health_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/c5c3/reconciler-sdk/health"
+)
+
+const uid = types.UID("0b5c7a0e-0000-4000-8000-000000000001")
+
+func testOptions(clock *fakeClock) health.Options {
+	opts := health.DefaultOptions()
+	opts.Timeout = 2 * time.Second
+	opts.Now = clock.Now
+	return opts
+}
+
+func TestProbeClassification(t *testing.T) {
+	loginPage := func(_ int, _ http.Header, body []byte) error {
+		if !strings.Contains(string(body), `<form id="login"`) {
+			return errors.New("login form missing from the page")
+		}
+		return nil
+	}
+	type tc struct {
+		handler  http.HandlerFunc
+		url      func(s *server) string // default: s.URL + "/auth/login/"
+		client   func(t *testing.T) *http.Client
+		validate func(int, http.Header, []byte) error
+		timeout  time.Duration
+		reason   string
+		msg      []string
+		noMsg    []string
+	}
+	cases := map[string]tc{
+		"200": {handler: status(200, "ok"), reason: health.ReasonHealthy, msg: []string{"GET http://127.0.0.1:", "/auth/login/ returned 200 OK"}},
+		"204": {handler: status(204, ""), reason: health.ReasonHealthy},
+		"redirect to 200 is followed": {
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/" {
+					http.Redirect(w, r, "/auth/login/", http.StatusFound)
+					return
+				}
+				status(200, "ok")(w, r)
+			},
+			url:    func(s *server) string { return s.URL + "/" },
+			reason: health.ReasonHealthy,
+		},
+		"404": {handler: status(404, "no such page"), reason: health.ReasonCheckFailed, msg: []string{"returned 404 Not Found"}},
+		"500 body stays out of the message": {handler: status(500, "Traceback: SECRET_KEY=hunter2"),
+			reason: health.ReasonCheckFailed, msg: []string{"returned 500 Internal Server Error"}, noMsg: []string{"hunter2", "Traceback"}},
+		"503": {handler: status(503, ""), reason: health.ReasonCheckFailed, msg: []string{"503 Service Unavailable"}},
+		"validated page": {handler: status(200, `<html><form id="login" method="post">`), validate: loginPage,
+			reason: health.ReasonHealthy},
+		"page fails validation": {handler: status(200, "<html>maintenance</html>"), validate: loginPage,
+			reason: health.ReasonUnhealthy, msg: []string{"returned 200 OK but the answer is not healthy: login form missing"}},
+		"validation is skipped for non-2xx": {handler: status(502, ""), validate: loginPage, reason: health.ReasonCheckFailed},
+		"timeout waiting for headers": {handler: blockUntilCancelled(nil), timeout: 100 * time.Millisecond,
+			reason: health.ReasonTimeout, msg: []string{"did not answer within 100ms"}},
+		"timeout reading the body": {
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(200)
+				_, _ = w.Write([]byte("partial"))
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			},
+			timeout: 100 * time.Millisecond, reason: health.ReasonTimeout, msg: []string{"(reading the body) did not answer within 100ms"}},
+		"client timeout": {handler: blockUntilCancelled(nil),
+			client: func(*testing.T) *http.Client { return &http.Client{Timeout: 100 * time.Millisecond} },
+			reason: health.ReasonTimeout},
+		"connection refused": {url: func(*server) string { return "http://" + closedPort(t) + "/" },
+			reason: health.ReasonConnectionFailed, msg: []string{"connection refused"}},
+		"connection closed without an answer": {
+			handler: func(w http.ResponseWriter, _ *http.Request) {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					_ = conn.Close()
+				}
+			},
+			reason: health.ReasonConnectionFailed, msg: []string{"EOF"}},
+		"TLS endpoint with an unknown CA": {
+			url:    func(*server) string { return tlsServer(t).URL + "/" },
+			reason: health.ReasonConnectionFailed, msg: []string{"certificate"}},
+		"password is redacted": {url: func(*server) string { return "http://horizon:s3cr3t@" + closedPort(t) + "/" },
+			reason: health.ReasonConnectionFailed, msg: []string{"horizon:xxxxx@"}, noMsg: []string{"s3cr3t"}},
+		"empty URL": {url: func(*server) string { return "" },
+			reason: health.ReasonEndpointNotReady, msg: []string{"no endpoint to probe yet"}},
+		"host does not resolve": {url: func(*server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+			client: func(t *testing.T) *http.Client { return fakeDNS(t, 3) },
+			reason: health.ReasonEndpointNotReady, msg: []string{"host horizon.openstack.svc.cluster.local. does not resolve (yet)"}},
+		"DNS server failure": {url: func(*server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+			client: func(t *testing.T) *http.Client { return fakeDNS(t, 2) },
+			reason: health.ReasonConnectionFailed, msg: []string{"lookup horizon.openstack.svc.cluster.local."}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			handler := tc.handler
+			if handler == nil {
+				handler = status(200, "ok")
+			}
+			s := newServer(t, handler)
+			target := s.URL + "/auth/login/"
+			if tc.url != nil {
+				target = tc.url(s)
+			}
+			opts := testOptions(newClock())
+			opts.Validate = tc.validate
+			if tc.timeout != 0 {
+				opts.Timeout = tc.timeout
+			}
+			if tc.client != nil {
+				opts.Client = tc.client(t)
+			}
+			cond, res, err := health.NewProber(opts).Check(context.Background(), uid, target, "HorizonAPIReady")
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			wantStatus, wantRes := metav1.ConditionFalse, ctrl.Result{RequeueAfter: 10 * time.Second}
+			if tc.reason == health.ReasonHealthy {
+				wantStatus, wantRes = metav1.ConditionTrue, ctrl.Result{}
+			}
+			got := cond
+			got.Message = ""
+			want := metav1.Condition{Type: "HorizonAPIReady", Status: wantStatus, Reason: tc.reason}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("condition (-want +got):\n%s\nmessage: %s", diff, cond.Message)
+			}
+			if res != wantRes {
+				t.Errorf("result = %+v, want %+v", res, wantRes)
+			}
+			for _, s := range tc.msg {
+				if !strings.Contains(cond.Message, s) {
+					t.Errorf("message %q does not contain %q", cond.Message, s)
+				}
+			}
+			for _, s := range tc.noMsg {
+				if strings.Contains(cond.Message, s) {
+					t.Errorf("message %q leaks %q", cond.Message, s)
+				}
+			}
+		})
+	}
+}
+
+func TestProbeCache(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	var mu sync.Mutex
+	code := 200
+	s := newServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.WriteHeader(code)
+	})
+	setCode := func(c int) { mu.Lock(); code = c; mu.Unlock() }
+	p := health.NewProber(testOptions(clock))
+	target := s.URL + "/auth/login/"
+
+	step := func(name string, u types.UID, url string, wantHealthy, wantCached bool, wantHits int64) {
+		t.Helper()
+		out, err := p.Probe(ctx, u, url)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if out.Healthy != wantHealthy || out.Cached != wantCached || s.hits.Load() != wantHits {
+			t.Errorf("%s: healthy=%v cached=%v hits=%d, want healthy=%v cached=%v hits=%d (%s)",
+				name, out.Healthy, out.Cached, s.hits.Load(), wantHealthy, wantCached, wantHits, out.Message)
+		}
+	}
+
+	step("first probe", uid, target, true, false, 1)
+	step("within TTL", uid, target, true, true, 1)
+	clock.Step(29 * time.Second)
+	step("just before expiry", uid, target, true, true, 1)
+	step("another CR", "other-uid", target, true, false, 2)
+	step("another endpoint", uid, target+"?x=1", true, false, 3)
+	clock.Step(time.Second)
+	step("expired", uid, target, true, false, 4)
+
+	// A failing probe is not cached: every call probes, and the earlier pass is gone.
+	clock.Step(30 * time.Second)
+	setCode(503)
+	step("failing", uid, target, false, false, 5)
+	step("failing again", uid, target, false, false, 6)
+	setCode(200)
+	step("recovered", uid, target, true, false, 7)
+	step("recovered, cached", uid, target, true, true, 7)
+
+	// The cached message is the one of the probe that passed.
+	out, _ := p.Probe(ctx, uid, target)
+	if !strings.HasSuffix(out.Message, "returned 200 OK") {
+		t.Errorf("cached message = %q", out.Message)
+	}
+
+	p.Forget(uid)
+	step("after Forget", uid, target, true, false, 8)
+	step("other CR still cached", "other-uid", target, true, false, 9) // its entry had expired
+	step("other CR cached", "other-uid", target, true, true, 9)
+}
+
+func TestProbeCacheSweepsExpiredEntries(t *testing.T) {
+	clock := newClock()
+	s := newServer(t, status(200, ""))
+	p := health.NewProber(testOptions(clock))
+	for i := range 5 {
+		if _, err := p.Probe(context.Background(), types.UID(fmt.Sprint("cr-", i)), s.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := p.CacheLen(); n != 5 {
+		t.Fatalf("cache holds %d entries, want 5", n)
+	}
+	clock.Step(31 * time.Second)
+	if _, err := p.Probe(context.Background(), "fresh", s.URL); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.CacheLen(); n != 1 {
+		t.Errorf("after expiry and a new pass the cache holds %d entries, want 1", n)
+	}
+}
+
+func TestProbeCacheDisabled(t *testing.T) {
+	s := newServer(t, status(200, ""))
+	opts := testOptions(newClock())
+	opts.TTL = 0
+	p := health.NewProber(opts)
+	for range 3 {
+		out, err := p.Probe(context.Background(), uid, s.URL)
+		if err != nil || out.Cached {
+			t.Fatalf("(%+v, %v), want an uncached pass", out, err)
+		}
+	}
+	if s.hits.Load() != 3 {
+		t.Errorf("hits = %d, want 3", s.hits.Load())
+	}
+}
+
+func TestProbeCancellation(t *testing.T) {
+	t.Run("cancelled while waiting", func(t *testing.T) {
+		entered := make(chan struct{}, 1)
+		s := newServer(t, blockUntilCancelled(entered))
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-entered; cancel() }()
+		cond, res, err := health.NewProber(testOptions(newClock())).Check(ctx, uid, s.URL, "HorizonAPIReady")
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if cond != (metav1.Condition{}) || res != (ctrl.Result{}) {
+			t.Errorf("condition %+v / result %+v reported for a cancelled probe, want zero", cond, res)
+		}
+	})
+	t.Run("cancelled before", func(t *testing.T) {
+		s := newServer(t, status(200, ""))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := health.NewProber(testOptions(newClock())).Probe(ctx, uid, s.URL)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("caller deadline shorter than the probe timeout", func(t *testing.T) {
+		s := newServer(t, blockUntilCancelled(nil))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := health.NewProber(testOptions(newClock())).Probe(ctx, uid, s.URL)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want the caller's context.DeadlineExceeded, not a HealthCheckTimeout outcome", err)
+		}
+	})
+	t.Run("a cancelled probe is not cached", func(t *testing.T) {
+		s := newServer(t, status(200, ""))
+		p := health.NewProber(testOptions(newClock()))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _ = p.Probe(ctx, uid, s.URL)
+		out, err := p.Probe(context.Background(), uid, s.URL)
+		if err != nil || out.Cached || !out.Healthy {
+			t.Errorf("(%+v, %v), want a fresh pass", out, err)
+		}
+	})
+}
+
+func TestProbeBadInput(t *testing.T) {
+	p := health.NewProber(testOptions(newClock()))
+	for _, raw := range []string{
+		"horizon.openstack.svc:8080/auth/login/",
+		"ftp://horizon.openstack.svc/",
+		"http:///auth/login/",
+		"http://horizon:s3cr3t@[::1/",
+		"://missing-scheme",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			cond, res, err := p.Check(context.Background(), uid, raw, "HorizonAPIReady")
+			if !errors.Is(err, health.ErrInvalidURL) {
+				t.Fatalf("err = %v, want ErrInvalidURL", err)
+			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("error %q leaks the password", err)
+			}
+			if cond != (metav1.Condition{}) || res != (ctrl.Result{}) {
+				t.Errorf("condition %+v / result %+v returned with an error", cond, res)
+			}
+		})
+	}
+	if _, _, err := p.Check(context.Background(), uid, "http://127.0.0.1/", ""); !errors.Is(err, health.ErrNoConditionType) {
+		t.Errorf("empty condition type: err = %v, want ErrNoConditionType", err)
+	}
+}
+
+func TestProbeConcurrent(t *testing.T) {
+	s := newServer(t, status(200, ""))
+	p := health.NewProber(testOptions(newClock()))
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			u := types.UID(fmt.Sprint("cr-", i%4))
+			for range 10 {
+				if out, err := p.Probe(context.Background(), u, s.URL); err != nil || !out.Healthy {
+					t.Errorf("(%+v, %v)", out, err)
+				}
+			}
+			p.Forget(u)
+		})
+	}
+	wg.Wait()
+}
+
+func TestDefaults(t *testing.T) {
+	opts := health.DefaultOptions()
+	if opts.TTL != 30*time.Second || health.DefaultTTL != 30*time.Second {
+		t.Errorf("TTL = %v, want 30s (spec: health-probe cache)", opts.TTL)
+	}
+	if health.RetryInterval != 10*time.Second {
+		t.Errorf("RetryInterval = %v, want 10s (spec: health-check retry)", health.RetryInterval)
+	}
+	// The zero Options work: a default client, timeout and clock.
+	s := newServer(t, status(200, ""))
+	out, err := health.NewProber(health.Options{}).Probe(context.Background(), uid, s.URL)
+	if err != nil || !out.Healthy {
+		t.Errorf("zero Options: (%+v, %v)", out, err)
+	}
+}

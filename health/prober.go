@@ -1,0 +1,308 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Condition reasons, spelled as in the Horizon condition table (HorizonAPIReady).
+const (
+	// ReasonHealthy (True): the endpoint answered 2xx and passed Options.Validate.
+	ReasonHealthy = "APIHealthy"
+	// ReasonUnhealthy (False): the endpoint answered 2xx but Options.Validate rejected
+	// the answer.
+	ReasonUnhealthy = "APIUnhealthy"
+	// ReasonEndpointNotReady (False): no URL yet, or its host does not resolve.
+	ReasonEndpointNotReady = "EndpointNotReady"
+	// ReasonTimeout (False): no complete answer within Options.Timeout.
+	ReasonTimeout = "HealthCheckTimeout"
+	// ReasonConnectionFailed (False): no HTTP answer (refused, reset, TLS, DNS failure).
+	ReasonConnectionFailed = "ConnectionFailed"
+	// ReasonCheckFailed (False): the endpoint answered with a status outside 2xx.
+	ReasonCheckFailed = "HealthCheckFailed"
+)
+
+// Intervals of the specification ("Requeue semantics" of the Horizon reconciler).
+const (
+	// DefaultTTL is how long a passing probe is reused: 30 s.
+	DefaultTTL = 30 * time.Second
+	// RetryInterval is the requeue after a failing probe (health-check retry): 10 s.
+	RetryInterval = 10 * time.Second
+	// DefaultTimeout bounds one probe (connect, headers and body): 5 s.
+	DefaultTimeout = 5 * time.Second
+	// DefaultMaxBodyBytes is how much of the body Options.Validate sees: 1 MiB.
+	DefaultMaxBodyBytes = 1 << 20
+)
+
+// Sentinel errors.
+var (
+	// ErrInvalidURL reports a URL that is not an absolute http(s) URL with a host.
+	ErrInvalidURL = errors.New("invalid health-check URL")
+	// ErrNoConditionType reports an empty condition type passed to [Prober.Check].
+	ErrNoConditionType = errors.New("health: condition type is empty")
+)
+
+// Options configure a [Prober]. Start from [DefaultOptions].
+type Options struct {
+	// Timeout bounds one probe: connecting, the response headers and reading the body.
+	Timeout time.Duration
+	// TTL is how long a passing probe is reused; zero or negative disables the cache.
+	TTL time.Duration
+	// Client sends the requests; nil means a client of its own that ignores the
+	// HTTP(S)_PROXY environment (a cluster-local URL must not go through a proxy).
+	// Set it for HTTPS endpoints that need the cluster CA.
+	Client *http.Client
+	// Validate, if set, judges a 2xx answer: an error makes the probe fail with
+	// APIUnhealthy and the error text in the message (keep secrets out of it). body
+	// holds at most MaxBodyBytes bytes.
+	Validate func(status int, header http.Header, body []byte) error
+	// MaxBodyBytes caps the body read for Validate; zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Now returns the current time; nil means time.Now. Tests inject a fake clock.
+	Now func() time.Time
+}
+
+// DefaultOptions returns a 5 s timeout, the 30 s TTL, no validation and the wall clock.
+func DefaultOptions() Options {
+	return Options{Timeout: DefaultTimeout, TTL: DefaultTTL, MaxBodyBytes: DefaultMaxBodyBytes, Now: time.Now}
+}
+
+// Outcome is the result of one probe.
+type Outcome struct {
+	// Healthy is true for ReasonHealthy.
+	Healthy bool
+	// Reason is one of the Reason constants.
+	Reason string
+	// Message says what was probed and what happened.
+	Message string
+	// Cached is true when the outcome was reused from the TTL cache without a request.
+	Cached bool
+}
+
+// Condition returns the outcome as a condition of type condType, without
+// observedGeneration.
+func (o Outcome) Condition(condType string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if o.Healthy {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: condType, Status: status, Reason: o.Reason, Message: o.Message}
+}
+
+// cacheKey identifies a passing probe: whose it is and what was probed.
+type cacheKey struct {
+	uid types.UID
+	url string
+}
+
+type cacheEntry struct {
+	expires time.Time
+	message string
+}
+
+// Prober probes endpoints and caches passing probes. It is safe for concurrent use;
+// share one per controller.
+type Prober struct {
+	client   *http.Client
+	timeout  time.Duration
+	ttl      time.Duration
+	validate func(int, http.Header, []byte) error
+	maxBody  int64
+	now      func() time.Time
+
+	mu        sync.Mutex
+	passed    map[cacheKey]cacheEntry
+	lastSweep time.Time
+}
+
+// NewProber returns a Prober with opts; a zero Timeout means DefaultTimeout.
+func NewProber(opts Options) *Prober {
+	p := &Prober{
+		client: opts.Client, timeout: opts.Timeout, ttl: opts.TTL, validate: opts.Validate,
+		maxBody: opts.MaxBodyBytes, now: opts.Now, passed: map[cacheKey]cacheEntry{},
+	}
+	if p.client == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.Proxy = nil
+		p.client = &http.Client{Transport: t}
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultTimeout
+	}
+	if p.maxBody <= 0 {
+		p.maxBody = DefaultMaxBodyBytes
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p
+}
+
+// Check probes rawURL for the object uid (see [Prober.Probe]) and returns the outcome as
+// a condition of type condType: True with a zero result when healthy, False with a
+// requeue after [RetryInterval] otherwise. On error (a cancelled context, an invalid
+// URL) the condition and the result are zero.
+func (p *Prober) Check(ctx context.Context, uid types.UID, rawURL, condType string) (metav1.Condition, ctrl.Result, error) {
+	if condType == "" {
+		return metav1.Condition{}, ctrl.Result{}, ErrNoConditionType
+	}
+	out, err := p.Probe(ctx, uid, rawURL)
+	if err != nil {
+		return metav1.Condition{}, ctrl.Result{}, err
+	}
+	if !out.Healthy {
+		return out.Condition(condType), ctrl.Result{RequeueAfter: RetryInterval}, nil
+	}
+	return out.Condition(condType), ctrl.Result{}, nil
+}
+
+// Probe returns the outcome of probing rawURL for the object uid: from the cache when a
+// probe of the same uid and URL passed within the TTL, otherwise from one GET. It
+// returns an error only for an invalid URL ([ErrInvalidURL]) and when ctx ends before
+// the probe does (the context's error); every answer of the endpoint, or the lack of
+// one, is an Outcome.
+func (p *Prober) Probe(ctx context.Context, uid types.UID, rawURL string) (Outcome, error) {
+	if rawURL == "" {
+		return Outcome{Reason: ReasonEndpointNotReady, Message: "no endpoint to probe yet"}, nil
+	}
+	key := cacheKey{uid: uid, url: rawURL}
+	now := p.now()
+	if msg, ok := p.lookup(key, now); ok {
+		return Outcome{Healthy: true, Reason: ReasonHealthy, Message: msg, Cached: true}, nil
+	}
+	u, err := parse(rawURL)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out, err := p.get(ctx, u)
+	if err != nil {
+		return Outcome{}, err
+	}
+	p.store(key, out, p.now())
+	return out, nil
+}
+
+// Forget drops the cached probes of uid, e.g. when the object is deleted.
+func (p *Prober) Forget(uid types.UID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.passed {
+		if k.uid == uid {
+			delete(p.passed, k)
+		}
+	}
+}
+
+func (p *Prober) lookup(key cacheKey, now time.Time) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.passed[key]
+	if !ok || !now.Before(e.expires) {
+		return "", false
+	}
+	return e.message, true
+}
+
+// store caches a passing outcome and drops the entry of a failing one. At most once per
+// TTL it also sweeps expired entries, so keys of deleted objects and old URLs do not
+// accumulate.
+func (p *Prober) store(key cacheKey, out Outcome, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !out.Healthy || p.ttl <= 0 {
+		delete(p.passed, key)
+		return
+	}
+	p.passed[key] = cacheEntry{expires: now.Add(p.ttl), message: out.Message}
+	if now.Sub(p.lastSweep) >= p.ttl {
+		for k, e := range p.passed {
+			if !now.Before(e.expires) {
+				delete(p.passed, k)
+			}
+		}
+		p.lastSweep = now
+	}
+}
+
+// parse accepts absolute http(s) URLs with a host.
+func parse(rawURL string) (*url.URL, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		// url.Error quotes the input, which may hold a password: report only the cause.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: %s: want an absolute http or https URL with a host", ErrInvalidURL, u.Redacted())
+	}
+	return u, nil
+}
+
+// get sends the GET and classifies what happened.
+func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
+	target := "GET " + u.Redacted()
+	reqCtx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%w: %s: %w", ErrInvalidURL, u.Redacted(), err)
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return p.failure(ctx, target, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, p.maxBody))
+	if readErr != nil {
+		return p.failure(ctx, target+" (reading the body)", readErr)
+	}
+	status := resp.Status
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s", target, status)}, nil
+	}
+	if p.validate != nil {
+		if err := p.validate(resp.StatusCode, resp.Header, body); err != nil {
+			return Outcome{Reason: ReasonUnhealthy, Message: fmt.Sprintf("%s returned %s but the answer is not healthy: %v", target, status, err)}, nil
+		}
+	}
+	return Outcome{Healthy: true, Reason: ReasonHealthy, Message: fmt.Sprintf("%s returned %s", target, status)}, nil
+}
+
+// failure classifies a request that got no (complete) answer. When the caller's ctx
+// ended, the probe says nothing about the API: the context's error is returned.
+func (p *Prober) failure(ctx context.Context, target string, err error) (Outcome, error) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", target, context.Cause(ctx))
+	}
+	// url.Error repeats method and URL; keep the cause only.
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return Outcome{Reason: ReasonEndpointNotReady,
+			Message: fmt.Sprintf("%s: host %s does not resolve (yet): %v", target, dnsErr.Name, err)}, nil
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return Outcome{Reason: ReasonTimeout, Message: fmt.Sprintf("%s did not answer within %s", target, p.timeout)}, nil
+	default:
+		return Outcome{Reason: ReasonConnectionFailed, Message: fmt.Sprintf("%s failed: %v", target, err)}, nil
+	}
+}

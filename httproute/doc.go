@@ -1,0 +1,60 @@
+// Package httproute is the HTTPRoute flow of an operator whose CR may expose its API
+// through a Gateway API (v1) Gateway: the spec.gateway lifecycle of the Horizon
+// reconciler, reusable by any operator.
+//
+// [Reconcile] runs the three-way flow for one HTTPRoute and returns the HTTPRouteReady
+// condition as data (type, status, reason, message; the caller stamps
+// observedGeneration):
+//
+//   - no route wanted (desired is nil): the HTTPRoute is deleted if the owner controls
+//     it; True, [ReasonNotRequired]. This holds on a cluster without the Gateway API
+//     too, so a CR that does not use a Gateway is never blocked by its absence.
+//   - a route wanted, but the cluster does not serve HTTPRoute (the Gateway API CRDs are
+//     not installed): False, [ReasonGatewayAPINotInstalled], no requeue and no error:
+//     nothing is written and the controller keeps running. A later install is noticed
+//     on the next pass (see package capability).
+//   - a route wanted and the probe cannot tell (discovery failed): False,
+//     [ReasonCapabilityProbeFailed], and the error, wrapping capability.ErrProbeFailed,
+//     so that the request is retried with back-off.
+//   - a route wanted and served: the HTTPRoute is applied through Server-Side Apply
+//     (apply.EnsureObject under apply.FieldManager, the owner as controller) and the
+//     Gateway's verdict is mirrored: True, [ReasonAccepted] once every parentRef's
+//     Gateway has set Accepted=True for the route's current generation; otherwise
+//     False, [ReasonNotAccepted] with a requeue after [AcceptancePollInterval] (10 s),
+//     and a message carrying the Gateway's own reason and message when it rejected
+//     the route.
+//
+// The kind is probed with the RESTMapper of the client passed in, so the verdict
+// follows the cluster the route lands on: pass the target cluster's client for a CR
+// with a target cluster.
+//
+// # Watches
+//
+// Register the HTTPRoute watch (Owns(&gatewayv1.HTTPRoute{})) only when the management
+// cluster serves the kind, so that the controller starts without the Gateway API:
+//
+//	served, err := capability.IsKindServed(mgr.GetRESTMapper(), httproute.GVK)
+//
+// That setup probe answers for CRs whose children land on the management cluster;
+// [Reconcile] probes the cluster of the client it is given on every pass, so a CR whose
+// children land on a target cluster gets that cluster's verdict. Without a watch (a
+// target cluster, or a Gateway API installed after start-up) the 10 s requeue while the
+// route is not accepted, and the controller's periodic resync for GatewayAPINotInstalled,
+// bring the verdict in.
+//
+// # Errors
+//
+// A call never returns a non-zero ctrl.Result together with an error. When it returns
+// an error, the condition is the CapabilityProbeFailed condition described above or
+// the zero value (Type ""), which means "leave the condition as it is": API errors of
+// the apply or delete propagate, as the condition table has no False reason for them.
+//
+// # Building the route
+//
+// [Spec] is the gateway block a CR embeds (parentRef, hostnames, path); [Build] turns it
+// and the operator's [Backend] Service into the desired HTTPRoute, refusing bad input
+// with an error that names the field. Callers that need more (several rules, filters)
+// build the *gatewayv1.HTTPRoute themselves and pass it to [Reconcile].
+//
+// Register the Gateway API types in the scheme (gatewayv1.Install).
+package httproute

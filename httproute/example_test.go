@@ -1,0 +1,62 @@
+package httproute_test
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/c5c3/reconciler-sdk/httproute"
+)
+
+// ExampleReconcile is the HTTPRoute step of a reconciler: build the route from the CR's
+// gateway block, run the flow, set the returned condition (stamping observedGeneration)
+// and return the result.
+func ExampleReconcile() {
+	ctx := context.Background()
+	c, scheme := env.Client, env.Scheme
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon"}
+	gateway := &httproute.Spec{ // the CR's spec.gateway
+		ParentRef: httproute.ParentRef{Name: "public", Namespace: "gateways"},
+		Hostnames: []string{"dashboard.example.org"},
+	}
+
+	step := func(gateway *httproute.Spec) {
+		var desired *gatewayv1.HTTPRoute
+		if gateway != nil {
+			r, err := httproute.Build(key, *gateway, httproute.Backend{ServiceName: "horizon", Port: 8080})
+			if err != nil {
+				panic(err)
+			}
+			desired = r
+		}
+		cond, res, err := httproute.Reconcile(ctx, c, scheme, owner, key, desired)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(cond.Status, cond.Reason, "requeue:", res.RequeueAfter)
+	}
+
+	step(gateway)
+	// The Gateway controller accepts the route (simulated here).
+	if err := setAccepted(ctx, c, key, metav1.ConditionTrue, "Accepted", "Route is accepted"); err != nil {
+		panic(err)
+	}
+	step(gateway)
+	step(nil) // spec.gateway removed
+	// Output:
+	// False HTTPRouteNotAccepted requeue: 10s
+	// True HTTPRouteAccepted requeue: 0s
+	// True HTTPRouteNotRequired requeue: 0s
+}

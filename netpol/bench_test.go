@@ -1,0 +1,31 @@
+package netpol_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/c5c3/reconciler-sdk/netpol"
+)
+
+// BenchmarkReconcileConverged measures a pass over a policy already in its desired
+// state: allocations and API requests per pass.
+func BenchmarkReconcileConverged(b *testing.B) {
+	ctx := context.Background()
+	ns := env.Namespace(b)
+	owner := newOwner(b, ns)
+	c, counter, err := env.CountingClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := netpol.Reconcile(ctx, c, env.Scheme, owner, policyKey(ns), desiredPolicy(ns, "gateways")); err != nil {
+		b.Fatal(err)
+	}
+	counter.Reset()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := netpol.Reconcile(ctx, c, env.Scheme, owner, policyKey(ns), desiredPolicy(ns, "gateways")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(counter.Total())/float64(b.N), "requests/op")
+}

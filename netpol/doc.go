@@ -1,0 +1,32 @@
+// Package netpol is the NetworkPolicy flow of an operator whose CR may restrict the
+// ingress traffic of its pods: the spec.networkPolicy lifecycle of the Horizon
+// reconciler, reusable by any operator.
+//
+// [Reconcile] runs the flow for one NetworkPolicy and returns the NetworkPolicyReady
+// condition as data (type, status, reason, message; the caller stamps
+// observedGeneration):
+//
+//   - no policy wanted (desired is nil): the NetworkPolicy is deleted if the owner
+//     controls it; True, [ReasonNotRequired]. A policy the owner does not control is
+//     left in place and the message says so.
+//   - a policy wanted: it is applied through Server-Side Apply (apply.EnsureObject under
+//     apply.FieldManager, the owner as controller); True, [ReasonReady]. A NetworkPolicy
+//     has no status to wait for: the network plugin enforces it once it is stored.
+//
+// # Fail-closed on an empty ingress list
+//
+// A NetworkPolicy that governs ingress (spec.policyTypes empty or containing Ingress)
+// but lists no ingress rules denies all ingress to the selected pods. A CR that asks for
+// that almost always lost its rules by mistake (an empty list in a GitOps overlay, a
+// templating error), and applying it would cut the service off. [Reconcile] refuses such
+// a policy before any API call with an error wrapping [ErrEmptyIngress] that names the
+// object and the field: whatever NetworkPolicy exists stays exactly as it is, the error
+// propagates and the request is retried with back-off until the CR is fixed. To allow all
+// ingress, list one empty rule ({}); to drop the policy, stop wanting one (nil).
+//
+// # Errors
+//
+// The condition table has no False reason for this flow: errors propagate. When
+// [Reconcile] returns an error the condition is the zero value (Type ""), which means
+// "leave the condition as it is".
+package netpol

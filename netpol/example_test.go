@@ -1,0 +1,55 @@
+package netpol_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/netpol"
+)
+
+// ExampleReconcile is the NetworkPolicy step of a reconciler: build the policy from the
+// CR's ingress rules (nil when the CR has no network policy) and set the returned
+// condition; an error propagates.
+func ExampleReconcile() {
+	ctx := context.Background()
+	c, scheme := env.Client, env.Scheme
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon"}
+	policy := func(rules ...networkingv1.NetworkPolicyIngressRule) *networkingv1.NetworkPolicy {
+		return &networkingv1.NetworkPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+			Spec: networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "horizon"}},
+				Ingress:     rules,
+			},
+		}
+	}
+	fromGateways := networkingv1.NetworkPolicyIngressRule{From: []networkingv1.NetworkPolicyPeer{{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "gateways"}}}}}
+
+	cond, err := netpol.Reconcile(ctx, c, scheme, owner, key, policy(fromGateways))
+	fmt.Println(cond.Status, cond.Reason, err)
+
+	_, err = netpol.Reconcile(ctx, c, scheme, owner, key, policy()) // the rules went missing
+	fmt.Println("empty ingress refused:", errors.Is(err, netpol.ErrEmptyIngress))
+
+	cond, err = netpol.Reconcile(ctx, c, scheme, owner, key, nil)
+	fmt.Println(cond.Status, cond.Reason, err)
+	// Output:
+	// True NetworkPolicyReady <nil>
+	// empty ingress refused: true
+	// True NetworkPolicyNotRequired <nil>
+}
