@@ -1,0 +1,67 @@
+package deployment_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/deployment"
+)
+
+func desiredPDB(ns string, minAvailable int32) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: new(intstr.FromInt32(minAvailable)),
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		},
+	}
+}
+
+func TestEnsurePodDisruptionBudget(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+
+	first := desiredPDB(ns, 1)
+	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, first); err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(first); ref == nil || ref.UID != owner.UID {
+		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
+	}
+
+	c, counter, err := env.CountingClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := deployment.EnsurePodDisruptionBudget(ctx, c, env.Scheme, owner, desiredPDB(ns, 1)); err != nil {
+		t.Fatal(err)
+	}
+	counter.Reset()
+	again := desiredPDB(ns, 1)
+	if err := deployment.EnsurePodDisruptionBudget(ctx, c, env.Scheme, owner, again); err != nil {
+		t.Fatal(err)
+	}
+	// The disruption controller does not run on envtest, so nothing else writes it.
+	if again.ResourceVersion != first.ResourceVersion || counter.Total() != 1 {
+		t.Errorf("converged: rv %s -> %s, %d requests; want unchanged rv and one apply", first.ResourceVersion, again.ResourceVersion, counter.Total())
+	}
+
+	changed := desiredPDB(ns, 2)
+	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, changed); err != nil {
+		t.Fatal(err)
+	}
+	if changed.Spec.MinAvailable.IntVal != 2 {
+		t.Errorf("minAvailable = %v, want 2", changed.Spec.MinAvailable)
+	}
+
+	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, nil); !errors.Is(err, apply.ErrNilObject) {
+		t.Errorf("nil PDB: err = %v, want ErrNilObject", err)
+	}
+}

@@ -1,0 +1,41 @@
+package job
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// PodSpecHashAnnotation is the Job annotation that stores the re-run key: the digest of
+// the pod template the Job was created from ([RunJob]) or of the caller's explicit key
+// ([RunJobWithKey]).
+const PodSpecHashAnnotation = "cobaltcore.c5c3.io/pod-spec-hash"
+
+// PodTemplateHash returns the SHA-256 digest (hex) of the JSON encoding of tpl: the
+// re-run key [RunJob] uses. It is deterministic (struct fields in declaration order,
+// map keys sorted) and covers the template's metadata as well as its spec, so a
+// content-derived pod annotation (a rotated credential digest, a config hash) changes
+// it even when the pod spec is byte-identical. Build the template the same way on
+// every pass: a field set on one pass and left to the server's default on the next
+// changes the digest.
+func PodTemplateHash(tpl *corev1.PodTemplateSpec) (string, error) {
+	raw, err := json.Marshal(tpl)
+	if err != nil {
+		return "", fmt.Errorf("hash pod template: %w", err)
+	}
+	return digest(raw), nil
+}
+
+// keyDigest is what the annotation stores for an explicit re-run key: its SHA-256, so
+// that a key derived from a secret never appears on the Job in clear text.
+func keyDigest(key string) string {
+	return digest([]byte("rerun-key\x00" + key))
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
