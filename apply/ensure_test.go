@@ -80,7 +80,7 @@ func managedFieldsOf(t *testing.T, obj client.Object, manager string) map[string
 	for _, mf := range obj.GetManagedFields() {
 		if mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationApply {
 			var fields map[string]any
-			if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+			if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
 				t.Fatalf("parse managedFields: %v", err)
 			}
 			return fields

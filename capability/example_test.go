@@ -15,7 +15,7 @@ import (
 func ExampleIsKindServed() {
 	mapper := env.Client.RESTMapper() // in a manager: mgr.GetRESTMapper(), or cluster.GetRESTMapper()
 
-	served, err := capability.IsKindServed(mapper, gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"))
+	served, err := capability.IsKindServed(mapper, schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: "v1", Kind: "HTTPRoute"})
 	fmt.Println("HTTPRoute served:", served, err)
 
 	served, err = capability.IsKindServed(mapper, schema.GroupVersionKind{Group: "nothing.example.com", Version: "v1", Kind: "Thing"})

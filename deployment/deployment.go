@@ -164,7 +164,7 @@ func ownsField(entries []metav1.ManagedFieldsEntry, path ...string) bool {
 			continue
 		}
 		var cur map[string]json.RawMessage
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &cur); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &cur); err != nil {
 			continue
 		}
 		found := true

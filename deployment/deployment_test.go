@@ -321,7 +321,7 @@ func managerOwnsReplicas(t *testing.T, d *appsv1.Deployment) bool {
 	t.Helper()
 	for _, mf := range d.ManagedFields {
 		if mf.Manager == apply.FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply &&
-			strings.Contains(string(mf.FieldsV1.Raw), `"f:replicas"`) {
+			strings.Contains(string(mf.FieldsV1.GetRawBytes()), `"f:replicas"`) {
 			return true
 		}
 	}
@@ -331,7 +331,7 @@ func managerOwnsReplicas(t *testing.T, d *appsv1.Deployment) bool {
 func managedFieldsString(d *appsv1.Deployment) string {
 	var b strings.Builder
 	for _, mf := range d.ManagedFields {
-		fmt.Fprintf(&b, "%s/%s: %s; ", mf.Manager, mf.Operation, mf.FieldsV1.Raw)
+		fmt.Fprintf(&b, "%s/%s: %s; ", mf.Manager, mf.Operation, mf.FieldsV1.GetRawBytes())
 	}
 	return b.String()
 }

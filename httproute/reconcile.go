@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -45,7 +46,7 @@ const (
 const AcceptancePollInterval = 10 * time.Second
 
 // GVK is the kind the flow applies and probes for.
-var GVK = gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")
+var GVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: "v1", Kind: "HTTPRoute"}
 
 // ErrKeyMismatch reports a desired HTTPRoute whose name or namespace differs from the
 // key passed to [Reconcile].

@@ -110,7 +110,7 @@ func Build(key client.ObjectKey, spec Spec, backend Backend) (*gatewayv1.HTTPRou
 				BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
 					BackendObjectReference: gatewayv1.BackendObjectReference{
 						Name: gatewayv1.ObjectName(backend.ServiceName),
-						Port: new(gatewayv1.PortNumber(backend.Port)),
+						Port: new(backend.Port),
 					},
 				}}},
 			}},

@@ -77,7 +77,7 @@ func startProcess(name, bin string, args []string, logDir string) (*process, err
 func (p *process) exited() error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("testenv: %s (pid %d) exited: %v\n%s", p.Name, p.PID, p.waitErr, p.tail())
+		return fmt.Errorf("testenv: %s (pid %d) exited: %w\n%s", p.Name, p.PID, p.waitErr, p.tail())
 	default:
 		return nil
 	}

@@ -112,7 +112,7 @@ func run() error {
 		return dep.Status.ObservedGeneration == dep.Generation && dep.Status.AvailableReplicas == *dep.Spec.Replicas, nil
 	})
 	if err != nil {
-		return fmt.Errorf("Deployment %s did not become available: %w", key, err)
+		return fmt.Errorf("deployment %s did not become available: %w", key, err)
 	}
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.InNamespace("demo"), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
