@@ -1,0 +1,36 @@
+// Package policy loads, renders, merges and validates OpenStack oslo.policy rules.
+//
+// A rule set is a map[string]string from action (identity:get_user) to rule
+// expression (role:admin or project_id:%(target.user.project_id)s), the content of a
+// service's policy.yaml. The package holds:
+//
+//   - [LoadPolicyFromConfigMap] reads the policy.yaml key of a ConfigMap, for operators
+//     that take policy overrides from a ConfigMap the user manages;
+//   - [Merge] lays overrides over defaults, override winning per rule, without touching
+//     either input;
+//   - [Render] writes a rule set as a deterministic policy.yaml (sorted, double-quoted,
+//     "" for no rules), ready to go into a content-addressed ConfigMap;
+//   - [Parse] turns one expression into a syntax tree ([Expr]) that renders back to
+//     canonical text;
+//   - [Validate] checks a whole rule set and returns a field.ErrorList whose entries
+//     name the rule (rules[identity:get_user]) and the byte offset of the problem.
+//
+// Everything but LoadPolicyFromConfigMap is a pure function.
+//
+// # Fidelity to oslo.policy
+//
+// [Parse] follows oslo.policy's _parser: tokens split at whitespace, leading '(' and
+// trailing ')' peeled off each token, case-insensitive and/or/not, precedence not >
+// and > or, "@" and "!", the empty expression allowing, KIND:MATCH split at the first
+// ':' with rule and role as special kinds and Python literals (True, 'member') as
+// constant kinds. oslo.policy does not reject a malformed rule: it logs "Failed to
+// understand rule" and replaces it with a check that denies everyone. This package
+// reports those rules instead, so a typo in an override is an error in the custom
+// resource's status rather than an outage. It also reports what oslo.policy accepts
+// but fails on at enforcement time: a malformed %-substitution, a quoted literal that
+// is never closed, a reference cycle between rules. See [Parse] and [Validate].
+//
+// A rule:NAME reference to an undefined rule denies in oslo.policy; [Validate]
+// reports it ([ErrUnknownRule]), so validate the merged rule set, which holds the
+// service's defaults as well as the overrides.
+package policy

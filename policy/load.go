@@ -1,0 +1,115 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// PolicyKey is the ConfigMap data key that holds the oslo.policy rules.
+const PolicyKey = "policy.yaml"
+
+// LoadPolicyFromConfigMap reads the ConfigMap key (namespace/name) and returns the
+// rules of its policy.yaml data key, action name to rule expression.
+//
+// Errors:
+//   - the ConfigMap cannot be read: the API server's error, wrapped, so
+//     apierrors.IsNotFound (and IsForbidden, ...) still answer;
+//   - no policy.yaml in data: `ConfigMap <key> does not contain key "policy.yaml"`,
+//     matching [ErrPolicyKeyMissing];
+//   - policy.yaml is not a YAML mapping of strings: `parsing policy.yaml from ConfigMap
+//     <key>: <parse error>`, matching [ErrInvalidPolicyYAML] and wrapping the parser's
+//     error when there is one. A rule name given twice is such an error (YAML forbids
+//     duplicate keys, and one of the two rules would be lost), and so is a value that
+//     is not a string, such as 1, true or a list (oslo.policy raises on those; quote
+//     them).
+//
+// An empty policy.yaml, or one of only comments, yields an empty, non-nil map. A null
+// value (a name with nothing after the colon) yields "", which allows, as oslo.policy
+// reads it. The rules are not validated; see [Validate].
+func LoadPolicyFromConfigMap(
+	ctx context.Context,
+	c client.Client,
+	key client.ObjectKey,
+) (map[string]string, error) {
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, key, cm); err != nil {
+		return nil, fmt.Errorf("getting ConfigMap %s: %w", key, err)
+	}
+	raw, ok := cm.Data[PolicyKey]
+	if !ok {
+		return nil, &missingKeyError{key: key}
+	}
+	var doc map[string]any
+	if err := yaml.UnmarshalStrict([]byte(raw), &doc); err != nil {
+		return nil, &parseError{key: key, err: err}
+	}
+	rules := make(map[string]string, len(doc))
+	for _, name := range slices.Sorted(maps.Keys(doc)) {
+		switch v := doc[name].(type) {
+		case string:
+			rules[name] = v
+		case nil:
+			rules[name] = ""
+		default:
+			return nil, &parseError{key: key, msg: fmt.Sprintf(
+				"rule %q has a %s value, not a string (quote the expression)", name, yamlType(v))}
+		}
+	}
+	return rules, nil
+}
+
+// yamlType names the YAML type sigs.k8s.io/yaml decoded v from.
+func yamlType(v any) string {
+	switch v.(type) {
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "sequence"
+	case map[string]any:
+		return "mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// missingKeyError is the spec's "ConfigMap <key> does not contain key" error.
+type missingKeyError struct {
+	key client.ObjectKey
+}
+
+func (e *missingKeyError) Error() string {
+	return fmt.Sprintf("ConfigMap %s does not contain key %q", e.key, PolicyKey)
+}
+
+func (e *missingKeyError) Unwrap() error { return ErrPolicyKeyMissing }
+
+// parseError is the spec's "parsing policy.yaml from ConfigMap <key>" error.
+// err is the YAML parser's error; msg replaces it when the YAML parsed but does not
+// hold rules.
+type parseError struct {
+	key client.ObjectKey
+	err error
+	msg string
+}
+
+func (e *parseError) Error() string {
+	msg := e.msg
+	if e.err != nil {
+		msg = e.err.Error()
+	}
+	return fmt.Sprintf("parsing %s from ConfigMap %s: %s", PolicyKey, e.key, msg)
+}
+
+func (e *parseError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrInvalidPolicyYAML}
+	}
+	return []error{ErrInvalidPolicyYAML, e.err}
+}

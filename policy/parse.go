@@ -1,0 +1,363 @@
+package policy
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxDepth is how deeply Parse lets parentheses and not operators nest. oslo.policy
+// evaluates a rule recursively under Python's recursion limit; real policies nest a
+// few levels.
+const MaxDepth = 100
+
+type tokenKind int
+
+const (
+	tokLParen tokenKind = iota
+	tokRParen
+	tokAnd
+	tokOr
+	tokNot
+	tokCheck
+	tokString
+)
+
+type token struct {
+	kind tokenKind
+	off  int
+	text string
+}
+
+// Parse parses one oslo.policy rule expression into its syntax tree.
+//
+// The language, as oslo.policy's _parser reads it:
+//
+//   - The text splits into tokens at whitespace (Unicode whitespace, as Python's \s).
+//     Leading '(' and trailing ')' of a token are parentheses; what is left is a
+//     keyword or a check. A check therefore never contains whitespace, and may contain
+//     parentheses inside it, as in project_id:%(project_id)s.
+//   - The keywords and, or and not are case-insensitive (AND, Or). Precedence is not,
+//     then and, then or; and and or associate to the left and collect their operands
+//     into one [*AndCheck] or [*OrCheck].
+//   - "@" allows and "!" denies. The empty expression allows.
+//   - A check is KIND:MATCH, split at the first ':'. KIND rule and role (case-sensitive)
+//     give [*RuleCheck] and [*RoleCheck]; a KIND that is a literal (True, False, None,
+//     a decimal integer, a quoted string) gives [*LiteralCheck]; any other KIND gives
+//     [*GenericCheck].
+//
+// Parse rejects, with a [*SyntaxError] naming the byte offset and wrapping one of
+// the syntax sentinels, every text that oslo.policy would fail closed on (it logs
+// "Failed to understand rule" and denies) or that would raise at enforcement time:
+// unbalanced parentheses, an operator without operand, two operands without an
+// operator, "()", a blank expression of only whitespace (oslo.policy denies it, unlike
+// ""), a word without ':' such as a bare True, a whole-token quoted string such as
+// 'True', a check with an empty KIND or MATCH, a malformed quoted literal, a malformed
+// %-substitution in a role, generic or literal check, and nesting deeper than
+// [MaxDepth].
+//
+// oslo.policy folds "a or (b and c) and d" into a single and of b, c and d; Parse
+// keeps the parenthesised and as an operand of its own. Both evaluate alike.
+func Parse(expr string) (Expr, error) {
+	if expr == "" {
+		return &TrueCheck{}, nil
+	}
+	toks := tokenize(expr)
+	if len(toks) == 0 {
+		return nil, syntaxErr(0, ErrEmptyCheck,
+			`the expression is blank; oslo.policy denies a rule of only whitespace (write "" or @ to allow)`)
+	}
+	p := &parser{toks: toks}
+	e, err := p.parseOr(nil)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := p.peek(); ok {
+		if t.kind == tokRParen {
+			return nil, syntaxErr(t.off, ErrUnbalancedParenthesis, "')' has no matching '('")
+		}
+		return nil, syntaxErr(t.off, ErrMissingOperator, "expected and or or before %q", t.text)
+	}
+	return e, nil
+}
+
+// isSpace reports what Python's \s matches in a str pattern.
+func isSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// tokenize mirrors oslo.policy's _parse_tokenize.
+func tokenize(s string) []token {
+	var toks []token
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if isSpace(r) {
+			i += w
+			continue
+		}
+		start := i
+		for i < len(s) {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if isSpace(r) {
+				break
+			}
+			i += w
+		}
+		toks = appendWord(toks, s[start:i], start)
+	}
+	return toks
+}
+
+func appendWord(toks []token, word string, off int) []token {
+	tok := strings.TrimLeft(word, "(")
+	lead := len(word) - len(tok)
+	for j := range lead {
+		toks = append(toks, token{kind: tokLParen, off: off + j, text: "("})
+	}
+	off += lead
+	clean := strings.TrimRight(tok, ")")
+	switch {
+	case clean == "":
+	case strings.EqualFold(clean, "and"):
+		toks = append(toks, token{kind: tokAnd, off: off, text: clean})
+	case strings.EqualFold(clean, "or"):
+		toks = append(toks, token{kind: tokOr, off: off, text: clean})
+	case strings.EqualFold(clean, "not"):
+		toks = append(toks, token{kind: tokNot, off: off, text: clean})
+	case isQuoted(tok):
+		toks = append(toks, token{kind: tokString, off: off, text: tok})
+	default:
+		toks = append(toks, token{kind: tokCheck, off: off, text: clean})
+	}
+	for j := range len(tok) - len(clean) {
+		toks = append(toks, token{kind: tokRParen, off: off + len(clean) + j, text: ")"})
+	}
+	return toks
+}
+
+// isQuoted reports a token oslo.policy reads as a quoted string.
+func isQuoted(s string) bool {
+	return len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0]
+}
+
+type parser struct {
+	toks  []token
+	i     int
+	depth int
+}
+
+func (p *parser) peek() (token, bool) {
+	if p.i < len(p.toks) {
+		return p.toks[p.i], true
+	}
+	return token{}, false
+}
+
+// parseOr parses an or of ands. prev is the token before the expression: an
+// operator, a '(' or nil at the start.
+func (p *parser) parseOr(prev *token) (Expr, error) {
+	first, err := p.parseAnd(prev)
+	if err != nil {
+		return nil, err
+	}
+	checks := []Expr{first}
+	for {
+		t, ok := p.peek()
+		if !ok || t.kind != tokOr {
+			break
+		}
+		p.i++
+		next, err := p.parseAnd(&t)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, next)
+	}
+	if len(checks) == 1 {
+		return first, nil
+	}
+	return &OrCheck{Checks: checks}, nil
+}
+
+func (p *parser) parseAnd(prev *token) (Expr, error) {
+	first, err := p.parseNot(prev)
+	if err != nil {
+		return nil, err
+	}
+	checks := []Expr{first}
+	for {
+		t, ok := p.peek()
+		if !ok || t.kind != tokAnd {
+			break
+		}
+		p.i++
+		next, err := p.parseNot(&t)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, next)
+	}
+	if len(checks) == 1 {
+		return first, nil
+	}
+	return &AndCheck{Checks: checks}, nil
+}
+
+func (p *parser) parseNot(prev *token) (Expr, error) {
+	t, ok := p.peek()
+	if !ok || t.kind != tokNot {
+		return p.parsePrimary(prev)
+	}
+	p.i++
+	if err := p.enter(t); err != nil {
+		return nil, err
+	}
+	x, err := p.parseNot(&t)
+	p.depth--
+	if err != nil {
+		return nil, err
+	}
+	return &NotCheck{X: x, Offset: t.off}, nil
+}
+
+func (p *parser) enter(t token) error {
+	p.depth++
+	if p.depth > MaxDepth {
+		return syntaxErr(t.off, ErrMalformedCheck, "parentheses and not nest deeper than %d levels", MaxDepth)
+	}
+	return nil
+}
+
+func (p *parser) parsePrimary(prev *token) (Expr, error) {
+	t, ok := p.peek()
+	if !ok {
+		return nil, p.missingOperand(prev, t, ok)
+	}
+	switch t.kind {
+	case tokCheck:
+		p.i++
+		return parseCheck(t.text, t.off)
+	case tokString:
+		return nil, syntaxErr(t.off, ErrMalformedCheck,
+			"%s is a quoted string, not a check; oslo.policy denies the whole rule (write @ to allow, ! to deny)", t.text)
+	case tokLParen:
+		p.i++
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
+		if n, ok := p.peek(); ok && n.kind == tokRParen {
+			return nil, syntaxErr(t.off, ErrEmptyCheck, "'()' holds no check")
+		}
+		inner, err := p.parseOr(&t)
+		if err != nil {
+			return nil, err
+		}
+		p.depth--
+		n, ok := p.peek()
+		switch {
+		case !ok:
+			return nil, syntaxErr(t.off, ErrUnbalancedParenthesis, "'(' is never closed")
+		case n.kind != tokRParen:
+			return nil, syntaxErr(n.off, ErrMissingOperator, "expected and, or or ')' before %q", n.text)
+		}
+		p.i++
+		return inner, nil
+	}
+	return nil, p.missingOperand(prev, t, ok)
+}
+
+// missingOperand explains why no operand starts at t (ok false: at the end).
+func (p *parser) missingOperand(prev *token, t token, ok bool) error {
+	if prev != nil && prev.kind != tokLParen {
+		if prev.kind == tokNot {
+			return syntaxErr(prev.off, ErrDanglingOperator, "%q has no operand", prev.text)
+		}
+		return syntaxErr(prev.off, ErrDanglingOperator, "%q has no right operand", prev.text)
+	}
+	switch {
+	case !ok && prev != nil:
+		return syntaxErr(prev.off, ErrUnbalancedParenthesis, "'(' is never closed")
+	case !ok:
+		return syntaxErr(0, ErrEmptyCheck, "the expression holds no check")
+	case t.kind == tokRParen:
+		return syntaxErr(t.off, ErrUnbalancedParenthesis, "')' has no matching '('")
+	default:
+		return syntaxErr(t.off, ErrDanglingOperator, "%q has no left operand", t.text)
+	}
+}
+
+// parseCheck mirrors oslo.policy's _parse_check, rejecting what it fails closed on.
+func parseCheck(text string, off int) (Expr, error) {
+	switch text {
+	case "@":
+		return &TrueCheck{Offset: off}, nil
+	case "!":
+		return &FalseCheck{Offset: off}, nil
+	}
+	if isQuoted(text) {
+		return nil, syntaxErr(off, ErrMalformedCheck,
+			"%s is a quoted string, not a check; oslo.policy denies the whole rule when no ')' follows it", text)
+	}
+	kind, match, found := strings.Cut(text, ":")
+	switch {
+	case !found:
+		return nil, syntaxErr(off, ErrMalformedCheck,
+			"%q has no ':'; oslo.policy denies a check it cannot split into KIND:MATCH (write @ to allow, ! to deny)", text)
+	case kind == "":
+		return nil, syntaxErr(off, ErrEmptyCheck, "%q has no KIND before ':'", text)
+	case match == "":
+		return nil, syntaxErr(off, ErrEmptyCheck, "%q has nothing after ':'", text)
+	}
+	matchOff := off + len(kind) + 1
+	switch kind {
+	case "rule":
+		return &RuleCheck{Name: match, Offset: off}, nil
+	case "role":
+		if _, err := substitutions(match, matchOff); err != nil {
+			return nil, err
+		}
+		return &RoleCheck{Name: match, Offset: off}, nil
+	}
+	if _, err := substitutions(match, matchOff); err != nil {
+		return nil, err
+	}
+	lit, err := isLiteral(kind, off)
+	if err != nil {
+		return nil, err
+	}
+	if lit {
+		return &LiteralCheck{Literal: kind, Match: match, Offset: off}, nil
+	}
+	return &GenericCheck{Kind: kind, Match: match, Offset: off}, nil
+}
+
+// isLiteral reports a KIND that Python's ast.literal_eval turns into a constant. A
+// KIND that opens a quote it does not close would make literal_eval raise at
+// enforcement time, so it is an error.
+func isLiteral(kind string, off int) (bool, error) {
+	switch kind {
+	case "True", "False", "None":
+		return true, nil
+	}
+	if q := kind[0]; q == '\'' || q == '"' {
+		body := kind[1:]
+		end := strings.IndexByte(body, q)
+		if len(kind) < 2 || end != len(body)-1 || strings.ContainsRune(body, '\\') {
+			return false, syntaxErr(off, ErrMalformedCheck,
+				"kind %s is not a well-formed quoted literal (one pair of %c quotes, no backslash)", kind, q)
+		}
+		return true, nil
+	}
+	if kind == "0" {
+		return true, nil
+	}
+	if kind[0] < '1' || kind[0] > '9' {
+		return false, nil
+	}
+	for i := 1; i < len(kind); i++ {
+		if kind[i] < '0' || kind[i] > '9' {
+			return false, nil
+		}
+	}
+	return true, nil
+}
