@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,8 +203,15 @@ func (e *Env) Processes() []Process {
 
 // Main starts an environment, stores it in *env, runs the package's tests and stops the
 // environment; it returns the exit code for os.Exit. When the environment cannot start,
-// it prints why and returns 1: tests never run, or skip, without their API server.
+// it prints why and returns 1: tests never run, or skip, without their API server. In a
+// `go test -fuzz` worker process it starts nothing and only runs the fuzz target.
 func Main(m *testing.M, opts Options, env **Env) int {
+	if isFuzzWorker() {
+		// A `go test -fuzz` worker process runs only the fuzz target; fuzz targets
+		// must be pure. A control plane per worker would slow fuzzing down and could
+		// outlive a worker the fuzzer kills.
+		return m.Run()
+	}
 	e, err := Start(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
@@ -218,6 +226,15 @@ func Main(m *testing.M, opts Options, env **Env) int {
 		}
 	}
 	return code
+}
+
+// isFuzzWorker reports whether this test binary runs as a fuzzing worker.
+func isFuzzWorker() bool {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	f := flag.Lookup("test.fuzzworker")
+	return f != nil && f.Value.String() == "true"
 }
 
 // Namespace creates a namespace with a generated name for the test and deletes it
