@@ -7,14 +7,24 @@
 //   - apply: the Server-Side Apply primitive (EnsureObject, FieldManager) every Ensure*
 //     helper builds on: one field manager, ForceOwnership, conflict retry, the controller
 //     owner reference re-asserted on every call, and converged applies that never write.
-//   - testenv: the test kit: one envtest control plane (kube-apiserver and etcd) per test
-//     package with the upstream CRDs of External Secrets Operator, cert-manager,
-//     mariadb-operator, Gateway API and VerticalPodAutoscaler, a namespace per test,
-//     request counting and status simulators for controllers envtest does not run.
+//   - reconcile: the pipeline. Named steps, sequential and parallel groups, per-step
+//     metrics, metav1.Condition helpers, the aggregate Ready condition, status persisted
+//     on every exit path, finalizers and a predicate; reconcile/steptest tests one step
+//     from a table of cases.
+//   - config: oslo.config INI rendering and content-addressed, immutable ConfigMaps and
+//     Secrets, with pruning that never deletes the configuration in use.
+//   - policy: oslo.policy files: load, parse, validate, render and merge.
+//   - deployment, job, tls: the workload children (Deployment, Service, PDB, HPA, VPA;
+//     run-once Jobs and CronJobs; cert-manager Certificates), readiness as data.
+//   - capability, httproute, netpol, health: optional children whose API may not be
+//     installed, the HTTPRoute and NetworkPolicy flows, and the TTL health probe.
+//   - testenv: the test kit: one envtest control plane per test package with the
+//     upstream CRDs, optionally real controllers (garbage collector, Deployments, Jobs),
+//     a namespace per test, request counting and status simulators.
 //
-// The remaining packages of the design (config, policy, deployment, job, tls, secrets,
-// database, satellite and reconcile) and the example operators under examples/ arrive
-// one capability at a time; README.md tracks what has landed.
+// The packages are independent of each other unless one builds on apply; the core
+// (apply, config, reconcile) imports none of the External Secrets, cert-manager,
+// MariaDB or multicluster APIs.
 //
 // # How the pieces compose
 //
