@@ -6,11 +6,15 @@ GO ?= go
 GOLANGCI_LINT_VERSION ?= v2.15.0
 TOOLS_BIN := $(CURDIR)/bin
 GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+# What `make generate` writes; `make verify-generate` fails when any of it is stale.
+GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
 TESTFLAGS ?=
 BENCHFLAGS ?= -run='^$$' -bench=. -benchmem
 
-.PHONY: all test envtest lint fmt vet golangci-lint bench demo downstream tidy help
+.PHONY: all test envtest lint fmt vet golangci-lint bench demo downstream tidy help generate verify-generate
 
 all: lint test
 
@@ -52,6 +56,19 @@ golangci-lint: $(GOLANGCI_LINT) ## Run golangci-lint v2 (installed from the Go m
 	$(GOLANGCI_LINT) run ./...
 
 lint: fmt vet golangci-lint ## gofmt, go vet and golangci-lint.
+
+$(CONTROLLER_GEN):
+	@mkdir -p $(TOOLS_BIN)
+	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
+
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions and the api/v1 test CRD with controller-gen.
+	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/...
+	$(CONTROLLER_GEN) crd paths=./api/v1/internal/testcrd/... output:crd:dir=./api/v1/internal/testcrd/crds
+
+verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
+	@if ! git diff --exit-code -- $(GENERATED) || [ -n "$$(git ls-files --others --exclude-standard -- $(GENERATED))" ]; then \
+		echo "generated files are stale or uncommitted: run 'make generate' and commit the result"; exit 1; fi
 
 tidy: ## go mod tidy, keeping the pinned versions.
 	$(GO) mod tidy

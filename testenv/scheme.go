@@ -9,11 +9,17 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
 // NewScheme returns a scheme with the Kubernetes core types, CustomResourceDefinitions
 // and the Go types of cert-manager (v1), mariadb-operator (v1alpha1), Gateway API (v1)
-// and VerticalPodAutoscaler (v1) registered.
+// and VerticalPodAutoscaler (v1) registered, plus the SDK's typed mirror of External
+// Secrets Operator (ExternalSecret, SecretStore and ClusterSecretStore from
+// secrets/eso/v1, PushSecret from secrets/eso/v1alpha1). ESO's own Go types use the
+// same GroupVersionKinds, so they cannot be added to this scheme.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -23,6 +29,8 @@ func NewScheme() *runtime.Scheme {
 		mariadbv1alpha1.AddToScheme,
 		gatewayv1.Install,
 		vpav1.AddToScheme,
+		esov1.AddToScheme,
+		esov1alpha1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
