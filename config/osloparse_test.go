@@ -60,8 +60,8 @@ func parseOslo(text string) (config.Sections, error) {
 				return nil, err
 			}
 		}
-		switch {
-		case line[0] == '[':
+		switch line[0] {
+		case '[':
 			if !strings.HasSuffix(line, "]") {
 				return nil, fmt.Errorf("line %d: invalid section (must end with ]): %q", lineno, line)
 			}
@@ -72,7 +72,7 @@ func parseOslo(text string) (config.Sections, error) {
 			if out[section] == nil {
 				out[section] = map[string][]string{}
 			}
-		case line[0] == '#' || line[0] == ';':
+		case '#', ';':
 			// comment
 		default:
 			k, v, err := splitKeyValue(line)

@@ -41,7 +41,7 @@ func unchangedByApply(before, after client.Object) bool {
 	entry := func(o client.Object) string {
 		for _, mf := range o.GetManagedFields() {
 			if mf.Manager == apply.FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply {
-				return mf.Time.String() + string(mf.FieldsV1.Raw)
+				return mf.Time.String() + string(mf.FieldsV1.GetRawBytes())
 			}
 		}
 		return ""

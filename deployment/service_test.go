@@ -52,8 +52,8 @@ func TestEnsureServiceKeepsAssignedFields(t *testing.T) {
 			continue
 		}
 		for _, f := range []string{`"f:clusterIP"`, `"f:clusterIPs"`, `"f:ipFamilies"`, `"f:nodePort"`} {
-			if strings.Contains(string(mf.FieldsV1.Raw), f) {
-				t.Errorf("field manager owns %s: %s", f, mf.FieldsV1.Raw)
+			if strings.Contains(string(mf.FieldsV1.GetRawBytes()), f) {
+				t.Errorf("field manager owns %s: %s", f, mf.FieldsV1.GetRawString())
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func ExampleParse() {
 func ExampleValidate() {
 	errs := policy.Validate(map[string]string{
 		"admin_required":       "role:admin",
-		"identity:get_user":    "rule:admin_requried or role:reader and",
+		"identity:get_user":    "rule:admin_requirex or role:reader and",
 		"identity:delete_user": "rule:admin_required and not rule:protected",
 	}, nil)
 	for _, e := range errs {

@@ -34,10 +34,10 @@ func TestValidate(t *testing.T) {
 		"unknown rule references in position order": {
 			rules: map[string]string{
 				"admin_required":    "role:admin",
-				"identity:get_user": "rule:admin_requried or rule:admin_required or rule:owner",
+				"identity:get_user": "rule:admin_requirex or rule:admin_required or rule:owner",
 			},
 			want: []fieldErr{
-				{"rules[identity:get_user]", `at byte 0: unknown rule reference: rule "admin_requried" is not defined`},
+				{"rules[identity:get_user]", `at byte 0: unknown rule reference: rule "admin_requirex" is not defined`},
 				{"rules[identity:get_user]", `at byte 46: unknown rule reference: rule "owner" is not defined`},
 			},
 		},

@@ -85,7 +85,7 @@ func managesField(obj *unstructured.Unstructured, manager, field string) bool {
 			continue
 		}
 		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
 			return false
 		}
 		spec, _ := fields["f:spec"].(map[string]any)

@@ -1,8 +1,9 @@
 package v1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // Group and Version of the kinds in this package.
@@ -32,7 +33,7 @@ var (
 	GroupVersion = SchemeGroupVersion
 
 	// SchemeBuilder registers the types of this package.
-	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds [ExternalSecret], [SecretStore], [ClusterSecretStore] and their
 	// List types to a scheme. See the package documentation: ESO's own Go types for
 	// the same kinds cannot be in that scheme too.
@@ -46,10 +47,12 @@ var (
 	ClusterSecretStoreGroupVersionKind = SchemeGroupVersion.WithKind(ClusterSecretStoreKind)
 )
 
-func init() {
-	SchemeBuilder.Register(
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(SchemeGroupVersion,
 		&ExternalSecret{}, &ExternalSecretList{},
 		&SecretStore{}, &SecretStoreList{},
 		&ClusterSecretStore{}, &ClusterSecretStoreList{},
 	)
+	metav1.AddToGroupVersion(s, SchemeGroupVersion)
+	return nil
 }

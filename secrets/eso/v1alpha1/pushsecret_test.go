@@ -289,7 +289,7 @@ func specFieldsOwnedBy(t *testing.T, obj *unstructured.Unstructured, manager str
 			continue
 		}
 		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
 			t.Fatalf("managedFields of %s: %v", manager, err)
 		}
 		spec, _ := fields["f:spec"].(map[string]any)

@@ -1,8 +1,9 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // Group and Version of the kinds in this package.
@@ -24,7 +25,7 @@ var (
 	GroupVersion = SchemeGroupVersion
 
 	// SchemeBuilder registers the types of this package.
-	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds [PushSecret] and [PushSecretList] to a scheme. See the package
 	// documentation: ESO's own Go type for the same kind cannot be in that scheme too.
 	AddToScheme = SchemeBuilder.AddToScheme
@@ -33,6 +34,8 @@ var (
 	PushSecretGroupVersionKind = SchemeGroupVersion.WithKind(PushSecretKind)
 )
 
-func init() {
-	SchemeBuilder.Register(&PushSecret{}, &PushSecretList{})
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(SchemeGroupVersion, &PushSecret{}, &PushSecretList{})
+	metav1.AddToGroupVersion(s, SchemeGroupVersion)
+	return nil
 }

@@ -2,8 +2,8 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 )
@@ -12,13 +12,15 @@ var (
 	// GroupVersion of Widget.
 	GroupVersion = schema.GroupVersion{Group: "testcrd.reconciler-sdk.c5c3.io", Version: "v1"}
 	// SchemeBuilder registers Widget and WidgetList.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds Widget and WidgetList to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(&Widget{}, &WidgetList{})
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &Widget{}, &WidgetList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
 }
 
 // WidgetSpec embeds the shared spec blocks as an operator's CR does: optional
