@@ -1,0 +1,23 @@
+package secrets
+
+import "errors"
+
+// Sentinel errors of the package. Test for them with errors.Is; the error texts that
+// wrap them name the object and the field, never a secret value.
+var (
+	// ErrKeyNotFound reports a data key absent from a Secret. GetSecretValue wraps it
+	// as `key not found in Secret: key "<dataKey>" in Secret <namespace>/<name>`.
+	ErrKeyNotFound = errors.New("key not found in Secret")
+	// ErrUnknownStoreKind reports a secret store reference whose kind is neither
+	// ClusterSecretStore nor SecretStore.
+	ErrUnknownStoreKind = errors.New("unknown secret store kind")
+	// ErrMissingStoreName reports a secret store reference without a name.
+	ErrMissingStoreName = errors.New("secret store reference has no name")
+	// ErrNilPushSecret reports a nil PushSecret passed to EnsurePushSecret.
+	ErrNilPushSecret = errors.New("PushSecret is nil")
+	// ErrNilConditions reports a nil condition slice pointer passed to GateStoreReady.
+	ErrNilConditions = errors.New("conditions pointer is nil")
+	// ErrInvalidGeneratedSecret reports a GeneratedSecret that cannot be created: no
+	// name or namespace, no data key, or a length outside the allowed range.
+	ErrInvalidGeneratedSecret = errors.New("invalid generated secret")
+)

@@ -1,0 +1,146 @@
+package secrets_test
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/secrets"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+func ExampleEffectiveStoreRef() {
+	// A CR without spec.secretStoreRef uses the shared OpenBao cluster store.
+	fmt.Println(secrets.EffectiveStoreRef(nil))
+	// A CR that selects a SecretStore in its own namespace.
+	tenant := secrets.EffectiveStoreRef(&commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"})
+	fmt.Println(tenant)
+	fmt.Println(secrets.ESOSecretStoreRef(tenant), secrets.PushSecretStoreRefs(tenant))
+	// Output:
+	// {ClusterSecretStore openbao-cluster-store}
+	// {SecretStore tenant-bao}
+	// {tenant-bao SecretStore} [{tenant-bao SecretStore}]
+}
+
+// ExampleGateStoreReady shows the Secrets step of a reconciler: gate on the store the
+// CR selects, then on the ExternalSecret, then on the synced Secret's keys.
+func ExampleGateStoreReady() {
+	ctx := context.Background()
+	c := env.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	store := &esov1.SecretStore{
+		ObjectMeta: metav1.ObjectMeta{Name: "tenant-bao", Namespace: ns.Name},
+		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
+	}
+	if err := c.Create(ctx, store); err != nil {
+		panic(err)
+	}
+	ref := secrets.EffectiveStoreRef(&commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"})
+	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon-secret-key"}
+	var conds []metav1.Condition
+
+	step := func() string {
+		ok, err := secrets.GateStoreReady(ctx, c, ref, ns.Name, false, &conds, 1, "SecretsReady")
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			return "requeue: " + meta.FindStatusCondition(conds, "SecretsReady").Message
+		}
+		exists, synced, err := secrets.WaitForExternalSecret(ctx, c, key)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !exists:
+			return "requeue: ExternalSecret not found yet"
+		case !synced:
+			return "requeue: waiting for ESO to sync"
+		}
+		if ok, err := secrets.IsSecretReady(ctx, c, key, "SECRET_KEY"); err != nil || !ok {
+			return "requeue: waiting for the SECRET_KEY key"
+		}
+		return "SecretsReady"
+	}
+
+	fmt.Println(step())
+	if _, err := testenv.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	if err := c.Create(ctx, desiredExternalSecret(ns.Name, key.Name, key.Name, ref)); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	// ESO syncs the key from OpenBao (simulated here).
+	if _, err := testenv.MarkExternalSecretSynced(ctx, c, key, map[string][]byte{"SECRET_KEY": []byte("from-openbao")}); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	// Output:
+	// requeue: SecretStore "tenant-bao" is not ready; upstream secret backend unreachable
+	// requeue: ExternalSecret not found yet
+	// requeue: waiting for ESO to sync
+	// SecretsReady
+}
+
+// ExampleEnsureGeneratedSecret creates a database password once; every later pass,
+// in this process or after a restart, keeps it.
+func ExampleEnsureGeneratedSecret() {
+	ctx := context.Background()
+	c := env.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "keystone-db-password"}, "password")
+
+	for range 3 {
+		outcome, err := secrets.EnsureGeneratedSecret(ctx, c, env.Scheme, owner, gs)
+		fmt.Println(outcome, err)
+	}
+	password, err := secrets.GetSecretValue(ctx, c, gs.Key, "password")
+	fmt.Println(len(password), err)
+	// Output:
+	// Generated <nil>
+	// Kept <nil>
+	// Kept <nil>
+	// 32 <nil>
+}
+
+// ExampleStoreRefFanOut builds the map function of a SecretStore watch for a CR kind
+// (ConfigMaps stand in for it here) and maps one store event.
+func ExampleStoreRefFanOut() {
+	cr := func(ns, name, store string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+			Annotations: map[string]string{annStoreKind: "SecretStore", annStoreName: store}}}
+	}
+	c := fake.NewClientBuilder().WithObjects(
+		cr("tenant-a", "horizon", "tenant-bao"),
+		cr("tenant-a", "keystone", "other-bao"),
+		cr("tenant-b", "horizon", "tenant-bao"),
+	).Build()
+
+	mapper := secrets.StoreRefFanOut(
+		func() client.ObjectList { return &corev1.ConfigMapList{} },
+		configMapStoreRef, // func(*corev1.ConfigMap) *commonv1.SecretStoreRefSpec
+	)
+	mapFunc := mapper(c, commonv1.SecretStoreKind) // pass to handler.EnqueueRequestsFromMapFunc
+	changed := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "tenant-bao"}}
+	fmt.Println(mapFunc(context.Background(), changed))
+	// Output:
+	// [tenant-a/horizon]
+}
