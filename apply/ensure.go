@@ -71,7 +71,10 @@ func EnsureObject[T client.Object](
 		return fmt.Errorf("apply %T %s: %w: %w", obj, objectKey(obj), ErrUnknownKind, err)
 	}
 	desc := describe(gvk, obj)
-	if err := validate(owner, obj, fieldManager); err != nil {
+	if fieldManager == "" {
+		return fmt.Errorf("apply %s: %w", desc, ErrMissingFieldManager)
+	}
+	if err := Validate(owner, obj); err != nil {
 		return fmt.Errorf("apply %s: %w", desc, err)
 	}
 	if err := controllerutil.SetControllerReference(owner, obj, scheme); err != nil {
@@ -106,18 +109,22 @@ func EnsureObject[T client.Object](
 	return nil
 }
 
-// validate checks the inputs EnsureObject can judge without a scheme or API call.
-func validate(owner, obj client.Object, fieldManager string) error {
+// Validate refuses, before any API call, the input EnsureObject refuses without a
+// scheme: a nil object, an object without metadata.name, a nil owner and an owner that
+// was never persisted (no UID). Helpers that read or write before they call
+// EnsureObject (a pre-apply Get, a Create) call it first, so bad input is refused the
+// same way everywhere. The errors wrap the package's sentinels.
+func Validate(owner, obj client.Object) error {
 	switch {
-	case fieldManager == "":
-		return ErrMissingFieldManager
+	case isNil(obj):
+		return ErrNilObject
 	case obj.GetName() == "":
 		return fmt.Errorf("%w: metadata.name is empty", ErrMissingName)
 	case isNil(owner):
 		return ErrNilOwner
 	case owner.GetUID() == "":
-		return fmt.Errorf("%w: owner %s/%s must be read from the API server first",
-			ErrOwnerNotPersisted, owner.GetNamespace(), owner.GetName())
+		return fmt.Errorf("%w: owner %s must be read from the API server first",
+			ErrOwnerNotPersisted, objectKey(owner))
 	}
 	return nil
 }

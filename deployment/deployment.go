@@ -49,7 +49,7 @@ func EnsureDeployment(
 		return false, fmt.Errorf("ensure Deployment: %w", apply.ErrNilObject)
 	}
 	desc := "Deployment " + keyOf(deploy)
-	if err := validateOwned(owner, deploy); err != nil {
+	if err := apply.Validate(owner, deploy); err != nil {
 		return false, fmt.Errorf("ensure %s: %w", desc, err)
 	}
 

@@ -38,7 +38,7 @@ func EnsureService(
 		return fmt.Errorf("ensure Service: %w", apply.ErrNilObject)
 	}
 	desc := "Service " + keyOf(svc)
-	if err := validateOwned(owner, svc); err != nil {
+	if err := apply.Validate(owner, svc); err != nil {
 		return fmt.Errorf("ensure %s: %w", desc, err)
 	}
 	if pinsAssignedFields(svc) {

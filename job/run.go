@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -194,12 +193,8 @@ func validate(owner client.Object, job *batchv1.Job) error {
 		return fmt.Errorf("%w: metadata.namespace is empty", ErrInvalidJob)
 	case len(job.Spec.Template.Spec.Containers) == 0:
 		return fmt.Errorf("%w: spec.template.spec.containers is empty", ErrInvalidJob)
-	case isNil(owner):
-		return apply.ErrNilOwner
-	case owner.GetUID() == "":
-		return fmt.Errorf("%w: owner %s must be read from the API server first", apply.ErrOwnerNotPersisted, keyOf(owner))
 	}
-	return nil
+	return apply.Validate(owner, job)
 }
 
 // keyOf names an object as namespace/name (name alone when cluster-scoped).
@@ -208,13 +203,4 @@ func keyOf(obj client.Object) string {
 		return obj.GetName()
 	}
 	return obj.GetNamespace() + "/" + obj.GetName()
-}
-
-// isNil reports whether v is nil or a typed nil pointer inside an interface.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
