@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,12 +20,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-// simulatedBy is the spec.managedBy value of Jobs whose status the tests write
-// themselves: the real Job controller skips Jobs managed by someone else. kwok cannot
-// make a Job fail permanently on demand; this is the stand-in for that one case.
-const simulatedBy = "test.example/job-simulator"
 
 // syncJob builds the db-sync Job name running image.
 func syncJob(ns, name, image string) *batchv1.Job {
@@ -46,38 +41,15 @@ func syncJob(ns, name, image string) *batchv1.Job {
 	}
 }
 
-// simulated marks j as managed by the test's status simulator.
-func simulated(j *batchv1.Job) *batchv1.Job {
-	j.Spec.ManagedBy = new(simulatedBy)
-	return j
-}
+// simulated marks j as managed by the kit's status simulator: the real Job controller
+// leaves it alone, so the failed case can be written by hand.
+func simulated(j *batchv1.Job) *batchv1.Job { return testenv.SimulatedJob(j) }
 
-// markJobFailed writes the status the Job controller leaves on a Job that exceeded its
-// backoffLimit: FailureTarget, then Failed (the API server requires both, a startTime,
-// and no active or terminating pods).
+// markJobFailed writes the status of a Job that exceeded its backoffLimit.
 func markJobFailed(t *testing.T, key client.ObjectKey) {
 	t.Helper()
-	ctx := context.Background()
-	j := &batchv1.Job{}
-	if err := env.Client.Get(ctx, key, j); err != nil {
+	if _, err := testenv.MarkJobFailed(context.Background(), env.Client, key); err != nil {
 		t.Fatal(err)
-	}
-	start := metav1.NewTime(time.Now().Add(-time.Minute).Truncate(time.Second))
-	now := metav1.NewTime(time.Now().Truncate(time.Second))
-	j.Status = batchv1.JobStatus{
-		StartTime:   &start,
-		Failed:      *j.Spec.BackoffLimit + 1,
-		Terminating: new(int32(0)),
-		Ready:       new(int32(0)),
-		Conditions: []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonBackoffLimitExceeded,
-				Message: "Job has reached the specified backoff limit", LastProbeTime: now, LastTransitionTime: now},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonBackoffLimitExceeded,
-				Message: "Job has reached the specified backoff limit", LastProbeTime: now, LastTransitionTime: now},
-		},
-	}
-	if err := env.Client.Status().Update(ctx, j); err != nil {
-		t.Fatalf("simulate failure of Job %s: %v", key, err)
 	}
 }
 

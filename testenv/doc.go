@@ -39,7 +39,18 @@
 // only needs the status a controller would write, the simulators ([MarkDeploymentAvailable]
 // and friends) write it directly; they stay the tool for operators the kit does not run
 // (External Secrets, cert-manager, mariadb-operator, Gateway API) and for edge cases
-// real controllers cannot produce on demand (a Job that fails permanently).
+// real controllers cannot produce on demand (a Job that fails permanently):
+//
+//   - workloads: [MarkDeploymentAvailable], [MarkJobComplete], [MarkJobFailed] (with
+//     [SimulatedJob] so that a real Job controller leaves the Job alone);
+//   - cert-manager: [MarkCertificateReady] (it also issues the TLS Secret),
+//     [MarkCertificateNotReady];
+//   - Gateway API: [SetHTTPRouteAccepted];
+//   - External Secrets Operator: [MarkExternalSecretSynced] (it also writes the target
+//     Secret), [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and their NotReady
+//     counterparts;
+//   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
+//     [MarkGrantReady] and their NotReady counterparts.
 //
 // # Real controllers
 //
