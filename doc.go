@@ -16,6 +16,10 @@
 //   - policy: oslo.policy files: load, parse, validate, render and merge.
 //   - deployment, job, tls: the workload children (Deployment, Service, PDB, HPA, VPA;
 //     run-once Jobs and CronJobs; cert-manager Certificates), readiness as data.
+//   - secrets, database: the External Secrets Operator gates, PushSecret and
+//     generate-once credentials (on the SDK's typed ESO mirror in secrets/eso), and
+//     mariadb-operator provisioning and db-sync flows; api/v1 holds the spec blocks
+//     operators embed in their CRDs (SecretStoreRefSpec, TargetClusterRefSpec).
 //   - capability, httproute, netpol, health: optional children whose API may not be
 //     installed, the HTTPRoute and NetworkPolicy flows, and the TTL health probe.
 //   - testenv: the test kit: one envtest control plane per test package with the
