@@ -64,6 +64,9 @@ $(CONTROLLER_GEN):
 
 generate: $(CONTROLLER_GEN) ## Generate deepcopy functions and the api/v1 test CRD with controller-gen.
 	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/...
+	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
+	@# depending on the state of the build cache: normalise it so the output is deterministic.
+	@find api secrets/eso -name 'zz_generated*.go' -exec sed -i -E 's#^\t([A-Za-z0-9_]+) "(.+/)\1"$$#\t"\2\1"#' {} +
 	$(CONTROLLER_GEN) crd paths=./api/v1/internal/testcrd/... output:crd:dir=./api/v1/internal/testcrd/crds
 
 verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
