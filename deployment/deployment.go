@@ -143,7 +143,7 @@ func selectorString(sel *metav1.LabelSelector) string {
 // deleteForRecreate deletes obj (background propagation, preconditioned on its UID)
 // and reports whether it is gone. It is gone unless a finalizer holds it.
 func deleteForRecreate(ctx context.Context, c client.Client, obj client.Object) (bool, error) {
-	if err := deleteObject(ctx, c, obj); err != nil {
+	if err := apply.DeleteObject(ctx, c, obj); err != nil {
 		return false, err
 	}
 	err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)

@@ -45,7 +45,7 @@ func ReconcileHPA(
 		if isNil(owner) {
 			return metav1.Condition{}, fmt.Errorf("reconcile %s: %w", desc, apply.ErrNilOwner)
 		}
-		foreign, err := deleteControlled(ctx, c, owner, &autoscalingv2.HorizontalPodAutoscaler{}, key)
+		foreign, err := apply.DeleteControlled(ctx, c, owner, &autoscalingv2.HorizontalPodAutoscaler{}, key)
 		if err != nil {
 			return metav1.Condition{}, fmt.Errorf("reconcile %s: %w", desc, err)
 		}

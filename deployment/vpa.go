@@ -101,7 +101,7 @@ func pruneVPAs(ctx context.Context, c client.Client, owner client.Object, desire
 		if wanted[client.ObjectKeyFromObject(vpa)] || !metav1.IsControlledBy(vpa, owner) || vpa.DeletionTimestamp != nil {
 			continue
 		}
-		if err := deleteObject(ctx, c, vpa); err != nil {
+		if err := apply.DeleteObject(ctx, c, vpa); err != nil {
 			errs = append(errs, fmt.Errorf("prune VerticalPodAutoscaler %s: %w", keyOf(vpa), err))
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -121,21 +119,13 @@ func matchKey(key client.ObjectKey, desired *gatewayv1.HTTPRoute) error {
 // message says so. A cluster without the HTTPRoute kind has no route to delete.
 func remove(ctx context.Context, c client.Client, owner client.Object, key client.ObjectKey) (string, error) {
 	const notRequired = "no gateway configured: HTTPRoute not required"
-	route := &gatewayv1.HTTPRoute{}
-	if err := c.Get(ctx, key, route); err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return notRequired, nil
-		}
-		return "", fmt.Errorf("get HTTPRoute %s: %w", key, err)
+	foreign, err := apply.DeleteControlled(ctx, c, owner, &gatewayv1.HTTPRoute{}, key)
+	if err != nil {
+		return "", fmt.Errorf("remove HTTPRoute %s: %w", key, err)
 	}
-	if !metav1.IsControlledBy(route, owner) {
+	if foreign {
 		return fmt.Sprintf("%s; HTTPRoute %s is not controlled by %s and was left in place",
 			notRequired, key, owner.GetName()), nil
-	}
-	// The preconditions make sure we delete the route we inspected, not a successor.
-	err := c.Delete(ctx, route, client.Preconditions{UID: &route.UID, ResourceVersion: &route.ResourceVersion})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("delete HTTPRoute %s: %w", key, err)
 	}
 	return notRequired, nil
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -96,23 +95,16 @@ func governsIngress(p *networkingv1.NetworkPolicy) bool {
 }
 
 // remove deletes the NetworkPolicy key if owner controls it and returns the condition
-// message.
+// message; a policy owner does not control is left in place, and the message says so.
 func remove(ctx context.Context, c client.Client, owner client.Object, key client.ObjectKey) (string, error) {
 	const notRequired = "no network policy configured: NetworkPolicy not required"
-	np := &networkingv1.NetworkPolicy{}
-	if err := c.Get(ctx, key, np); err != nil {
-		if apierrors.IsNotFound(err) {
-			return notRequired, nil
-		}
-		return "", fmt.Errorf("get NetworkPolicy %s: %w", key, err)
+	foreign, err := apply.DeleteControlled(ctx, c, owner, &networkingv1.NetworkPolicy{}, key)
+	if err != nil {
+		return "", fmt.Errorf("remove NetworkPolicy %s: %w", key, err)
 	}
-	if !metav1.IsControlledBy(np, owner) {
+	if foreign {
 		return fmt.Sprintf("%s; NetworkPolicy %s is not controlled by %s and was left in place",
 			notRequired, key, owner.GetName()), nil
-	}
-	err := c.Delete(ctx, np, client.Preconditions{UID: &np.UID, ResourceVersion: &np.ResourceVersion})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("delete NetworkPolicy %s: %w", key, err)
 	}
 	return notRequired, nil
 }

@@ -1,0 +1,53 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DeleteControlled removes the child at key that owner no longer wants: it reads it
+// into obj (an empty object of the child's kind) and deletes it with background
+// propagation when owner is its controller. It is the counterpart of EnsureObject for
+// optional children (an HPA, an HTTPRoute, a NetworkPolicy that the spec no longer asks
+// for).
+//
+// An object that exists but is not controlled by owner is someone else's: it is left
+// alone and DeleteControlled reports foreign=true, so the caller can say so in its
+// condition. A missing object, one already being deleted and a kind the cluster does
+// not serve are no error. The delete is preconditioned on the UID that was read, so an
+// object re-created in between is never removed.
+func DeleteControlled(ctx context.Context, c client.Client, owner, obj client.Object, key client.ObjectKey) (foreign bool, err error) {
+	if isNil(owner) {
+		return false, ErrNilOwner
+	}
+	if err := c.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("get %s: %w", key, err)
+	}
+	if !metav1.IsControlledBy(obj, owner) {
+		return true, nil
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return false, nil
+	}
+	return false, DeleteObject(ctx, c, obj)
+}
+
+// DeleteObject deletes obj with background propagation, preconditioned on its UID; a
+// missing object is no error.
+func DeleteObject(ctx context.Context, c client.Client, obj client.Object) error {
+	err := c.Delete(ctx, obj,
+		client.PropagationPolicy(metav1.DeletePropagationBackground),
+		client.Preconditions{UID: new(obj.GetUID())})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s: %w", objectKey(obj), err)
+	}
+	return nil
+}
