@@ -25,6 +25,10 @@
 // revisionHistoryLimit) stay out of the manager's managedFields, and applying the same
 // desired object again is a no-op on the server: resourceVersion does not move.
 //
+// Pass a freshly built desired object on each call. An object that was read from the
+// server (or filled by a previous EnsureObject call) carries the server's defaults, and
+// applying it would claim them.
+//
 // # Removing children
 //
 // [DeleteControlled] is the counterpart for optional children the owner no longer
@@ -32,8 +36,4 @@
 // object of the same name is left alone and reported), tolerates a missing object or an
 // unserved kind, and preconditions the delete on the UID it read. [Validate] is the
 // shared pre-flight check of owner and object that helpers run before any API call.
-//
-// Pass a freshly built desired object on each call. An object that was read from the
-// server (or filled by a previous EnsureObject call) carries the server's defaults, and
-// applying it would claim them.
 package apply
