@@ -120,6 +120,15 @@ func Validate(owner, obj client.Object) error {
 		return ErrNilObject
 	case obj.GetName() == "":
 		return fmt.Errorf("%w: metadata.name is empty", ErrMissingName)
+	}
+	return ValidateOwner(owner)
+}
+
+// ValidateOwner is the owner half of Validate, for helpers that check a set of
+// children (or none) against one owner: it refuses a nil owner and one that was never
+// persisted (no UID).
+func ValidateOwner(owner client.Object) error {
+	switch {
 	case isNil(owner):
 		return ErrNilOwner
 	case owner.GetUID() == "":

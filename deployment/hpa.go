@@ -42,9 +42,6 @@ func ReconcileHPA(
 		return metav1.Condition{}, fmt.Errorf("reconcile HorizontalPodAutoscaler: %w: key has no name", apply.ErrMissingName)
 	}
 	if desired == nil {
-		if isNil(owner) {
-			return metav1.Condition{}, fmt.Errorf("reconcile %s: %w", desc, apply.ErrNilOwner)
-		}
 		foreign, err := apply.DeleteControlled(ctx, c, owner, &autoscalingv2.HorizontalPodAutoscaler{}, key)
 		if err != nil {
 			return metav1.Condition{}, fmt.Errorf("reconcile %s: %w", desc, err)

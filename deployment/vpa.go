@@ -109,12 +109,8 @@ func pruneVPAs(ctx context.Context, c client.Client, owner client.Object, desire
 }
 
 func validateVPASet(owner client.Object, desired []*vpav1.VerticalPodAutoscaler) error {
-	switch {
-	case isNil(owner):
-		return fmt.Errorf("reconcile VerticalPodAutoscalers: %w", apply.ErrNilOwner)
-	case owner.GetUID() == "":
-		return fmt.Errorf("reconcile VerticalPodAutoscalers: %w: owner %s must be read from the API server first",
-			apply.ErrOwnerNotPersisted, keyOf(owner))
+	if err := apply.ValidateOwner(owner); err != nil {
+		return fmt.Errorf("reconcile VerticalPodAutoscalers: %w", err)
 	}
 	seen := make(map[client.ObjectKey]bool, len(desired))
 	for i, vpa := range desired {
