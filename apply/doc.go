@@ -25,6 +25,13 @@
 // revisionHistoryLimit) stay out of the manager's managedFields, and applying the same
 // desired object again is a no-op on the server: resourceVersion does not move.
 //
+// One upstream exception writes once and then settles: the API server sorts the Apply
+// entries of managedFields by second-resolution time and then by manager name, and its
+// no-op check compares entries pairwise. When another manager applied in the same second
+// as this one and sorts after it, the next converged apply (a second later) moves this
+// manager's entry behind the other's and the server stores that reorder. From then on the
+// order is stable and converged applies do not write.
+//
 // Pass a freshly built desired object on each call. An object that was read from the
 // server (or filled by a previous EnsureObject call) carries the server's defaults, and
 // applying it would claim them.
