@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,14 +172,19 @@ func TestMetricsLabelsStayBounded(t *testing.T) {
 	}
 }
 
+// twiceRuns numbers the runs of TestNewMetricsOnControllerRuntimeRegistryTwice.
+var twiceRuns atomic.Int32
+
 func TestNewMetricsOnControllerRuntimeRegistryTwice(t *testing.T) {
 	// The default options register on controller-runtime's registry; a second
 	// registration under the same prefix reuses the first collectors.
-	m1, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions("twice_operator"))
+	// A prefix of its own per run: the global registry outlives a run (go test -count).
+	prefix := fmt.Sprintf("twice_operator_%d", twiceRuns.Add(1))
+	m1, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions("twice_operator"))
+	m2, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(prefix))
 	if err != nil {
 		t.Fatalf("second registration: %v", err)
 	}
@@ -187,15 +193,15 @@ func TestNewMetricsOnControllerRuntimeRegistryTwice(t *testing.T) {
 		p := mustPipeline(t, m, reconcile.Step[*Widget]{Name: "Config", Condition: "ConfigReady", Run: fail})
 		_, _ = p.Run(context.Background(), newWidget(1))
 	}
-	want := `
-# HELP twice_operator_reconcile_errors_total Number of errors (including recovered panics) returned by each named step of a reconcile pass.
-# TYPE twice_operator_reconcile_errors_total counter
-twice_operator_reconcile_errors_total{condition_type="ConfigReady",sub_reconciler="Config"} 2
-`
-	if err := testutil.GatherAndCompare(ctrlmetrics.Registry, strings.NewReader(want), "twice_operator_reconcile_errors_total"); err != nil {
+	want := strings.ReplaceAll(`
+# HELP PREFIX_reconcile_errors_total Number of errors (including recovered panics) returned by each named step of a reconcile pass.
+# TYPE PREFIX_reconcile_errors_total counter
+PREFIX_reconcile_errors_total{condition_type="ConfigReady",sub_reconciler="Config"} 2
+`, "PREFIX", prefix)
+	if err := testutil.GatherAndCompare(ctrlmetrics.Registry, strings.NewReader(want), prefix+"_reconcile_errors_total"); err != nil {
 		t.Error(err)
 	}
-	if got := histogramCounts(t, ctrlmetrics.Registry, "twice_operator_reconcile_duration_seconds")["Config"]; got != 2 {
+	if got := histogramCounts(t, ctrlmetrics.Registry, prefix+"_reconcile_duration_seconds")["Config"]; got != 2 {
 		t.Errorf("observations = %d, want 2 (both registrations record into one series)", got)
 	}
 }
