@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,17 +13,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/apply"
-	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
 // PasswordLength is the length of a password [ReconcileProvision] generates: 32
-// characters of [secrets.Alphabet], about 190 bits, drawn with [secrets.RandomAlphanumeric].
+// characters of [A-Za-z0-9], about 190 bits, drawn from crypto/rand.
 const PasswordLength = 32
 
 // WatchLabel is the label mariadb-operator looks for on a password Secret: a User whose
 // Secret carries it has its password updated when the Secret changes. Generated
 // password Secrets carry it, so a later rotation of the Secret reaches the database.
 const WatchLabel = "k8s.mariadb.com/watch"
+
+// passwordAlphabet holds characters that need no quoting in a connection URL, an INI
+// file or a shell.
+const passwordAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // passwordState is what ensurePasswordSecret found.
 type passwordState int
@@ -70,7 +74,7 @@ func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 // reports false when a Secret of that name already exists; that Secret is not touched.
 func createPasswordSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
 	key client.ObjectKey, dataKey string) (bool, error) {
-	password, err := secrets.RandomAlphanumeric(PasswordLength)
+	password, err := generatePassword(PasswordLength)
 	if err != nil {
 		return false, fmt.Errorf("generate password for Secret %s: %w", key, err)
 	}
@@ -96,4 +100,27 @@ func createPasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 		return false, fmt.Errorf("create password Secret %s: %w", key, err)
 	}
 	return true, nil
+}
+
+// generatePassword returns n random characters of passwordAlphabet, drawn without
+// modulo bias from crypto/rand.
+func generatePassword(n int) ([]byte, error) {
+	out := make([]byte, 0, n)
+	buf := make([]byte, 2*n)
+	const limit = 256 - 256%len(passwordAlphabet) // largest multiple of the alphabet size
+	for len(out) < n {
+		if _, err := rand.Read(buf); err != nil {
+			return nil, err
+		}
+		for _, b := range buf {
+			if int(b) >= limit {
+				continue
+			}
+			out = append(out, passwordAlphabet[int(b)%len(passwordAlphabet)])
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return out, nil
 }

@@ -30,9 +30,9 @@ const (
 	MaxGeneratedLength = 4096
 )
 
-// Alphabet is the character set of generated credentials: alphanumeric, so a value is
+// alphabet is the character set of generated credentials: alphanumeric, so a value is
 // safe in a DSN, a URL, an INI file and a shell without quoting.
-const Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // GeneratedSecret describes a credential Secret that [EnsureGeneratedSecret] creates
 // once with a random value and never regenerates.
@@ -206,7 +206,7 @@ func (gs GeneratedSecret) credential(ctx context.Context, c client.Client, lengt
 			return nil, SecretKept, fmt.Errorf("read synced copy Secret %s of %s: %w", gs.RestoreFrom, gs.Key, err)
 		}
 	}
-	value, err := RandomAlphanumeric(length)
+	value, err := randomAlphanumeric(length)
 	if err != nil {
 		return nil, SecretKept, fmt.Errorf("generate credential for Secret %s: %w", gs.Key, err)
 	}
@@ -255,15 +255,10 @@ func addKey(ctx context.Context, c client.Client, current *corev1.Secret, gs Gen
 	return nil
 }
 
-// RandomAlphanumeric returns n characters drawn uniformly from [Alphabet] with
-// crypto/rand (rejection sampling, so no character is more likely than another). It is
-// the generator behind [EnsureGeneratedSecret] and the database package's passwords;
-// callers that store the value should clear the slice once it is written.
-func RandomAlphanumeric(n int) ([]byte, error) {
-	if n < 0 {
-		return nil, fmt.Errorf("random credential length %d is negative", n)
-	}
-	const limit = 256 - 256%len(Alphabet) // largest multiple of len(Alphabet) <= 256
+// randomAlphanumeric returns n characters drawn uniformly from alphabet with
+// crypto/rand (rejection sampling, so no character is more likely than another).
+func randomAlphanumeric(n int) ([]byte, error) {
+	const limit = 256 - 256%len(alphabet) // largest multiple of len(alphabet) <= 256
 	out := make([]byte, 0, n)
 	buf := make([]byte, n+n/4+8)
 	for len(out) < n {
@@ -274,7 +269,7 @@ func RandomAlphanumeric(n int) ([]byte, error) {
 			if int(b) >= limit {
 				continue
 			}
-			out = append(out, Alphabet[int(b)%len(Alphabet)])
+			out = append(out, alphabet[int(b)%len(alphabet)])
 			if len(out) == n {
 				break
 			}
