@@ -22,14 +22,17 @@ import (
 // not serve are no error. The delete is preconditioned on the UID that was read, so an
 // object re-created in between is never removed.
 func DeleteControlled(ctx context.Context, c client.Client, owner, obj client.Object, key client.ObjectKey) (foreign bool, err error) {
+	if isNil(obj) {
+		return false, fmt.Errorf("delete %s: %w", key, ErrNilObject)
+	}
 	if isNil(owner) {
-		return false, ErrNilOwner
+		return false, fmt.Errorf("delete %s %s: %w", kindName(c, obj), key, ErrNilOwner)
 	}
 	if err := c.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return false, nil
 		}
-		return false, fmt.Errorf("get %s: %w", key, err)
+		return false, fmt.Errorf("get %s %s: %w", kindName(c, obj), key, err)
 	}
 	if !metav1.IsControlledBy(obj, owner) {
 		return true, nil
@@ -40,14 +43,28 @@ func DeleteControlled(ctx context.Context, c client.Client, owner, obj client.Ob
 	return false, DeleteObject(ctx, c, obj)
 }
 
-// DeleteObject deletes obj with background propagation, preconditioned on its UID; a
-// missing object is no error.
+// DeleteObject deletes obj with background propagation; a missing object is no error.
+// When obj carries a UID (it was read from the server) the delete is preconditioned on
+// it, so an object re-created under the same name since is left alone; an object built
+// in code, without a UID, is deleted by name.
 func DeleteObject(ctx context.Context, c client.Client, obj client.Object) error {
-	err := c.Delete(ctx, obj,
-		client.PropagationPolicy(metav1.DeletePropagationBackground),
-		client.Preconditions{UID: new(obj.GetUID())})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete %s: %w", objectKey(obj), err)
+	if isNil(obj) {
+		return fmt.Errorf("delete: %w", ErrNilObject)
+	}
+	opts := []client.DeleteOption{client.PropagationPolicy(metav1.DeletePropagationBackground)}
+	if uid := obj.GetUID(); uid != "" {
+		opts = append(opts, client.Preconditions{UID: &uid})
+	}
+	if err := c.Delete(ctx, obj, opts...); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s %s: %w", kindName(c, obj), objectKey(obj), err)
 	}
 	return nil
+}
+
+// kindName names obj's kind for errors: from the client's scheme, else its Go type.
+func kindName(c client.Client, obj client.Object) string {
+	if gvk, err := c.GroupVersionKindFor(obj); err == nil {
+		return gvk.Kind
+	}
+	return fmt.Sprintf("%T", obj)
 }

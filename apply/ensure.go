@@ -64,7 +64,7 @@ func EnsureObject[T client.Object](
 	fieldManager string,
 ) error {
 	if isNil(obj) {
-		return ErrNilObject
+		return fmt.Errorf("apply %T: %w", obj, ErrNilObject)
 	}
 	gvk, err := apiutil.GVKForObject(obj, scheme)
 	if err != nil {

@@ -21,8 +21,9 @@ type ProbeOptions struct {
 	Now func() time.Time
 }
 
-// DefaultProbeOptions returns the options [NewProbe] uses for a zero value: a negative
-// TTL of [DefaultNegativeTTL] and the wall clock.
+// DefaultProbeOptions returns the recommended options: a negative TTL of
+// [DefaultNegativeTTL] and the wall clock. (A zero ProbeOptions disables the negative
+// cache instead.)
 func DefaultProbeOptions() ProbeOptions {
 	return ProbeOptions{NegativeTTL: DefaultNegativeTTL, Now: time.Now}
 }
@@ -38,6 +39,7 @@ type Probe struct {
 
 	mu      sync.Mutex
 	missing map[schema.GroupVersionKind]time.Time // kind -> verdict expiry
+	epoch   uint64                                // bumped by Forget and Reset
 }
 
 // NewProbe returns a Probe asking mapper, the RESTMapper of one cluster. A zero
@@ -61,6 +63,7 @@ func (p *Probe) IsKindServed(gvk schema.GroupVersionKind) (bool, error) {
 	now := p.now()
 	p.mu.Lock()
 	expiry, cached := p.missing[gvk]
+	epoch := p.epoch
 	p.mu.Unlock()
 	if cached && now.Before(expiry) {
 		return false, nil
@@ -70,6 +73,11 @@ func (p *Probe) IsKindServed(gvk schema.GroupVersionKind) (bool, error) {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.epoch != epoch {
+		// Forget or Reset ran while the mapper was asked: this verdict may predate
+		// what made the caller forget, so it is not cached.
+		return served, err
+	}
 	if err == nil && !served && p.ttl > 0 {
 		p.missing[gvk] = now.Add(p.ttl)
 	} else {
@@ -85,6 +93,7 @@ func (p *Probe) Forget(gvk schema.GroupVersionKind) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.missing, gvk)
+	p.epoch++
 }
 
 // Reset drops every cached verdict.
@@ -92,4 +101,5 @@ func (p *Probe) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.missing)
+	p.epoch++
 }

@@ -168,3 +168,53 @@ func TestNewProbe(t *testing.T) {
 		t.Errorf("default NegativeTTL = %v, want 30s", got)
 	}
 }
+
+// blockingMapper answers "not served" once release is closed, after signalling entered.
+type blockingMapper struct {
+	meta.RESTMapper
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (m *blockingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	m.entered <- struct{}{}
+	<-m.release
+	return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
+}
+
+// TestProbeForgetDuringProbe: a verdict the mapper gave while Forget (or Reset) ran is
+// not cached, so the next probe asks again instead of answering the stale miss.
+func TestProbeForgetDuringProbe(t *testing.T) {
+	for name, drop := range map[string]func(*capability.Probe){
+		"Forget": func(p *capability.Probe) { p.Forget(vpaGVK) },
+		"Reset":  (*capability.Probe).Reset,
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := &blockingMapper{entered: make(chan struct{}, 1), release: make(chan struct{})}
+			probe, err := capability.NewProbe(m, capability.DefaultProbeOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = probe.IsKindServed(vpaGVK)
+			}()
+			<-m.entered
+			drop(probe)
+			close(m.release)
+			<-done
+
+			m.release = make(chan struct{})
+			close(m.release)
+			if _, err := probe.IsKindServed(vpaGVK); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-m.entered:
+			default:
+				t.Errorf("the probe answered a miss cached across %s without asking the mapper", name)
+			}
+		})
+	}
+}

@@ -95,6 +95,8 @@ func TestProbeClassification(t *testing.T) {
 			reason: health.ReasonConnectionFailed, msg: []string{"certificate"}},
 		"password is redacted": {url: func(*server) string { return "http://horizon:s3cr3t@" + closedPort(t) + "/" },
 			reason: health.ReasonConnectionFailed, msg: []string{"horizon:xxxxx@"}, noMsg: []string{"s3cr3t"}},
+		"query values are redacted": {url: func(*server) string { return "http://" + closedPort(t) + "/?token=s3cr3t&region=one#frag" },
+			reason: health.ReasonConnectionFailed, msg: []string{"/?region=xxxxx&token=xxxxx"}, noMsg: []string{"s3cr3t", "one", "frag"}},
 		"empty URL": {url: func(*server) string { return "" },
 			reason: health.ReasonEndpointNotReady, msg: []string{"no endpoint to probe yet"}},
 		"host does not resolve": {url: func(*server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
@@ -299,6 +301,7 @@ func TestProbeBadInput(t *testing.T) {
 		"ftp://horizon.openstack.svc/",
 		"http:///auth/login/",
 		"http://horizon:s3cr3t@[::1/",
+		"ftp://horizon.openstack.svc/?token=s3cr3t",
 		"://missing-scheme",
 	} {
 		t.Run(raw, func(t *testing.T) {

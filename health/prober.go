@@ -247,19 +247,42 @@ func parse(rawURL string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: %s: want an absolute http or https URL with a host", ErrInvalidURL, u.Redacted())
+		return nil, fmt.Errorf("%w: %s: want an absolute http or https URL with a host", ErrInvalidURL, redact(u))
 	}
 	return u, nil
 }
 
+// redact renders u for messages and errors without its secrets: the password of the
+// user info and every query value (a token or signature in ?token=... is as secret as a
+// password) read xxxxx; the query keys stay, so the URL remains recognisable.
+func redact(u *url.URL) string {
+	if u.RawQuery == "" && u.Fragment == "" {
+		return u.Redacted()
+	}
+	c := *u
+	if c.RawQuery != "" {
+		q, err := url.ParseQuery(c.RawQuery)
+		if err != nil {
+			c.RawQuery = "xxxxx"
+		} else {
+			for k := range q {
+				q[k] = []string{"xxxxx"}
+			}
+			c.RawQuery = q.Encode()
+		}
+	}
+	c.Fragment, c.RawFragment = "", ""
+	return c.Redacted()
+}
+
 // get sends the GET and classifies what happened.
 func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
-	target := "GET " + u.Redacted()
+	target := "GET " + redact(u)
 	reqCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("%w: %s: %w", ErrInvalidURL, u.Redacted(), err)
+		return Outcome{}, fmt.Errorf("%w: %s: %w", ErrInvalidURL, redact(u), err)
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {

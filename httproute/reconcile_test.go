@@ -244,7 +244,7 @@ func uninstallHTTPRoute(t *testing.T, opts envtest.CRDInstallOptions) {
 	if err := envtest.UninstallCRDs(bare.Config, opts); err != nil {
 		t.Fatalf("uninstall the HTTPRoute CRD: %v", err)
 	}
-	gvk := gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")
+	gvk := httproute.GVK
 	var served bool
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true,
 		func(context.Context) (bool, error) {

@@ -32,8 +32,10 @@
 // sub_reconciler) and the counter <prefix>_reconcile_errors_total (labels
 // sub_reconciler and condition_type). Label values are the names and condition types of
 // the step table, resolved once in NewPipeline, so their number is bounded by the table
-// and the hot path does no label lookup. Registering a prefix twice reuses the
-// collectors registered first.
+// and the hot path does no label lookup. A named group records its own series as well
+// as its members' (its duration spans theirs, and a failing member counts an error under
+// its own name and under the group's). Registering a prefix twice reuses the collectors
+// registered first.
 //
 // # Conditions and Ready
 //

@@ -15,6 +15,10 @@ var (
 	// ErrInvalidMetricsPrefix reports a metrics prefix that is not a valid Prometheus
 	// metric name prefix ([a-zA-Z_:][a-zA-Z0-9_:]*).
 	ErrInvalidMetricsPrefix = errors.New("invalid metrics prefix")
+	// ErrStatusNotServed reports a status write answered 404 for an object that exists:
+	// its CRD does not enable the status subresource
+	// (+kubebuilder:subresource:status), so no pass could ever persist its conditions.
+	ErrStatusNotServed = errors.New("status subresource not served")
 )
 
 // StepError is the error a named step (or named group) returns through the runner: it

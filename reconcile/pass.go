@@ -52,7 +52,8 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // then re-aggregates the Ready condition (see [PassOptions]) and writes the status
 // subresource when, and only when, it differs from the snapshot; an unchanged pass makes
 // no write. An object that is gone by then (its last finalizer was removed) is not
-// written.
+// written; an object whose type has no status subresource (the write answers 404 while
+// the object exists) is an error wrapping [ErrStatusNotServed], never a silent drop.
 //
 // The write is an Update of the status subresource, guarded by the object's
 // resourceVersion. On a 409 Conflict (someone else wrote the object since it was read)
@@ -122,8 +123,10 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	}
 	err = c.Status().Update(ctx, after)
 	switch {
-	case err == nil, apierrors.IsNotFound(err):
+	case err == nil:
 		return nil
+	case apierrors.IsNotFound(err):
+		return statusNotFound(ctx, c, key, after, err)
 	case !apierrors.IsConflict(err):
 		return fmt.Errorf("write status of %s %s: %w", kindOf(c, after), key, err)
 	}
@@ -165,6 +168,22 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		return fmt.Errorf("write status of %s %s after a conflict: %w", kindOf(c, after), key, err)
 	}
 	return nil
+}
+
+// statusNotFound tells the two 404s of a status write apart: the object is gone (its
+// last finalizer was removed during the pass), which needs no write, or the object is
+// there and its type serves no status subresource, which would drop every status write
+// of every pass and is reported as [ErrStatusNotServed].
+func statusNotFound(ctx context.Context, c client.Client, key client.ObjectKey, obj Object, writeErr error) error {
+	err := c.Get(ctx, key, newObject(obj))
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("write status of %s %s: %w; get after the 404: %w", kindOf(c, obj), key, writeErr, err)
+	}
+	return fmt.Errorf("write status of %s %s: %w (enable the status subresource of its CRD): %w",
+		kindOf(c, obj), key, ErrStatusNotServed, writeErr)
 }
 
 // statusOf returns the unstructured status of obj (nil when it has none).

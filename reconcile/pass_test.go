@@ -408,6 +408,26 @@ func TestRunPassJoinsStatusErrorToPassError(t *testing.T) {
 	}
 }
 
+// TestRunPassStatusNotServed: a 404 on the status write for an object that still exists
+// (a CRD without the status subresource answers so) is an error, not a silent drop.
+func TestRunPassStatusNotServed(t *testing.T) {
+	ctx := context.Background()
+	key := createWidget(t, env.Namespace(t))
+	c := interceptor.NewClient(withWatch(t), interceptor.Funcs{
+		SubResourceUpdate: func(_ context.Context, _ client.Client, _ string, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+			return apierrors.NewNotFound(schema.GroupResource{Group: "test.c5c3.io", Resource: "widgets"}, obj.GetName())
+		},
+	})
+	r := newWidgetReconciler(t, c)
+	res, err := r.Reconcile(ctx, key)
+	if !errors.Is(err, reconcile.ErrStatusNotServed) || !apierrors.IsNotFound(err) || !res.IsZero() {
+		t.Fatalf("pass = %+v, %v; want an error wrapping ErrStatusNotServed and the 404", res, err)
+	}
+	if !strings.Contains(err.Error(), key.String()) {
+		t.Errorf("error %q does not name the object", err)
+	}
+}
+
 func TestRunPassRecoversPanickingPass(t *testing.T) {
 	ctx := context.Background()
 	key := createWidget(t, env.Namespace(t))

@@ -72,7 +72,9 @@ func TestStoreRefFanOut(t *testing.T) {
 	createCR(t, nsA, "explicit-shared", cluster("openbao-cluster-store"))
 	createCR(t, nsA, "empty-kind-shared", &commonv1.SecretStoreRefSpec{Name: "openbao-cluster-store"})
 	createCR(t, nsA, "eu-a", cluster(euStore))
-	createCR(t, nsB, "eu-b", &commonv1.SecretStoreRefSpec{Name: euStore})
+	createCR(t, nsB, "eu-b", cluster(euStore))
+	// An empty kind resolves to the shared store whatever the name (EffectiveStoreRef).
+	createCR(t, nsB, "empty-kind-named-eu", &commonv1.SecretStoreRefSpec{Name: euStore})
 	createCR(t, nsA, "tenant-a", local("tenant-bao"))
 	createCR(t, nsB, "tenant-b", local("tenant-bao"))
 	createCR(t, nsA, "other-local", local("other"))
@@ -98,7 +100,7 @@ func TestStoreRefFanOut(t *testing.T) {
 			kind:  commonv1.ClusterSecretStoreKind,
 			store: &esov1.ClusterSecretStore{ObjectMeta: metav1.ObjectMeta{Name: "openbao-cluster-store"}},
 			want: sorted(req(nsA, "default-a"), req(nsB, "default-b"), req(nsA, "explicit-shared"),
-				req(nsA, "empty-kind-shared")),
+				req(nsA, "empty-kind-shared"), req(nsB, "empty-kind-named-eu")),
 		},
 		"another ClusterSecretStore: only its CRs, across namespaces": {
 			kind:  commonv1.ClusterSecretStoreKind,

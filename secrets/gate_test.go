@@ -98,8 +98,9 @@ func TestGateStoreReady(t *testing.T) {
 		},
 		"ClusterSecretStoreUnsupported: namespace-scoped operator, empty kind": {
 			ref: commonv1.SecretStoreRefSpec{Name: readyCluster}, namespaceScoped: true,
+			// An empty kind resolves to the shared cluster store (EffectiveStoreRef).
 			wantCond: &metav1.Condition{Reason: "ClusterSecretStoreUnsupported",
-				Message: fmt.Sprintf("ClusterSecretStore %q cannot be read by a namespace-scoped operator; set spec.secretStoreRef to a SecretStore in namespace %q", readyCluster, ns)},
+				Message: fmt.Sprintf("ClusterSecretStore %q cannot be read by a namespace-scoped operator; set spec.secretStoreRef to a SecretStore in namespace %q", secrets.OpenBaoClusterStoreName, ns)},
 			wantRequests: 0,
 		},
 	}

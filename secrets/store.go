@@ -19,23 +19,21 @@ import (
 const OpenBaoClusterStoreName = "openbao-cluster-store"
 
 // EffectiveStoreRef resolves a CR's optional spec.secretStoreRef to the store the CR
-// uses. A nil ref, or one with neither kind nor name, resolves to the shared cluster
-// store {ClusterSecretStore, openbao-cluster-store}, so a CR that omits the field
-// behaves as before the field existed.
+// uses. A nil ref, or one with an empty kind, resolves to the shared cluster store
+// {ClusterSecretStore, openbao-cluster-store}, so a CR that omits the field behaves as
+// before the field existed. An empty kind means the field was not really set: the CRD
+// defaults kind whenever the field is present (see commonv1.SecretStoreRefSpec), so
+// only an object built in code, past the API server, carries one — and its name, if
+// any, is not used.
 //
-// An explicit ref keeps its name. An empty kind is read as ClusterSecretStore, the
-// default the CRD declares for the field (an object written past the API server's
-// defaulting still resolves to a kind), and a ClusterSecretStore ref without a name
-// names the shared store. A SecretStore ref without a name is returned as is:
+// A ref with a kind keeps it and its name; a ClusterSecretStore ref without a name names
+// the shared store. A SecretStore ref without a name is returned as is:
 // [IsStoreRefReady] refuses it with [ErrMissingStoreName] rather than guessing a store.
 func EffectiveStoreRef(ref *commonv1.SecretStoreRefSpec) commonv1.SecretStoreRefSpec {
-	if ref == nil {
+	if ref == nil || ref.Kind == "" {
 		return commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: OpenBaoClusterStoreName}
 	}
 	out := *ref
-	if out.Kind == "" {
-		out.Kind = commonv1.ClusterSecretStoreKind
-	}
 	if out.Kind == commonv1.ClusterSecretStoreKind && out.Name == "" {
 		out.Name = OpenBaoClusterStoreName
 	}

@@ -27,9 +27,8 @@ func TestEffectiveStoreRef(t *testing.T) {
 	}{
 		"nil resolves to the shared cluster store":       {ref: nil, want: shared},
 		"empty ref resolves to the shared cluster store": {ref: &commonv1.SecretStoreRefSpec{}, want: shared},
-		"empty kind defaults to ClusterSecretStore and keeps the name": {
-			ref:  &commonv1.SecretStoreRefSpec{Name: "vault-eu"},
-			want: commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: "vault-eu"},
+		"empty kind resolves to the shared cluster store, whatever the name": {
+			ref: &commonv1.SecretStoreRefSpec{Name: "vault-eu"}, want: shared,
 		},
 		"cluster kind without a name names the shared store": {
 			ref: &commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind}, want: shared,

@@ -13,7 +13,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
-// ErrNilCertificate reports a nil Certificate passed to EnsureCertificate.
+// ErrNilCertificate reports a nil Certificate passed to EnsureCertificate; the error
+// wraps apply.ErrNilObject too, like every other helper's nil-object refusal.
 var ErrNilCertificate = errors.New("certificate is nil")
 
 // EnsureCertificate creates or updates the cert-manager Certificate cert, controlled by
@@ -33,7 +34,7 @@ func EnsureCertificate(
 	cert *certmanagerv1.Certificate,
 ) (bool, error) {
 	if cert == nil {
-		return false, ErrNilCertificate
+		return false, fmt.Errorf("ensure certificate: %w: %w", ErrNilCertificate, apply.ErrNilObject)
 	}
 	if err := apply.EnsureObject(ctx, c, scheme, owner, cert, apply.FieldManager); err != nil {
 		return false, fmt.Errorf("ensure certificate: %w", err)

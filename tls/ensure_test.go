@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
 	"github.com/c5c3/reconciler-sdk/tls"
 )
@@ -136,8 +137,8 @@ func TestEnsureCertificateErrors(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 
-	if _, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, nil); !errors.Is(err, tls.ErrNilCertificate) {
-		t.Errorf("nil certificate: err = %v, want ErrNilCertificate", err)
+	if _, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, nil); !errors.Is(err, tls.ErrNilCertificate) || !errors.Is(err, apply.ErrNilObject) {
+		t.Errorf("nil certificate: err = %v, want ErrNilCertificate and apply.ErrNilObject", err)
 	}
 
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})

@@ -72,9 +72,10 @@ type Factory[T reconcile.Object] func(c client.Client) reconcile.Step[T]
 
 // Report is the outcome of one case.
 type Report[T reconcile.Object] struct {
-	// Result and Err are what the step returned through the runner.
+	// Result is the result the step returned through the runner.
 	Result ctrl.Result
-	Err    error
+	// Err is the error the step returned through the runner.
+	Err error
 	// Object is the custom resource after the step (the zero T when the case could not
 	// run).
 	Object T
