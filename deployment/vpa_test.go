@@ -3,13 +3,11 @@ package deployment_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,11 +15,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/c5c3/reconciler-sdk/capability"
 	"github.com/c5c3/reconciler-sdk/deployment"
-	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 func desiredVPA(ns, name string) *vpav1.VerticalPodAutoscaler {
@@ -122,7 +118,7 @@ func TestReconcileVPANotInstalled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
-	uninstallVPA(t)
+	env.RemoveCRDs(t, vpaCRDNames...)
 
 	// A fresh client: its mapper has never seen the kind.
 	c, counter, err := env.CountingClient()
@@ -145,7 +141,7 @@ func TestReconcileVPANotInstalled(t *testing.T) {
 	}
 	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionTrue, deployment.ReasonVPANotRequired)
 
-	installVPA(t)
+	env.InstallCRDs(t, vpaCRDs)
 	cond, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 	if err != nil {
 		t.Fatal(err)
@@ -153,47 +149,8 @@ func TestReconcileVPANotInstalled(t *testing.T) {
 	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionTrue, deployment.ReasonVPAReady)
 }
 
-const vpaCRDName = "verticalpodautoscalers.autoscaling.k8s.io"
-
-// uninstallVPA deletes the VerticalPodAutoscaler CRD, waits until discovery no longer
-// serves the kind, and installs it again when the test ends.
-func uninstallVPA(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: vpaCRDName}}
-	if err := env.Client.Delete(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { installVPA(t) })
-	eventually(t, "the VerticalPodAutoscaler kind to disappear", func(ctx context.Context) (bool, string, error) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd); !apierrors.IsNotFound(err) {
-			return false, "CRD still there", nil
-		}
-		fresh, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
-		if err != nil {
-			return false, "", err
-		}
-		served, err := capability.IsKindServed(fresh.RESTMapper(), deployment.VPAGroupVersionKind)
-		return !served, fmt.Sprintf("served=%v", served), err
-	})
-}
-
-// installVPA installs the VerticalPodAutoscaler CRD (if missing) and waits until it is
-// served.
-func installVPA(t *testing.T) {
-	t.Helper()
-	err := env.Client.Get(context.Background(), client.ObjectKey{Name: vpaCRDName}, &apiextensionsv1.CustomResourceDefinition{})
-	if err == nil {
-		return
-	}
-	paths, err := testenv.ResolveCRDPaths([]testenv.CRDSource{vpaCRDs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}); err != nil {
-		t.Fatalf("re-install the VPA CRDs: %v", err)
-	}
-}
+// vpaCRDNames are the CRDs of the VPA manifest (vpaCRDs).
+var vpaCRDNames = []string{"verticalpodautoscalers.autoscaling.k8s.io", "verticalpodautoscalercheckpoints.autoscaling.k8s.io"}
 
 // failDiscovery answers every discovery request for API groups with 503, the way an
 // overloaded API server or a broken aggregated API does; other requests pass.

@@ -14,11 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -218,45 +216,14 @@ func TestReconcileGatewayAPINotInstalled(t *testing.T) {
 	}
 
 	// The Gateway API is installed later: the next pass applies the route.
-	paths, err := testenv.ResolveCRDPaths([]testenv.CRDSource{{Module: testenv.GatewayAPIModule, Version: testenv.GatewayAPIVersion,
-		Files: []string{"config/crd/standard/gateway.networking.k8s.io_httproutes.yaml"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	crdOpts := envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}
-	if _, err := envtest.InstallCRDs(bare.Config, crdOpts); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uninstallHTTPRoute(t, crdOpts) })
+	bare.InstallCRDs(t, testenv.CRDSource{Module: testenv.GatewayAPIModule, Version: testenv.GatewayAPIVersion,
+		Files: []string{"config/crd/standard/gateway.networking.k8s.io_httproutes.yaml"}})
 	route := desiredRoute(t, ns)
 	cond, res, err = httproute.Reconcile(ctx, c, bare.Scheme, owner, key, route)
 	checkOutcome(t, "installed", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),
 		ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}, "waiting for Gateway")
 	if route.UID == "" {
 		t.Error("route not created after the Gateway API was installed")
-	}
-}
-
-// uninstallHTTPRoute removes the HTTPRoute CRD from bare again and waits until a fresh
-// client no longer finds the kind served, so the test can run again (go test -count).
-func uninstallHTTPRoute(t *testing.T, opts envtest.CRDInstallOptions) {
-	t.Helper()
-	if err := envtest.UninstallCRDs(bare.Config, opts); err != nil {
-		t.Fatalf("uninstall the HTTPRoute CRD: %v", err)
-	}
-	gvk := httproute.GVK
-	var served bool
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true,
-		func(context.Context) (bool, error) {
-			fresh, err := client.New(bare.Config, client.Options{Scheme: bare.Scheme})
-			if err != nil {
-				return false, err
-			}
-			served, err = capability.IsKindServed(fresh.RESTMapper(), gvk)
-			return !served, err
-		})
-	if err != nil {
-		t.Fatalf("HTTPRoute still served after uninstalling its CRD (served=%v): %v", served, err)
 	}
 }
 

@@ -32,6 +32,11 @@
 // kit works from any module that imports the SDK, not only from this repository. Add
 // your own operator's CRDs with [Options.CRDPaths].
 //
+// An optional child's flow has an "API not installed" branch. [Env.RemoveCRDs] takes
+// an API away for one test and [Env.InstallCRDs] adds one for one test; both wait until
+// discovery (and, on install, the new storage) has caught up, and undo themselves when
+// the test ends, so the shared control plane is the same for the next test.
+//
 // # Simulators
 //
 // Plain envtest runs no controllers: no garbage collector, no Deployment, ReplicaSet
