@@ -8,7 +8,9 @@
 // case as a subtest on controller-runtime's fake client, through a one-step
 // reconcile.Pipeline, so the runner's rules hold as in production: an error wins over a
 // result, a panic becomes an error wrapping reconcile.ErrPanic, and a Parallel group
-// merges its members' conditions.
+// merges its members' conditions. Only the step runs: Ready is not re-aggregated and
+// no status is written (that is reconcile.RunPass's job, tested on envtest), so expect
+// the step's own conditions, not Ready.
 //
 // The fake client does not run admission, defaulting or garbage collection; steps whose
 // behaviour depends on the API server belong in an envtest suite as well.
