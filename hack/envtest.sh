@@ -42,8 +42,9 @@ fi
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/reconciler-sdk/envtest"
 cache_dir="$cache_root/$ENVTEST_K8S_VERSION"
 
-# 2. Cache directory (complete builds only ever appear here, see step 4).
-if has_core "$cache_dir"; then
+# 2. Cache directory (complete builds only ever appear here, see step 4). A cache from an
+#    older version of this script may lack the real-controller binaries: rebuild then.
+if has_all "$cache_dir"; then
   abspath "$cache_dir"
   exit 0
 fi
@@ -118,6 +119,11 @@ has_all "$out" || die "build finished without all binaries in $out"
 "$out/kube-apiserver" --version >&2
 # Publish atomically: a concurrent run may have won the race; keep whichever landed first.
 if ! mv -T "$out" "$cache_dir" 2>/dev/null; then
-  has_core "$cache_dir" || die "could not move the build into $cache_dir"
+  if ! has_all "$cache_dir"; then
+    # An incomplete older cache: swap it out for this build.
+    stale="$work/stale"
+    mv -T "$cache_dir" "$stale" && mv -T "$out" "$cache_dir" ||
+      die "could not move the build into $cache_dir"
+  fi
 fi
 abspath "$cache_dir"
