@@ -19,7 +19,7 @@ func TestCoreStaysLight(t *testing.T) {
 		"k8s.io/autoscaler/",
 		"sigs.k8s.io/multicluster-runtime",
 	}
-	for _, pkg := range []string{"./apply", "./config", "./reconcile", "./policy"} {
+	for _, pkg := range []string{"./apply/...", "./config/...", "./reconcile/...", "./policy/..."} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

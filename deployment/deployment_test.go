@@ -311,8 +311,8 @@ func TestEnsureDeploymentKeepsAutoscaledReplicas(t *testing.T) {
 		if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, pinned); err != nil {
 			t.Fatal(err)
 		}
-		if *pinned.Spec.Replicas != 2 {
-			t.Errorf("explicit replicas: stored %d, want 2", *pinned.Spec.Replicas)
+		if got, _ := storedReplicas(t, key); got != 2 {
+			t.Errorf("explicit replicas: stored %d, want 2", got)
 		}
 	})
 }

@@ -1,9 +1,11 @@
 package deployment_test
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,9 +36,12 @@ func newUnpersisted(ns string) *corev1.ConfigMap {
 }
 
 // unchangedByApply reports whether after is before with no write of the SDK's field
-// manager in between: the same generation (no spec change) and the same Apply entry in
-// managedFields. Under real controllers resourceVersion also moves with every status
-// update, so it cannot tell a no-op apply from a write.
+// manager in between: the same generation (no spec change), the same labels,
+// annotations, owner references and finalizers, the same spec, and the same Apply entry
+// of the SDK in managedFields. Under real controllers resourceVersion also moves with
+// every status update, so it cannot tell a no-op apply from a write; the Apply entry's
+// time has one-second resolution, so the comparison of metadata and spec is what
+// catches a write landing in the same second as the previous apply.
 func unchangedByApply(before, after client.Object) bool {
 	entry := func(o client.Object) string {
 		for _, mf := range o.GetManagedFields() {
@@ -46,5 +51,25 @@ func unchangedByApply(before, after client.Object) bool {
 		}
 		return ""
 	}
-	return before.GetGeneration() == after.GetGeneration() && entry(before) == entry(after) && entry(before) != ""
+	// written is what a write of the SDK could change: metadata it applies and the spec.
+	written := func(o client.Object) map[string]any {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
+		// The Deployment controller stamps deployment.kubernetes.io/revision on its own.
+		annotations := map[string]string{}
+		for k, v := range o.GetAnnotations() {
+			if !strings.HasPrefix(k, "deployment.kubernetes.io/") {
+				annotations[k] = v
+			}
+		}
+		return map[string]any{
+			"labels": o.GetLabels(), "annotations": annotations,
+			"ownerReferences": o.GetOwnerReferences(), "finalizers": o.GetFinalizers(),
+			"spec": u["spec"],
+		}
+	}
+	return before.GetGeneration() == after.GetGeneration() && entry(before) == entry(after) && entry(before) != "" &&
+		equality.Semantic.DeepEqual(written(before), written(after))
 }

@@ -92,8 +92,13 @@ func TestReconcileHPALifecycle(t *testing.T) {
 	if _, err := deployment.ReconcileHPA(ctx, c, env.Scheme, owner, key, changed); err != nil {
 		t.Fatal(err)
 	}
-	if changed.Spec.MaxReplicas != 8 {
-		t.Errorf("maxReplicas = %d, want 8", changed.Spec.MaxReplicas)
+	stored := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := env.Client.Get(ctx, key, stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored.Spec.MaxReplicas != 8 || stored.Generation == hpa.Generation {
+		t.Errorf("stored maxReplicas = %d at generation %d (was %d), want 8 at a new generation",
+			stored.Spec.MaxReplicas, stored.Generation, hpa.Generation)
 	}
 
 	// No longer wanted: deleted, True/HPANotRequired.

@@ -8,6 +8,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
@@ -57,8 +58,13 @@ func TestEnsurePodDisruptionBudget(t *testing.T) {
 	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, changed); err != nil {
 		t.Fatal(err)
 	}
-	if changed.Spec.MinAvailable.IntVal != 2 {
-		t.Errorf("minAvailable = %v, want 2", changed.Spec.MinAvailable)
+	stored := &policyv1.PodDisruptionBudget{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(changed), stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored.Spec.MinAvailable.IntVal != 2 || stored.Generation == first.Generation {
+		t.Errorf("stored minAvailable = %v at generation %d (was %d), want 2 at a new generation",
+			stored.Spec.MinAvailable, stored.Generation, first.Generation)
 	}
 
 	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, nil); !errors.Is(err, apply.ErrNilObject) {

@@ -102,8 +102,13 @@ func TestReconcileLifecycle(t *testing.T) {
 	widened := desiredPolicy(ns, "gateways", "monitoring")
 	cond, err = netpol.Reconcile(ctx, c, env.Scheme, owner, key, widened)
 	checkCond(t, "widened", cond, err, netpol.ReasonReady, "2 ingress rule(s)")
-	if len(widened.Spec.Ingress) != 2 {
-		t.Fatalf("ingress rules = %d, want 2", len(widened.Spec.Ingress))
+	stored := &networkingv1.NetworkPolicy{}
+	if err := env.Client.Get(ctx, key, stored); err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Spec.Ingress) != 2 || stored.Generation == created.Generation {
+		t.Fatalf("stored ingress rules = %d at generation %d (was %d), want 2 at a new generation",
+			len(stored.Spec.Ingress), stored.Generation, created.Generation)
 	}
 
 	// Removed from the spec: deleted.

@@ -129,8 +129,12 @@ func TestEnsurePushSecretKeepsOthersFieldsAndRestoresOurs(t *testing.T) {
 	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, pinned); err != nil {
 		t.Fatal(err)
 	}
-	if pinned.Spec.UpdatePolicy != esov1alpha1.PushSecretUpdatePolicyReplace {
-		t.Errorf("updatePolicy = %q, want the builder's Replace", pinned.Spec.UpdatePolicy)
+	stored := &esov1alpha1.PushSecret{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pinned), stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored.Spec.UpdatePolicy != esov1alpha1.PushSecretUpdatePolicyReplace {
+		t.Errorf("stored updatePolicy = %q, want the builder's Replace", stored.Spec.UpdatePolicy)
 	}
 }
 

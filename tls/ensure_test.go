@@ -8,6 +8,7 @@ import (
 
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,8 +94,13 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 	if err != nil || ready {
 		t.Fatalf("after spec change: ready=%v err=%v, want (false, nil) until re-issued", ready, err)
 	}
-	if len(changed.Spec.DNSNames) != 2 {
-		t.Errorf("spec not updated: %v", changed.Spec.DNSNames)
+	stored := &certmanagerv1.Certificate{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(changed), stored); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"keystone-db.example.org", "db.keystone.svc"}, stored.Spec.DNSNames); diff != "" || stored.Generation == issued.Generation {
+		t.Errorf("stored dnsNames at generation %d (was %d), want the new names at a new generation (-want +got):\n%s",
+			stored.Generation, issued.Generation, diff)
 	}
 	if _, err := testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
 		t.Fatal(err)
