@@ -3,9 +3,11 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -149,7 +151,7 @@ func TestRunPassPersistsAndSkipsUnchangedStatus(t *testing.T) {
 	if w.Status.Endpoint != "http://widget:8080" || !controllerutil.ContainsFinalizer(w, widgetFinalizer) {
 		t.Errorf("stored endpoint %q, finalizers %v", w.Status.Endpoint, w.Finalizers)
 	}
-	firstLTT := meta.FindStatusCondition(w.Status.Conditions, "ConfigReady").LastTransitionTime
+	pinned := pinLTT(t, key)
 
 	// A converged pass: one GET, no write at all.
 	counter.Reset()
@@ -162,6 +164,7 @@ func TestRunPassPersistsAndSkipsUnchangedStatus(t *testing.T) {
 
 	// A spec change: every condition is re-stamped with the new generation in one write,
 	// and no lastTransitionTime moves because no status flipped.
+	w = getWidget(t, key)
 	w.Spec.Replicas = 3
 	if err := env.Client.Update(ctx, w); err != nil {
 		t.Fatal(err)
@@ -175,8 +178,40 @@ func TestRunPassPersistsAndSkipsUnchangedStatus(t *testing.T) {
 	}
 	w = getWidget(t, key)
 	assertConditions(t, w, allReadyConditions(2)...)
-	if got := meta.FindStatusCondition(w.Status.Conditions, "ConfigReady").LastTransitionTime; !got.Equal(&firstLTT) {
-		t.Errorf("ConfigReady lastTransitionTime moved from %v to %v without a status flip", firstLTT, got)
+	assertLTT(t, w, pinned)
+}
+
+// pinLTT sets the lastTransitionTime of every stored condition of the widget at key to
+// an hour ago, in whole seconds as the API server stores it, and returns that time. A
+// later pass that re-stamps a condition it did not flip then shows, even when it runs
+// within the same second as the pass that set the condition.
+func pinLTT(t *testing.T, key types.NamespacedName) metav1.Time {
+	t.Helper()
+	w := getWidget(t, key)
+	if len(w.Status.Conditions) == 0 {
+		t.Fatal("pinLTT: the widget has no conditions")
+	}
+	pinned := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
+	for i := range w.Status.Conditions {
+		w.Status.Conditions[i].LastTransitionTime = pinned
+	}
+	if err := env.Client.Status().Update(context.Background(), w); err != nil {
+		t.Fatalf("pin lastTransitionTime: %v", err)
+	}
+	return pinned
+}
+
+// assertLTT checks that the conditions of the flipped types carry a lastTransitionTime
+// other than pinned and that every other condition kept pinned.
+func assertLTT(t *testing.T, w *Widget, pinned metav1.Time, flipped ...string) {
+	t.Helper()
+	for _, c := range w.Status.Conditions {
+		switch moved := !c.LastTransitionTime.Equal(&pinned); {
+		case slices.Contains(flipped, c.Type) && !moved:
+			t.Errorf("%s flipped to %s but kept its lastTransitionTime %v", c.Type, c.Status, pinned)
+		case !slices.Contains(flipped, c.Type) && moved:
+			t.Errorf("%s lastTransitionTime moved from %v to %v without a status flip", c.Type, pinned, c.LastTransitionTime)
+		}
 	}
 }
 
@@ -213,6 +248,7 @@ func TestRunPassRequeue(t *testing.T) {
 	if _, err := r.Reconcile(ctx, key); err != nil {
 		t.Fatal(err)
 	}
+	pinned := pinLTT(t, key)
 	r.deployment = func(w *Widget) (ctrl.Result, error) {
 		reconcile.MarkFalse(w, "DeploymentReady", "WaitingForDeployment", "0/1 replicas available")
 		return ctrl.Result{RequeueAfter: reconcile.DeploymentPollInterval}, nil
@@ -228,6 +264,8 @@ func TestRunPassRequeue(t *testing.T) {
 		cond("DeploymentReady", "False", "WaitingForDeployment", "0/1 replicas available", 1),
 		cond("Ready", "False", "WaitingForDeployment", "DeploymentReady is False: 0/1 replicas available", 1),
 	)
+	// Only the two conditions that flipped got a new lastTransitionTime.
+	assertLTT(t, w, pinned, "DeploymentReady", "Ready")
 	if w.Status.Endpoint != "http://widget:8080" {
 		t.Errorf("endpoint %q lost", w.Status.Endpoint)
 	}
@@ -297,13 +335,29 @@ func TestRunPassDeletionPath(t *testing.T) {
 		t.Errorf("Ready = %+v, want False while deleting", c)
 	}
 
-	// Cleanup done: the finalizer goes, the object is deleted, no status write fails.
-	r.cleanup = func(*Widget) (bool, error) { return true, nil }
+	// Cleanup done: the pass flips CleanupReady to True and removes the finalizer, so the
+	// object is deleted before the status write. That write is still sent (the status
+	// changed), answers 404 for the gone object, and the pass ends without an error.
+	var statusWriteErrs []error
+	r.client = interceptor.NewClient(withWatch(t), interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			err := c.SubResource(sub).Update(ctx, obj, opts...)
+			statusWriteErrs = append(statusWriteErrs, err)
+			return err
+		},
+	})
+	r.cleanup = func(w *Widget) (bool, error) {
+		reconcile.MarkTrue(w, "CleanupReady", "CleanupDone", "remote children removed")
+		return true, nil
+	}
 	if res, err := r.Reconcile(ctx, key); err != nil || !res.IsZero() {
 		t.Fatalf("final pass = %+v, %v", res, err)
 	}
 	if err := env.Client.Get(ctx, key, &Widget{}); !apierrors.IsNotFound(err) {
 		t.Errorf("widget still there after its finalizer was removed: %v", err)
+	}
+	if len(statusWriteErrs) != 1 || !apierrors.IsNotFound(statusWriteErrs[0]) {
+		t.Errorf("final pass status writes returned %v, want one 404 for the gone object", statusWriteErrs)
 	}
 	// And a pass for the gone object is a no-op.
 	if res, err := r.Reconcile(ctx, key); err != nil || !res.IsZero() {
@@ -363,6 +417,48 @@ func TestRunPassSurvivesConflict(t *testing.T) {
 	)
 	if w.Status.Endpoint != "http://moved:8080" {
 		t.Errorf("endpoint = %q, want this pass's change reapplied", w.Status.Endpoint)
+	}
+}
+
+// TestRunPassObjectGoneDuringConflictRetry: the status write answers 409 and the object
+// is deleted before the refetch; the refetch's 404 ends the retry without an error.
+func TestRunPassObjectGoneDuringConflictRetry(t *testing.T) {
+	ctx := context.Background()
+	key := createWidget(t, env.Namespace(t))
+	var statusUpdates atomic.Int32
+	var getErrs []error
+	c := interceptor.NewClient(withWatch(t), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			err := c.Get(ctx, key, obj, opts...)
+			if statusUpdates.Load() > 0 {
+				getErrs = append(getErrs, err)
+			}
+			return err
+		},
+		SubResourceUpdate: func(ctx context.Context, _ client.Client, _ string, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+			if statusUpdates.Add(1) == 1 {
+				// The widget has no finalizer: the delete removes it at once.
+				if err := env.Client.Delete(ctx, getWidget(t, key)); err != nil {
+					t.Errorf("concurrent delete: %v", err)
+				}
+			}
+			return apierrors.NewConflict(schema.GroupResource{Group: widgetGV.Group, Resource: "widgets"}, obj.GetName(), errors.New("object was modified"))
+		},
+	})
+	opts := reconcile.DefaultPassOptions("SecretsReady")
+	opts.ConflictBackoff = wait.Backoff{Steps: 3, Duration: 1}
+	res, err := reconcile.RunPass(ctx, c, key, &Widget{}, opts, func(_ context.Context, w *Widget) (ctrl.Result, error) {
+		reconcile.MarkTrue(w, "SecretsReady", "SecretsAvailable", "")
+		return ctrl.Result{RequeueAfter: reconcile.RetryInterval}, nil
+	})
+	if err != nil || res.RequeueAfter != reconcile.RetryInterval {
+		t.Fatalf("pass = %+v, %v; want its requeue and no error for the gone object", res, err)
+	}
+	if n := statusUpdates.Load(); n != 1 {
+		t.Errorf("status updates = %d, want 1 (the conflicting one; the gone object is not written)", n)
+	}
+	if len(getErrs) != 1 || !apierrors.IsNotFound(getErrs[0]) {
+		t.Errorf("gets after the conflict returned %v, want one 404 (the refetch)", getErrs)
 	}
 }
 

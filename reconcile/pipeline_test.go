@@ -253,9 +253,20 @@ func TestParallelGroup(t *testing.T) {
 	if strings.Contains(err.Error(), "VPA") || strings.Contains(err.Error(), "NetworkPolicy saw") {
 		t.Errorf("error %q names members that did not fail", err)
 	}
+	// Each member gets a copy of its own: not the original, and not one another's.
+	copyOf := map[*Widget]string{}
 	for _, name := range []string{"HPA", "NetworkPolicy", "VPA"} {
-		if obj, _ := seen.Load(name); obj == w || obj == nil {
-			t.Errorf("member %s ran on the original object (or not at all), want its own copy", name)
+		v, _ := seen.Load(name)
+		obj, _ := v.(*Widget)
+		switch {
+		case obj == nil:
+			t.Errorf("member %s did not run", name)
+		case obj == w:
+			t.Errorf("member %s ran on the original object, want its own copy", name)
+		case copyOf[obj] != "":
+			t.Errorf("members %s and %s ran on the same copy, want one copy each", copyOf[obj], name)
+		default:
+			copyOf[obj] = name
 		}
 	}
 	if w.Spec.Message != "original" {
