@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -530,109 +531,93 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 	}
 }
 
-// TestReconcileProvisionAPIErrors injects API failures: each returns the zero
-// condition, a zero result and an error that names the object and keeps the cause.
+// TestReconcileProvisionAPIErrors injects API failures on a real API server at each
+// request of the flow: the pass returns the zero condition, a zero result and an error
+// that names the object and keeps the cause; nothing after the failed request is
+// attempted (the writes the flow sent are recorded) and none of the objects the flow
+// would write after it exists.
 func TestReconcileProvisionAPIErrors(t *testing.T) {
-	ns := "ns"
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns, UID: "uid-1"}}
-	server := &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns},
-		Status: mariadbv1alpha1.MariaDBStatus{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "StatefulSetReady"}}}}
-	readyDB := desiredDatabase(ns)
-	readyDB.Status.Conditions = server.Status.Conditions
 	boom := apierrors.NewServiceUnavailable("etcd is down")
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, passwordSecret, errors.New("RBAC"))
-
-	tests := map[string]struct {
-		objs  []client.Object
-		funcs interceptor.Funcs
-		text  string
-		is    func(error) bool
-	}{
-		"get MariaDB": {
-			funcs: interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, o client.Object, opts ...client.GetOption) error {
-				return boom
-			}},
-			text: "get MariaDB ns/mariadb", is: apierrors.IsServiceUnavailable,
-		},
-		"get password Secret": {
-			objs: []client.Object{server, readyDB},
-			funcs: interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, o client.Object, opts ...client.GetOption) error {
-				if _, ok := o.(*corev1.Secret); ok {
-					return forbidden
-				}
-				return c.Get(ctx, k, o, opts...)
-			}},
-			text: "get password Secret ns/keystone-db-password", is: apierrors.IsForbidden,
-		},
-		"create password Secret": {
-			objs: []client.Object{server, readyDB},
-			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
-				return forbidden
-			}},
-			text: "create password Secret ns/keystone-db-password", is: apierrors.IsForbidden,
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			base := fake.NewClientBuilder().WithScheme(env.Scheme).WithObjects(tc.objs...).
-				WithStatusSubresource(&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}).Build()
-			c := interceptor.NewClient(base, tc.funcs)
-			cond, res, err := database.ReconcileProvision(context.Background(), c, env.Scheme, owner, params(ns, true))
-			if err == nil || !tc.is(err) || !strings.Contains(err.Error(), tc.text) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.text)
-			}
-			if cond != (metav1.Condition{}) || !res.IsZero() {
-				t.Errorf("cond %+v result %+v, want zero values with an error", cond, res)
-			}
-		})
-	}
-}
-
-// TestReconcileProvisionWriteErrors injects write failures on a real API server at each
-// write of the flow: the pass returns the zero condition and an error naming the
-// object, and nothing after the failed write is attempted.
-func TestReconcileProvisionWriteErrors(t *testing.T) {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "k8s.mariadb.com", Resource: "things"}, "keystone", errors.New("RBAC"))
-	kindOf := func(ac runtime.ApplyConfiguration) string {
-		if k, ok := ac.(interface{ GetKind() string }); ok {
-			return k.GetKind()
-		}
-		return ""
+	failGet := func(match func(client.Object) bool, err error) interceptor.Funcs {
+		return interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, o client.Object, opts ...client.GetOption) error {
+			if match(o) {
+				return err
+			}
+			return c.Get(ctx, k, o, opts...)
+		}}
 	}
 	failApply := func(kind string) interceptor.Funcs {
 		return interceptor.Funcs{Apply: func(ctx context.Context, c client.WithWatch, ac runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-			if kindOf(ac) == kind {
+			if applyKind(ac) == kind {
 				return forbidden
 			}
 			return c.Apply(ctx, ac, opts...)
 		}}
 	}
+	failCreate := func(err func(o client.Object) error) interceptor.Funcs {
+		return interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			return err(o)
+		}}
+	}
+	isMariaDB := func(o client.Object) bool { _, ok := o.(*mariadbv1alpha1.MariaDB); return ok }
+	isSecret := func(o client.Object) bool { _, ok := o.(*corev1.Secret); return ok }
+	secret := func() client.Object { return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: passwordSecret}} }
+	user := func() client.Object { return &mariadbv1alpha1.User{} }
+	grant := func() client.Object { return &mariadbv1alpha1.Grant{} }
+
 	tests := map[string]struct {
+		// databaseReady runs a pass without generation first and marks the Database
+		// ready, so the flow gets past step 2.
 		databaseReady bool
 		funcs         interceptor.Funcs
 		text          string
 		is            func(error) bool
-		absent        client.Object
+		// writes are the writes the failing pass sends, in order; the last one is the
+		// failed one when a write fails.
+		writes []string
+		// absent are the objects the flow writes after the failed request.
+		absent []client.Object
 	}{
+		"get MariaDB": {
+			funcs: failGet(isMariaDB, boom), text: "get MariaDB %s/mariadb", is: apierrors.IsServiceUnavailable,
+			absent: []client.Object{&mariadbv1alpha1.Database{}, secret(), user(), grant()},
+		},
 		"apply Database": {
 			funcs: failApply("Database"), text: "apply Database %s/keystone", is: apierrors.IsForbidden,
-			absent: &mariadbv1alpha1.Database{},
+			writes: []string{"apply Database"},
+			absent: []client.Object{secret(), user(), grant()},
 		},
-		"apply User": {
-			databaseReady: true, funcs: failApply("User"), text: "apply User %s/keystone", is: apierrors.IsForbidden,
-			absent: &mariadbv1alpha1.Grant{},
+		"get password Secret": {
+			databaseReady: true, funcs: failGet(isSecret, forbidden),
+			text: "get password Secret %s/keystone-db-password", is: apierrors.IsForbidden,
+			writes: []string{"apply Database"},
+			absent: []client.Object{secret(), user(), grant()},
 		},
-		"apply Grant": {
-			databaseReady: true, funcs: failApply("Grant"), text: "apply Grant %s/keystone", is: apierrors.IsForbidden,
-			absent: &mariadbv1alpha1.Grant{},
+		"create password Secret": {
+			databaseReady: true, funcs: failCreate(func(client.Object) error { return forbidden }),
+			text: "create password Secret %s/keystone-db-password", is: apierrors.IsForbidden,
+			writes: []string{"apply Database", "create Secret"},
+			absent: []client.Object{user(), grant()},
 		},
 		"Secret vanishes after AlreadyExists": {
 			databaseReady: true,
-			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			funcs: failCreate(func(o client.Object) error {
 				return apierrors.NewAlreadyExists(schema.GroupResource{Resource: "secrets"}, o.GetName())
-			}},
+			}),
 			text: "get password Secret %s/keystone-db-password", is: apierrors.IsNotFound,
-			absent: &mariadbv1alpha1.User{},
+			writes: []string{"apply Database", "create Secret"},
+			absent: []client.Object{user(), grant()},
+		},
+		"apply User": {
+			databaseReady: true, funcs: failApply("User"), text: "apply User %s/keystone", is: apierrors.IsForbidden,
+			writes: []string{"apply Database", "create Secret", "apply User"},
+			absent: []client.Object{grant()},
+		},
+		"apply Grant": {
+			// The last write of the flow: the recorded writes show nothing follows it.
+			databaseReady: true, funcs: failApply("Grant"), text: "apply Grant %s/keystone", is: apierrors.IsForbidden,
+			writes: []string{"apply Database", "create Secret", "apply User", "apply Grant"},
 		},
 	}
 	for name, tc := range tests {
@@ -649,7 +634,9 @@ func TestReconcileProvisionWriteErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cond, res, err := provision(ctx, t, interceptor.NewClient(base, tc.funcs), owner, true)
+			// The recorder wraps the failing client, so it sees the failed write too.
+			c, writes := recordWrites(interceptor.NewClient(base, tc.funcs))
+			cond, res, err := provision(ctx, t, c, owner, true)
 			text := fmt.Sprintf(tc.text, ns)
 			if err == nil || !tc.is(err) || !strings.Contains(err.Error(), text) {
 				t.Fatalf("err = %v, want one containing %q", err, text)
@@ -657,9 +644,77 @@ func TestReconcileProvisionWriteErrors(t *testing.T) {
 			if cond != (metav1.Condition{}) || !res.IsZero() {
 				t.Errorf("cond %+v result %+v, want zero values with an error", cond, res)
 			}
-			if err := env.Client.Get(ctx, objectKey(ns, "keystone"), tc.absent); !apierrors.IsNotFound(err) {
-				t.Errorf("%T exists after the failed write (err %v)", tc.absent, err)
+			if diff := cmp.Diff(tc.writes, *writes); diff != "" {
+				t.Errorf("writes of the failing pass (-want +got):\n%s", diff)
+			}
+			for _, obj := range tc.absent {
+				name := obj.GetName()
+				if name == "" {
+					name = "keystone"
+				}
+				if err := env.Client.Get(ctx, objectKey(ns, name), obj); !apierrors.IsNotFound(err) {
+					t.Errorf("%T %s exists after the failed request (err %v), want nothing written after it", obj, name, err)
+				}
 			}
 		})
 	}
+}
+
+// applyKind is the kind of an apply configuration.
+func applyKind(ac runtime.ApplyConfiguration) string {
+	if k, ok := ac.(interface{ GetKind() string }); ok {
+		return k.GetKind()
+	}
+	return ""
+}
+
+// recordWrites wraps c so that every write sent through it, failed or not, is recorded
+// as "<verb> <Kind>" (a status write as "<verb> <Kind>/<subresource>").
+func recordWrites(c client.WithWatch) (client.WithWatch, *[]string) {
+	var mu sync.Mutex
+	var writes []string
+	record := func(verb, kind string) {
+		mu.Lock()
+		defer mu.Unlock()
+		writes = append(writes, verb+" "+kind)
+	}
+	kindOf := func(o client.Object) string { return reflect.TypeOf(o).Elem().Name() }
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			record("create", kindOf(o))
+			return c.Create(ctx, o, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.UpdateOption) error {
+			record("update", kindOf(o))
+			return c.Update(ctx, o, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
+			record("patch", kindOf(o))
+			return c.Patch(ctx, o, p, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, ac runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			record("apply", applyKind(ac))
+			return c.Apply(ctx, ac, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.DeleteOption) error {
+			record("delete", kindOf(o))
+			return c.Delete(ctx, o, opts...)
+		},
+		DeleteAllOf: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.DeleteAllOfOption) error {
+			record("deleteAllOf", kindOf(o))
+			return c.DeleteAllOf(ctx, o, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
+			record("update", kindOf(o)+"/"+sub)
+			return c.SubResource(sub).Update(ctx, o, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, o client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			record("patch", kindOf(o)+"/"+sub)
+			return c.SubResource(sub).Patch(ctx, o, p, opts...)
+		},
+		SubResourceApply: func(ctx context.Context, c client.Client, sub string, ac runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+			record("apply", applyKind(ac)+"/"+sub)
+			return c.SubResource(sub).Apply(ctx, ac, opts...)
+		},
+	}), &writes
 }

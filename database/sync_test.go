@@ -110,6 +110,13 @@ func TestReconcileSyncJobsCompletes(t *testing.T) {
 
 // TestReconcileSyncJobsInOrder: the second Job is not created before the first has
 // completed; both complete for real, in order.
+//
+// The order is checked on the flow's own reads, not on timestamps (one-second
+// precision): the flow's client records what each pass last read of db-expand, and the
+// create of db-contract must follow a read, in the same pass, that found db-expand
+// Complete. Completion is final, so a correct flow always passes; a flow that creates
+// db-contract after reading db-expand running (or without reading it in that pass)
+// always fails, whatever the timing of the Job controller.
 func TestReconcileSyncJobsInOrder(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -120,7 +127,43 @@ func TestReconcileSyncJobsInOrder(t *testing.T) {
 			{Job: syncJob(ns, "db-contract", "keystone:1"), RerunKey: "keystone:1"},
 		}
 	}
-	cond, _, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner, build()...)
+	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		expandRead     string // what this pass last read of db-expand: "", "NotFound", "running", "Complete"
+		contractCreate []string
+	)
+	c := interceptor.NewClient(base, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, o client.Object, opts ...client.GetOption) error {
+			err := c.Get(ctx, k, o, opts...)
+			if k == objectKey(ns, "db-expand") {
+				switch j, _ := o.(*batchv1.Job); {
+				case apierrors.IsNotFound(err):
+					expandRead = "NotFound"
+				case err == nil && jobComplete(j):
+					expandRead = "Complete"
+				default:
+					expandRead = "running"
+				}
+			}
+			return err
+		},
+		Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			if client.ObjectKeyFromObject(o) == objectKey(ns, "db-contract") {
+				contractCreate = append(contractCreate, expandRead)
+			}
+			return c.Create(ctx, o, opts...)
+		},
+	})
+	pass := func(ctx context.Context) (metav1.Condition, error) {
+		expandRead = ""
+		cond, _, err := database.ReconcileSyncJobs(ctx, c, env.Scheme, owner, build()...)
+		return cond, err
+	}
+
+	cond, err := pass(ctx)
 	if err != nil || cond.Reason != database.ReasonDBSyncInProgress || !strings.Contains(cond.Message, "db-expand") {
 		t.Fatalf("first pass = (%+v, %v), want DBSyncInProgress on db-expand", cond, err)
 	}
@@ -129,26 +172,33 @@ func TestReconcileSyncJobsInOrder(t *testing.T) {
 	}
 
 	eventually(t, "both Jobs to complete", func(ctx context.Context) (bool, string, error) {
-		cond, _, err = database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner, build()...)
+		cond, err = pass(ctx)
 		return cond.Reason == database.ReasonDatabaseSynced, fmt.Sprintf("%+v", cond), err
 	})
 	if want := "db-sync Jobs " + ns + "/db-expand, " + ns + "/db-contract completed"; cond.Message != want {
 		t.Errorf("message = %q, want %q", cond.Message, want)
 	}
-	expand, contract := &batchv1.Job{}, &batchv1.Job{}
-	if err := env.Client.Get(ctx, objectKey(ns, "db-expand"), expand); err != nil {
-		t.Fatal(err)
+	// One create of db-contract, in a pass that had read db-expand Complete.
+	if diff := cmp.Diff([]string{"Complete"}, contractCreate); diff != "" {
+		t.Errorf("db-expand as read before each create of db-contract (-want +got):\n%s", diff)
 	}
+	contract := &batchv1.Job{}
 	if err := env.Client.Get(ctx, objectKey(ns, "db-contract"), contract); err != nil {
 		t.Fatal(err)
-	}
-	if !contract.CreationTimestamp.After(expand.Status.CompletionTime.Time) &&
-		!contract.CreationTimestamp.Equal(expand.Status.CompletionTime) {
-		t.Errorf("db-contract created %s, before db-expand completed %s", contract.CreationTimestamp, expand.Status.CompletionTime)
 	}
 	if contract.Annotations[job.PodSpecHashAnnotation] == "" {
 		t.Error("db-contract carries no re-run key annotation")
 	}
+}
+
+// jobComplete reports whether j has a Complete condition with status True.
+func jobComplete(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // TestReconcileSyncJobsFailed: a permanently failed Job gives DBSyncFailed and a

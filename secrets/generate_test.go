@@ -245,6 +245,9 @@ func TestEnsureGeneratedSecretAddsMissingKeyOnly(t *testing.T) {
 	}
 }
 
+// TestEnsureGeneratedSecretConcurrentFirstPasses releases four first passes together.
+// They may well run one after another, so this does not force the lost-create path;
+// TestEnsureGeneratedSecretLosesCreateRace does.
 func TestEnsureGeneratedSecretConcurrentFirstPasses(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -280,6 +283,94 @@ func TestEnsureGeneratedSecretConcurrentFirstPasses(t *testing.T) {
 	}
 	if generated != 1 {
 		t.Errorf("%d workers generated a value, want exactly 1: %v", generated, outcomes)
+	}
+}
+
+// TestEnsureGeneratedSecretLosesCreateRace forces the create race on a real API
+// server: between the pass's read (NotFound) and its create, a competing writer
+// creates the Secret. The pass's create then fails with AlreadyExists from the API
+// server; the pass reads again and ends with the competitor's Secret, never
+// overwriting its value.
+func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
+	const theirs = "Competitor0Value0Written0First00"
+	cases := map[string]struct {
+		// competitor is the data the competing writer creates the Secret with.
+		competitor  map[string][]byte
+		wantOutcome secrets.GenerateOutcome
+		wantPatches int
+	}{
+		"the winner wrote the key: keep it": {
+			competitor:  map[string][]byte{"password": []byte(theirs)},
+			wantOutcome: secrets.SecretKept,
+		},
+		"the winner's Secret lacks the key: add it, keep the rest": {
+			competitor:  map[string][]byte{"username": []byte("admin")},
+			wantOutcome: secrets.SecretGenerated, wantPatches: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns)
+			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "raced"}, "password")
+
+			base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var creates, patches int
+			var competitorRV string
+			c := interceptor.NewClient(base, interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					creates++
+					if creates == 1 {
+						// The competing writer gets there first.
+						winner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: gs.Key.Name}, Data: tc.competitor}
+						if err := env.Client.Create(ctx, winner); err != nil {
+							t.Errorf("competing create: %v", err)
+						}
+						competitorRV = winner.ResourceVersion
+					}
+					return c.Create(ctx, obj, opts...) // the API server answers AlreadyExists
+				},
+				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					patches++
+					return c.Patch(ctx, obj, patch, opts...)
+				},
+			})
+
+			outcome, err := secrets.EnsureGeneratedSecret(ctx, c, env.Scheme, owner, gs)
+			if err != nil || outcome != tc.wantOutcome {
+				t.Fatalf("= %v, %v; want %v", outcome, err, tc.wantOutcome)
+			}
+			if creates != 1 {
+				t.Errorf("%d creates, want 1 (the lost race is not retried as a create)", creates)
+			}
+			if patches != tc.wantPatches {
+				t.Errorf("%d patches, want %d", patches, tc.wantPatches)
+			}
+			stored := &corev1.Secret{}
+			if err := env.Client.Get(ctx, gs.Key, stored); err != nil {
+				t.Fatal(err)
+			}
+			if want := string(tc.competitor["password"]); want != "" {
+				if got := string(stored.Data["password"]); got != want {
+					t.Error("the competitor's value was overwritten")
+				}
+				if stored.ResourceVersion != competitorRV {
+					t.Errorf("resourceVersion %s -> %s: the competitor's Secret was written", competitorRV, stored.ResourceVersion)
+				}
+			} else if got := stored.Data["password"]; len(got) != secrets.DefaultGeneratedLength || !alphanumeric.Match(got) {
+				t.Errorf("added value has %d bytes, want %d alphanumeric characters", len(got), secrets.DefaultGeneratedLength)
+			}
+			if string(stored.Data["username"]) != string(tc.competitor["username"]) {
+				t.Errorf("username = %q, want the competitor's %q", stored.Data["username"], tc.competitor["username"])
+			}
+			if len(stored.OwnerReferences) != 0 {
+				t.Errorf("the competitor's Secret gained owner references %v", stored.OwnerReferences)
+			}
+		})
 	}
 }
 
