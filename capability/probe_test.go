@@ -82,10 +82,16 @@ func TestProbeCachesNotServedOnEnvtest(t *testing.T) {
 	}
 
 	installWidgetCRD(t, group)
-	// Within the TTL the stale verdict stands: that is the trade-off of the cache.
+	// Within the TTL the stale verdict stands: that is the trade-off of the cache. Right
+	// after the CRD is Established discovery may not list its group yet, so "false" alone
+	// does not prove the answer came from the cache: no request may have been sent.
 	clock.Step(29 * time.Second)
-	if served, _ := probe.IsKindServed(gvk); served {
-		t.Fatal("verdict refreshed before the TTL expired or Forget was called")
+	counter.Reset()
+	if served, err := probe.IsKindServed(gvk); err != nil || served {
+		t.Fatalf("within TTL after the CRD was installed: (%v, %v), want the cached (false, nil)", served, err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("verdict within the TTL sent %d requests, want 0: it was refreshed before the TTL expired or Forget was called", n)
 	}
 	// Forget makes the next probe ask again and notice the CRD.
 	probe.Forget(gvk)
@@ -121,7 +127,9 @@ func TestProbeNegativeTTL(t *testing.T) {
 	m.set(notServed)
 	probeWant("first miss asks", false, 1)
 	probeWant("miss within TTL is cached", false, 0)
-	clock.Step(30 * time.Second)
+	clock.Step(30*time.Second - time.Nanosecond)
+	probeWant("miss just before expiry is cached", false, 0)
+	clock.Step(time.Nanosecond)
 	probeWant("expired verdict asks again", false, 1)
 	probeWant("re-cached", false, 0)
 

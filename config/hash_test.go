@@ -58,14 +58,26 @@ func TestContentHashFormatAndDeterminism(t *testing.T) {
 	if hb := config.ContentHash(bytesData); hb != got {
 		t.Errorf("[]byte map hashes to %s, string map to %s", hb, got)
 	}
-	// Values longer than the internal copy buffer hash like the encoding says.
-	long := string(make([]byte, 10000))
-	h.Reset()
-	h.Write(binary.BigEndian.AppendUint64(nil, 1))
-	h.Write([]byte("k"))
-	h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(long))))
-	h.Write([]byte(long))
-	if got, want := config.ContentHash(map[string]string{"k": long}), hex.EncodeToString(h.Sum(nil))[:8]; got != want {
-		t.Errorf("long value hash %s, want %s", got, want)
+	// Values around and beyond the internal copy buffer (4096 bytes) hash like the
+	// encoding says. The content varies with a period (251, a prime) that does not divide
+	// the buffer size, so a chunk that is dropped, repeated, truncated or out of order
+	// changes the bytes hashed; the expected hash is computed over the whole value at once.
+	for _, n := range []int{4095, 4096, 4097, 10000} {
+		long := make([]byte, n)
+		for i := range long {
+			long[i] = byte(i % 251)
+		}
+		h.Reset()
+		h.Write(binary.BigEndian.AppendUint64(nil, 1))
+		h.Write([]byte("k"))
+		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(long))))
+		h.Write(long)
+		want := hex.EncodeToString(h.Sum(nil))[:8]
+		if got := config.ContentHash(map[string]string{"k": string(long)}); got != want {
+			t.Errorf("%d-byte string value hash %s, want %s", n, got, want)
+		}
+		if got := config.ContentHash(map[string][]byte{"k": long}); got != want {
+			t.Errorf("%d-byte []byte value hash %s, want %s", n, got, want)
+		}
 	}
 }

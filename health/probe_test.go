@@ -36,7 +36,7 @@ func TestProbeClassification(t *testing.T) {
 	}
 	type tc struct {
 		handler  http.HandlerFunc
-		url      func(s *server) string // default: s.URL + "/auth/login/"
+		url      func(t *testing.T, s *server) string // default: s.URL + "/auth/login/"
 		client   func(t *testing.T) *http.Client
 		validate func(int, http.Header, []byte) error
 		timeout  time.Duration
@@ -55,7 +55,7 @@ func TestProbeClassification(t *testing.T) {
 				}
 				status(200, "ok")(w, r)
 			},
-			url:    func(s *server) string { return s.URL + "/" },
+			url:    func(_ *testing.T, s *server) string { return s.URL + "/" },
 			reason: health.ReasonHealthy,
 		},
 		"404": {handler: status(404, "no such page"), reason: health.ReasonCheckFailed, msg: []string{"returned 404 Not Found"}},
@@ -69,6 +69,10 @@ func TestProbeClassification(t *testing.T) {
 		"validation is skipped for non-2xx": {handler: status(502, ""), validate: loginPage, reason: health.ReasonCheckFailed},
 		"timeout waiting for headers": {handler: blockUntilCancelled(nil), timeout: 100 * time.Millisecond,
 			reason: health.ReasonTimeout, msg: []string{"did not answer within 100ms"}},
+		// The timeout covers connecting, the headers and the body. The headers are flushed
+		// at once and the body then blocks until the request is cancelled, so the timeout
+		// only has to be generous enough for the headers to arrive before it fires even on
+		// a loaded machine; the test does not wait for anything but that timeout.
 		"timeout reading the body": {
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(200)
@@ -76,11 +80,11 @@ func TestProbeClassification(t *testing.T) {
 				w.(http.Flusher).Flush()
 				<-r.Context().Done()
 			},
-			timeout: 100 * time.Millisecond, reason: health.ReasonTimeout, msg: []string{"(reading the body) did not answer within 100ms"}},
+			timeout: time.Second, reason: health.ReasonTimeout, msg: []string{"(reading the body) did not answer within 1s"}},
 		"client timeout": {handler: blockUntilCancelled(nil),
 			client: func(*testing.T) *http.Client { return &http.Client{Timeout: 100 * time.Millisecond} },
 			reason: health.ReasonTimeout},
-		"connection refused": {url: func(*server) string { return "http://" + closedPort(t) + "/" },
+		"connection refused": {url: func(t *testing.T, _ *server) string { return "http://" + closedPort(t) + "/" },
 			reason: health.ReasonConnectionFailed, msg: []string{"connection refused"}},
 		"connection closed without an answer": {
 			handler: func(w http.ResponseWriter, _ *http.Request) {
@@ -91,18 +95,21 @@ func TestProbeClassification(t *testing.T) {
 			},
 			reason: health.ReasonConnectionFailed, msg: []string{"EOF"}},
 		"TLS endpoint with an unknown CA": {
-			url:    func(*server) string { return tlsServer(t).URL + "/" },
+			url:    func(t *testing.T, _ *server) string { return tlsServer(t).URL + "/" },
 			reason: health.ReasonConnectionFailed, msg: []string{"certificate"}},
-		"password is redacted": {url: func(*server) string { return "http://horizon:s3cr3t@" + closedPort(t) + "/" },
+		"password is redacted": {url: func(t *testing.T, _ *server) string { return "http://horizon:s3cr3t@" + closedPort(t) + "/" },
 			reason: health.ReasonConnectionFailed, msg: []string{"horizon:xxxxx@"}, noMsg: []string{"s3cr3t"}},
-		"query values are redacted": {url: func(*server) string { return "http://" + closedPort(t) + "/?token=s3cr3t&region=one#frag" },
+		"query values are redacted": {
+			url: func(t *testing.T, _ *server) string {
+				return "http://" + closedPort(t) + "/?token=s3cr3t&region=one#frag"
+			},
 			reason: health.ReasonConnectionFailed, msg: []string{"/?region=xxxxx&token=xxxxx"}, noMsg: []string{"s3cr3t", "one", "frag"}},
-		"empty URL": {url: func(*server) string { return "" },
+		"empty URL": {url: func(*testing.T, *server) string { return "" },
 			reason: health.ReasonEndpointNotReady, msg: []string{"no endpoint to probe yet"}},
-		"host does not resolve": {url: func(*server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+		"host does not resolve": {url: func(*testing.T, *server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
 			client: func(t *testing.T) *http.Client { return fakeDNS(t, 3) },
 			reason: health.ReasonEndpointNotReady, msg: []string{"host horizon.openstack.svc.cluster.local. does not resolve (yet)"}},
-		"DNS server failure": {url: func(*server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+		"DNS server failure": {url: func(*testing.T, *server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
 			client: func(t *testing.T) *http.Client { return fakeDNS(t, 2) },
 			reason: health.ReasonConnectionFailed, msg: []string{"lookup horizon.openstack.svc.cluster.local."}},
 	}
@@ -115,7 +122,7 @@ func TestProbeClassification(t *testing.T) {
 			s := newServer(t, handler)
 			target := s.URL + "/auth/login/"
 			if tc.url != nil {
-				target = tc.url(s)
+				target = tc.url(t, s)
 			}
 			opts := testOptions(newClock())
 			opts.Validate = tc.validate

@@ -155,9 +155,15 @@ func TestLoadPolicyFromConfigMapInvalidYAML(t *testing.T) {
 			if !errors.Is(err, policy.ErrInvalidPolicyYAML) {
 				t.Error("error does not match ErrInvalidPolicyYAML")
 			}
-			var wrapped interface{ Unwrap() []error }
-			if errors.As(err, &wrapped) && tc.yamlError && len(wrapped.Unwrap()) != 2 {
-				t.Errorf("the YAML parser's error is not wrapped: %v", wrapped.Unwrap())
+			if tc.yamlError {
+				// The parser's error is wrapped next to ErrInvalidPolicyYAML.
+				var wrapped interface{ Unwrap() []error }
+				if !errors.As(err, &wrapped) {
+					t.Fatalf("error %q (%T) wraps no list of errors, want ErrInvalidPolicyYAML and the YAML parser's error", err, err)
+				}
+				if errs := wrapped.Unwrap(); len(errs) != 2 || errs[1] == nil || !strings.Contains(errs[1].Error(), tc.wantCause) {
+					t.Errorf("wrapped errors = %v, want ErrInvalidPolicyYAML and the YAML parser's error containing %q", errs, tc.wantCause)
+				}
 			}
 		})
 	}
