@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/secrets/eso/internal/esotest"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
@@ -27,7 +28,7 @@ func TestFullObjectsSetEveryField(t *testing.T) {
 	}
 	for name, v := range tests {
 		t.Run(name, func(t *testing.T) {
-			if zero := zeroFields(reflect.ValueOf(v), ""); len(zero) > 0 {
+			if zero := esotest.ZeroFields(reflect.ValueOf(v), ""); len(zero) > 0 {
 				t.Errorf("fixture leaves fields unset: %v", zero)
 			}
 		})

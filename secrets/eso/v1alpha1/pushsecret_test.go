@@ -3,7 +3,6 @@ package v1alpha1_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/secrets/eso/internal/esotest"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
@@ -74,7 +74,7 @@ func TestFullObjectsSetEveryField(t *testing.T) {
 	}
 	for name, v := range tests {
 		t.Run(name, func(t *testing.T) {
-			if zero := zeroFields(reflect.ValueOf(v), ""); len(zero) > 0 {
+			if zero := esotest.ZeroFields(reflect.ValueOf(v), ""); len(zero) > 0 {
 				t.Errorf("fixture leaves fields unset: %v", zero)
 			}
 		})
@@ -304,43 +304,4 @@ func specFieldsOwnedBy(t *testing.T, obj *unstructured.Unstructured, manager str
 		}
 	}
 	return owned
-}
-
-// zeroFields lists the paths of the fields under v that hold their zero value.
-func zeroFields(v reflect.Value, path string) []string {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return []string{path}
-		}
-		return zeroFields(v.Elem(), path)
-	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[metav1.Time]() || v.Type() == reflect.TypeFor[metav1.Duration]() {
-			if v.IsZero() {
-				return []string{path}
-			}
-			return nil
-		}
-		var out []string
-		for i := range v.NumField() {
-			out = append(out, zeroFields(v.Field(i), path+"."+v.Type().Field(i).Name)...)
-		}
-		return out
-	case reflect.Slice, reflect.Map:
-		if v.Len() == 0 {
-			return []string{path}
-		}
-		var out []string
-		if v.Kind() == reflect.Slice {
-			for i := range v.Len() {
-				out = append(out, zeroFields(v.Index(i), fmt.Sprintf("%s[%d]", path, i))...)
-			}
-		}
-		return out
-	default:
-		if v.IsZero() {
-			return []string{path}
-		}
-		return nil
-	}
 }
