@@ -50,15 +50,8 @@ func (e *Env) InstallCRDs(t testing.TB, sources ...CRDSource) {
 			t.Fatalf("testenv: get CRD %s: %v", crd.Name, err)
 		}
 	}
-	installed := make([]*apiextensionsv1.CustomResourceDefinition, len(opts.CRDs))
-	for i, crd := range opts.CRDs {
-		installed[i] = crd.DeepCopy()
-	}
-	t.Cleanup(func() { e.removeCRDs(t, installed) })
-	if err := envtest.CreateCRDs(e.Config, opts.CRDs); err != nil {
-		t.Fatalf("testenv: install CRDs: %v", err)
-	}
-	if err := e.waitServed(installed, true); err != nil {
+	t.Cleanup(func() { e.removeCRDs(t, opts.CRDs) })
+	if err := e.createCRDs(opts.CRDs); err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
 }
@@ -87,15 +80,19 @@ func (e *Env) RemoveCRDs(t testing.TB, names ...string) {
 				Spec:       *crd.Spec.DeepCopy(),
 			}
 		}
-		if err := envtest.CreateCRDs(e.Config, restored); err != nil {
-			t.Errorf("testenv: re-create CRDs: %v", err)
-			return
-		}
-		if err := e.waitServed(restored, true); err != nil {
+		if err := e.createCRDs(restored); err != nil {
 			t.Errorf("testenv: %v", err)
 		}
 	})
 	e.removeCRDs(t, removed)
+}
+
+// createCRDs creates crds and waits until their kinds are served and listable.
+func (e *Env) createCRDs(crds []*apiextensionsv1.CustomResourceDefinition) error {
+	if err := envtest.CreateCRDs(e.Config, crds); err != nil {
+		return fmt.Errorf("create CRDs: %w", err)
+	}
+	return e.waitServed(crds, true)
 }
 
 // removeCRDs deletes crds and waits until they are gone and their kinds unserved.
