@@ -36,6 +36,29 @@
 // server (or filled by a previous EnsureObject call) carries the server's defaults, and
 // applying it would claim them.
 //
+// # Never taking what is not ours
+//
+// An owner reference with controller=true makes the garbage collector delete the child
+// with its owner, so making a CR the controller of an object someone else made would
+// delete that object with the CR. Before applying, EnsureObject reads the existing object
+// and refuses, with a *NotControlledError (errors.Is ErrNotControlled) that names the
+// current controller, an object that:
+//
+//   - is controlled by another object (another CR, a Helm-managed parent), or
+//   - has no controller at all (made by kubectl, Helm or a script),
+//
+// and with ErrBeingDeleted an object whose deletion has started. Nothing is written in
+// either case. An object without a controller is adopted only on explicit consent: the
+// annotation AdoptAnnotation (cobaltcore.c5c3.io/adopt: "true") on the existing object.
+// The consent lives with the object rather than in the operator's code because only the
+// object's current manager knows that handing it over is safe, a code switch would apply
+// to every object of every name, and the annotation shows in kubectl what happened.
+// An object without a controller that this field manager applied before (its managedFields
+// hold an Apply entry of the manager) was made by this operator and lost its reference
+// since: the reference is re-asserted.
+// [CheckControlled] is the same check for helpers that delete or recreate an object they
+// read.
+//
 // # Removing children
 //
 // [DeleteControlled] is the counterpart for optional children the owner no longer

@@ -39,7 +39,19 @@ var (
 	ErrMissingName = errors.New("object has no name")
 	// ErrMissingFieldManager reports an empty field-manager name.
 	ErrMissingFieldManager = errors.New("field manager is empty")
+	// ErrNilScheme reports a nil *runtime.Scheme.
+	ErrNilScheme = errors.New("scheme is nil")
 )
+
+// CheckScheme returns an error wrapping ErrNilScheme when scheme is nil. Every helper
+// that takes a *runtime.Scheme calls it before using the scheme, so a nil scheme is an
+// error, never a panic.
+func CheckScheme(scheme *runtime.Scheme) error {
+	if scheme == nil {
+		return ErrNilScheme
+	}
+	return nil
+}
 
 // EnsureObject creates or updates obj via Server-Side Apply under fieldManager and sets
 // owner as its controller reference.
@@ -49,6 +61,14 @@ var (
 // described in the package documentation, and applies with client.FieldOwner(fieldManager)
 // and client.ForceOwnership inside retry.RetryOnConflict. On success the server's
 // response is decoded back into obj.
+//
+// Before applying, EnsureObject reads the existing object through c (a cached client
+// serves this read from its informer). It never takes over an object that owner does not
+// control: one controlled by someone else, or one without a controller (made by kubectl
+// or Helm) is refused with a *NotControlledError (errors.Is ErrNotControlled) and left
+// untouched, unless it has no controller and carries AdoptAnnotation="true" (it is
+// adopted) or was applied under fieldManager before (someone removed the reference from
+// an object this operator made: the reference is re-asserted). An object being deleted is refused with ErrBeingDeleted.
 //
 // Input that cannot be applied (nil obj or owner, an owner without UID, an unknown kind,
 // a missing name, an owner in another namespace or a namespaced owner of a
@@ -66,6 +86,9 @@ func EnsureObject[T client.Object](
 	if isNil(obj) {
 		return fmt.Errorf("apply %T: %w", obj, ErrNilObject)
 	}
+	if err := CheckScheme(scheme); err != nil {
+		return fmt.Errorf("apply %T %s: %w", obj, objectKey(obj), err)
+	}
 	gvk, err := apiutil.GVKForObject(obj, scheme)
 	if err != nil {
 		return fmt.Errorf("apply %T %s: %w: %w", obj, objectKey(obj), ErrUnknownKind, err)
@@ -81,6 +104,13 @@ func EnsureObject[T client.Object](
 		return fmt.Errorf("apply %s: %w: %w", desc, ErrInvalidOwner, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
+
+	if err := checkExisting(ctx, c, owner, obj, gvk, fieldManager); err != nil {
+		if errors.Is(err, ErrNotControlled) {
+			return err
+		}
+		return fmt.Errorf("apply %s: %w", desc, err)
+	}
 
 	u, err := desiredUnstructured(obj)
 	if err != nil {

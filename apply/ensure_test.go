@@ -168,8 +168,9 @@ func TestEnsureObjectConvergedApplyDoesNotWrite(t *testing.T) {
 			if err := apply.EnsureObject(ctx, c, env.Scheme, owner, second, apply.FieldManager); err != nil {
 				t.Fatalf("second apply: %v", err)
 			}
-			if got := counter.Total(); got != 1 {
-				t.Errorf("converged apply sent %d requests, want exactly 1 (the PATCH)", got)
+			// An uncached client sends the ownership read and the apply.
+			if got, writes := counter.Total(), counter.Writes(); got != 2 || writes != 1 {
+				t.Errorf("converged apply sent %d requests (%d writes), want 2: the GET of the existing object and the PATCH", got, writes)
 			}
 			if second.GetResourceVersion() != first.GetResourceVersion() {
 				t.Errorf("converged apply bumped resourceVersion %s -> %s", first.GetResourceVersion(), second.GetResourceVersion())
@@ -410,12 +411,13 @@ func TestEnsureObjectRejectsBadInputWithoutWriting(t *testing.T) {
 	}
 
 	cases := map[string]struct {
-		owner   client.Object
-		obj     client.Object
-		scheme  *runtime.Scheme
-		manager string
-		want    error
-		wantMsg string
+		owner    client.Object
+		obj      client.Object
+		scheme   *runtime.Scheme
+		noScheme bool
+		manager  string
+		want     error
+		wantMsg  string
 	}{
 		"nil owner": {
 			owner: nil, obj: desiredConfigMap(ns), want: apply.ErrNilOwner,
@@ -447,6 +449,10 @@ func TestEnsureObjectRejectsBadInputWithoutWriting(t *testing.T) {
 			owner: owner, obj: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns}},
 			want: apply.ErrMissingName, wantMsg: "metadata.name",
 		},
+		"nil scheme": {
+			owner: owner, obj: desiredConfigMap(ns), noScheme: true, want: apply.ErrNilScheme,
+			wantMsg: ns + "/child",
+		},
 		"empty field manager": {
 			owner: owner, obj: desiredConfigMap(ns), manager: "-", want: apply.ErrMissingFieldManager,
 		},
@@ -458,7 +464,7 @@ func TestEnsureObjectRejectsBadInputWithoutWriting(t *testing.T) {
 				t.Fatal(err)
 			}
 			scheme := tc.scheme
-			if scheme == nil {
+			if scheme == nil && !tc.noScheme {
 				scheme = env.Scheme
 			}
 			manager := apply.FieldManager

@@ -57,6 +57,35 @@
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //
+// # Faults
+//
+// [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,
+// Update, Patch, Apply, Delete, Status().Update, Status().Patch) and fails exactly the
+// armed one with a [Fault]: [FaultConflict] (409), [FaultInternal] (500), [FaultTimeout]
+// (the write is served, then the caller sees context.DeadlineExceeded, as after a lost
+// answer) or [FaultCanceled] (context.Canceled, as during shutdown). Injected errors wrap
+// [ErrInjected].
+//
+// [FaultMatrix] turns that into a suite: it runs a scenario once without faults,
+// counts its calls, then reruns it in a fresh world once per verb, call and fault, and
+// asserts that the faulted pass reports the fault (an error or a requeue; a conflict may
+// be absorbed by a retry), that no pass returns a result together with an error, that
+// the scenario's invariants hold after every pass, and that the run converges to the same
+// state as the run that never failed:
+//
+//	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+//		ns := env.Namespace(t)
+//		owner := newOwner(t, ns)
+//		return testenv.FaultRun{
+//			Client: env.Client,
+//			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
+//				return ctrl.Result{}, apply.EnsureObject(ctx, c, env.Scheme, owner, desired(ns), apply.FieldManager)
+//			},
+//			Check: func(t *testing.T) { /* nothing lost, nothing regenerated */ },
+//			State: func(t *testing.T) any { /* what the converged world looks like */ },
+//		}
+//	}}.Run(t)
+//
 // # Real controllers
 //
 // With [Options.Controllers] the kit runs real controllers next to the control plane:

@@ -1,0 +1,131 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// AdoptAnnotation, set to "true" on an existing object that has no controller, lets an
+// owner adopt it: EnsureObject then applies over it and makes the owner its controller.
+// Without it such an object is refused with a *NotControlledError. The consent is given
+// by whoever manages the existing object (kubectl annotate ... cobaltcore.c5c3.io/adopt=true),
+// object by object, and is visible on the object; an object with another controller is
+// never adopted, annotated or not.
+const AdoptAnnotation = "cobaltcore.c5c3.io/adopt"
+
+var (
+	// ErrNotControlled reports an existing object that the owner does not control: it
+	// has no controller (made by kubectl or Helm) or another one. Helpers never apply
+	// over, delete or recreate such an object. The error is a *NotControlledError.
+	ErrNotControlled = errors.New("existing object is not controlled by the owner")
+	// ErrBeingDeleted reports an existing object that is being deleted: applying to it
+	// would be lost with it, so the caller retries once it is gone.
+	ErrBeingDeleted = errors.New("existing object is being deleted")
+)
+
+// NotControlledError is the error for an existing object that the owner does not
+// control. errors.Is(err, ErrNotControlled) is true for it.
+type NotControlledError struct {
+	// Object names the existing object ("Kind namespace/name").
+	Object string
+	// Owner names the owner that wanted to control it ("Kind namespace/name").
+	Owner string
+	// Controller is the object's current controller reference, nil when it has none.
+	Controller *metav1.OwnerReference
+}
+
+// Error says who controls the object and what the user can do about it.
+func (e *NotControlledError) Error() string {
+	if e.Controller == nil {
+		return fmt.Sprintf("%s exists and has no controller; %s does not take it over: delete it, "+
+			"or annotate it %s=true to let %s adopt it", e.Object, e.Owner, AdoptAnnotation, e.Owner)
+	}
+	return fmt.Sprintf("%s is controlled by %s %s (uid %s), not by %s", e.Object,
+		e.Controller.Kind, e.Controller.Name, e.Controller.UID, e.Owner)
+}
+
+// Is makes errors.Is(err, ErrNotControlled) true.
+func (e *NotControlledError) Is(target error) bool { return target == ErrNotControlled }
+
+// CheckControlled returns nil when owner is the controller of existing, and otherwise a
+// *NotControlledError naming existing's controller (or saying it has none). gvk names
+// existing's kind in the error. Helpers call it before they delete, recreate or write
+// over an object they read.
+func CheckControlled(owner, existing client.Object, gvk schema.GroupVersionKind) error {
+	if metav1.IsControlledBy(existing, owner) {
+		return nil
+	}
+	return &NotControlledError{
+		Object:     describe(gvk, existing),
+		Owner:      describeOwner(owner),
+		Controller: metav1.GetControllerOfNoCopy(existing),
+	}
+}
+
+// checkExisting reads the object obj names and refuses to apply over it when it is
+// being deleted, or when owner does not control it, unless it has no controller and
+// either carries AdoptAnnotation=true or was applied by fieldManager before. A missing
+// object is no error: the apply creates it.
+func checkExisting(ctx context.Context, c client.Client, owner, obj client.Object, gvk schema.GroupVersionKind, fieldManager string) error {
+	existing := emptyLike(obj, gvk)
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("get existing: %w", err)
+	}
+	if existing.GetDeletionTimestamp() != nil {
+		return fmt.Errorf("%w: retry once it is gone", ErrBeingDeleted)
+	}
+	err := CheckControlled(owner, existing, gvk)
+	if err == nil {
+		return nil
+	}
+	if metav1.GetControllerOfNoCopy(existing) != nil {
+		return err
+	}
+	if existing.GetAnnotations()[AdoptAnnotation] == "true" || appliedBy(existing, fieldManager) {
+		return nil
+	}
+	return err
+}
+
+// appliedBy reports whether fieldManager has applied to obj before: the object was made
+// by this operator and lost its controller reference since (someone removed it), so
+// re-asserting the reference takes nothing that is not ours.
+func appliedBy(obj client.Object, fieldManager string) bool {
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Manager == fieldManager && mf.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyLike returns an empty object of obj's Go type (an Unstructured of gvk for an
+// unstructured obj) to read the existing object into.
+func emptyLike(obj client.Object, gvk schema.GroupVersionKind) client.Object {
+	if _, ok := any(obj).(*unstructured.Unstructured); ok {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
+	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
+}
+
+// describeOwner names an owner as "Kind namespace/name", using the GVK it carries.
+func describeOwner(owner client.Object) string {
+	kind := owner.GetObjectKind().GroupVersionKind().Kind
+	if kind == "" {
+		kind = reflect.TypeOf(owner).Elem().Name()
+	}
+	return kind + " " + objectKey(owner)
+}
