@@ -12,9 +12,13 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
 TESTFLAGS ?=
+# The race detector is on for every `make test`; `make test RACE=` turns it off locally.
+RACE ?= -race
+# How long `make fuzz` runs each fuzz target.
+FUZZTIME ?= 20s
 BENCHFLAGS ?= -run='^$$' -bench=. -benchmem
 
-.PHONY: all test envtest lint fmt vet golangci-lint bench demo downstream tidy help generate verify-generate
+.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo downstream tidy help generate verify-generate
 
 all: lint test
 
@@ -27,7 +31,10 @@ envtest: ## Print (and if needed build) the envtest binaries directory.
 test: ## Run every test, including the envtest suites, on a real kube-apiserver + etcd.
 	@assets="$$(hack/envtest.sh)"; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 $(TESTFLAGS) ./...
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 $(RACE) $(TESTFLAGS) ./...
+
+fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
+	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 bench: ## Run the benchmarks (allocations and API requests per operation).
 	@assets="$$(hack/envtest.sh)"; \
