@@ -1,0 +1,124 @@
+package reconcile_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// pathRecorder records the request lines a rest.Config sends.
+type pathRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (p *pathRecorder) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		p.mu.Lock()
+		p.lines = append(p.lines, req.Method+" "+req.URL.RequestURI())
+		p.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+// clusterWide returns the requests that listed or watched resource across all namespaces.
+func (p *pathRecorder) clusterWide(resource string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.lines {
+		if strings.HasPrefix(l, "GET /api/v1/"+resource+"?") || strings.HasPrefix(l, "GET /api/v1/"+resource+" ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// managerClient starts a manager on a recorded copy of env.Config with opts and returns
+// its client.
+func managerClient(t *testing.T, opts client.Options) (client.Client, *pathRecorder) {
+	t.Helper()
+	rec := &pathRecorder{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WrapTransport = rec.wrap
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: new(true)},
+		Client:                 opts,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return mgr.GetClient(), rec
+}
+
+func TestUncachedObjectsKeepSecretsAndPodsOutOfTheCache(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: ns}, Data: map[string][]byte{"k": []byte("v")}}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	read := func(c client.Client) {
+		t.Helper()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{}); err != nil {
+			t.Fatalf("get Secret: %v", err)
+		}
+		if err := c.List(ctx, &corev1.PodList{}, client.InNamespace(ns)); err != nil {
+			t.Fatalf("list Pods: %v", err)
+		}
+	}
+
+	// Without the option, the first read of each kind lists it across the cluster.
+	plain, rec := managerClient(t, client.Options{})
+	read(plain)
+	if len(rec.clusterWide("secrets")) == 0 || len(rec.clusterWide("pods")) == 0 {
+		t.Fatalf("a cached read did not list cluster-wide; requests: %v", rec.lines)
+	}
+
+	hygienic, rec := managerClient(t, client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}})
+	read(hygienic)
+	for _, res := range []string{"secrets", "pods"} {
+		if got := rec.clusterWide(res); len(got) != 0 {
+			t.Errorf("with UncachedObjects the manager still listed or watched all %s: %v", res, got)
+		}
+	}
+	want := "GET /api/v1/namespaces/" + ns + "/secrets/s"
+	found := false
+	for _, l := range rec.lines {
+		found = found || l == want
+	}
+	if !found {
+		t.Errorf("the Secret was not read with one GET (%s); requests: %v", want, rec.lines)
+	}
+}
