@@ -17,7 +17,8 @@
 //	APIHealthy           True    the endpoint answered 2xx (and Options.Validate, if set, accepted the answer)
 //	APIUnhealthy         False   the endpoint answered 2xx but Options.Validate rejected the answer: the server
 //	                             is up, but what it serves says the API is not working
-//	HealthCheckFailed    False   the endpoint answered with a status outside 2xx (after following redirects)
+//	HealthCheckFailed    False   the endpoint answered with a status outside 2xx (after following redirects on
+//	                             the same host), or redirected to another host, which is not followed
 //	HealthCheckTimeout   False   no complete answer within Options.Timeout (connect, headers or body)
 //	ConnectionFailed     False   no HTTP answer for another reason: connection refused or reset, TLS handshake
 //	                             failure, DNS failure other than "no such host", too many redirects
@@ -31,7 +32,29 @@
 //
 // Every False outcome requeues after [RetryInterval] (10 s) and returns no error; a True
 // outcome returns a zero result. Messages carry the method, the URL with any password
-// redacted, and the status line or the transport error; never a response body.
+// and query value redacted, and the status line or the transport error; never a
+// response body.
+//
+// # Hostile endpoints
+//
+// Whoever answers on the probed endpoint controls what comes back, and the prober
+// assumes nothing about it:
+//
+//   - Redirects are followed only on the probed URL's host name (any port or scheme, up
+//     to 10 hops, each checked against the first request's host). A redirect to
+//     another host — an internal service, a cloud metadata address — is not followed:
+//     the probe fails with HealthCheckFailed and the message names the host it was
+//     sent to. [Options].AllowCrossHostRedirects allows it.
+//   - Every piece of text a message quotes that the prober does not write itself —
+//     the URL, the status line, the refused redirect's host, a transport error, the
+//     error of Options.Validate — is made valid UTF-8 without control characters and
+//     cut to [MaxQuotedLength] bytes, ending in "…" when cut. A message therefore
+//     stays far below [MaxMessageLength], the API server's limit for a condition
+//     message, and a 100 KiB status line cannot make the status write of the custom
+//     resource fail with 422 Unprocessable Entity.
+//   - At most Options.MaxBodyBytes of the body are read, and no message quotes it.
+//
+// Reasons are the constants above, all valid condition reasons.
 //
 // # Cancellation
 //

@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,7 +36,7 @@ const (
 	ReasonCheckFailed = "HealthCheckFailed"
 )
 
-// Intervals of the specification ("Requeue semantics" of the Horizon reconciler).
+// Intervals of the probe: the Horizon reconciler's health-check retry and probe cache.
 const (
 	// DefaultTTL is how long a passing probe is reused: 30 s.
 	DefaultTTL = 30 * time.Second
@@ -43,6 +46,18 @@ const (
 	DefaultTimeout = 5 * time.Second
 	// DefaultMaxBodyBytes is how much of the body Options.Validate sees: 1 MiB.
 	DefaultMaxBodyBytes = 1 << 20
+)
+
+// Bounds on condition messages.
+const (
+	// MaxQuotedLength bounds, in bytes, every piece of text a message quotes that the
+	// prober does not write itself: the probed URL, the server's status line, the host
+	// of a refused redirect, a transport error and the error of Options.Validate. A
+	// longer piece is cut on a rune boundary and ends in "…".
+	MaxQuotedLength = 512
+	// MaxMessageLength is the longest message the API server accepts in a
+	// metav1.Condition; no Outcome message or condition message is longer.
+	MaxMessageLength = 32768
 )
 
 // Sentinel errors.
@@ -71,6 +86,13 @@ type Options struct {
 	MaxBodyBytes int64
 	// Now returns the current time; nil means time.Now. Tests inject a fake clock.
 	Now func() time.Time
+	// AllowCrossHostRedirects lets a probe follow a redirect to another host name than
+	// the probed URL's. By default such a redirect is not followed: the probe fails with
+	// HealthCheckFailed, so that whoever answers on the endpoint cannot point the
+	// operator's requests at any other host (an internal service, a cloud metadata
+	// address). Redirects on the same host name (any port or scheme) are followed, up
+	// to 10, and the Client's own CheckRedirect, if any, is still consulted.
+	AllowCrossHostRedirects bool
 }
 
 // DefaultOptions returns a 5 s timeout, the 30 s TTL, no validation and the wall clock.
@@ -97,7 +119,7 @@ func (o Outcome) Condition(condType string) metav1.Condition {
 	if o.Healthy {
 		status = metav1.ConditionTrue
 	}
-	return metav1.Condition{Type: condType, Status: status, Reason: o.Reason, Message: o.Message}
+	return metav1.Condition{Type: condType, Status: status, Reason: o.Reason, Message: clip(o.Message, MaxMessageLength)}
 }
 
 // cacheKey identifies a passing probe: whose it is and what was probed.
@@ -137,6 +159,10 @@ func NewProber(opts Options) *Prober {
 		t.Proxy = nil
 		p.client = &http.Client{Transport: t}
 	}
+	// A copy: the caller's client is not changed.
+	c := *p.client
+	c.CheckRedirect = checkRedirect(opts.AllowCrossHostRedirects, p.client.CheckRedirect)
+	p.client = &c
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
 	}
@@ -235,6 +261,59 @@ func (p *Prober) store(key cacheKey, out Outcome, now time.Time) {
 	}
 }
 
+// refusedKey is the context key of a probe's *refusedRedirect.
+type refusedKey struct{}
+
+// refusedRedirect records the redirect a probe did not follow.
+type refusedRedirect struct{ host string }
+
+// checkRedirect returns the client's CheckRedirect: a redirect to another host name than
+// the first request's is not followed (unless allowed) — the 3xx answer is the probe's
+// answer — and next, or the standard limit of 10 redirects, decides the rest.
+func checkRedirect(allowCrossHost bool, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !allowCrossHost && len(via) > 0 && !strings.EqualFold(req.URL.Hostname(), via[0].URL.Hostname()) {
+			if r, ok := req.Context().Value(refusedKey{}).(*refusedRedirect); ok {
+				r.host = req.URL.Host
+			}
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// clip returns s as valid UTF-8 without control characters (each replaced by a space),
+// cut on a rune boundary to at most n bytes, ending in "…" when it was cut.
+func clip(s string, n int) string {
+	clean := strings.ToValidUTF8(s, "\uFFFD")
+	if strings.IndexFunc(clean, unicode.IsControl) >= 0 {
+		clean = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, clean)
+	}
+	if len(clean) <= n {
+		return clean
+	}
+	const ellipsis = "…"
+	cut := max(n-len(ellipsis), 0)
+	for cut > 0 && !utf8.RuneStart(clean[cut]) {
+		cut--
+	}
+	return clean[:cut] + ellipsis
+}
+
+// quote bounds a piece of text the prober does not write itself (see MaxQuotedLength).
+func quote(s string) string { return clip(s, MaxQuotedLength) }
+
 // parse accepts absolute http(s) URLs with a host.
 func parse(rawURL string) (*url.URL, error) {
 	u, err := url.Parse(rawURL)
@@ -247,7 +326,7 @@ func parse(rawURL string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: %s: want an absolute http or https URL with a host", ErrInvalidURL, redact(u))
+		return nil, fmt.Errorf("%w: %s: want an absolute http or https URL with a host", ErrInvalidURL, quote(redact(u)))
 	}
 	return u, nil
 }
@@ -277,12 +356,13 @@ func redact(u *url.URL) string {
 
 // get sends the GET and classifies what happened.
 func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
-	target := "GET " + redact(u)
-	reqCtx, cancel := context.WithTimeout(ctx, p.timeout)
+	target := "GET " + quote(redact(u))
+	var refused refusedRedirect
+	reqCtx, cancel := context.WithTimeout(context.WithValue(ctx, refusedKey{}, &refused), p.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("%w: %s: %w", ErrInvalidURL, redact(u), err)
+		return Outcome{}, fmt.Errorf("%w: %s: %w", ErrInvalidURL, quote(redact(u)), err)
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
@@ -294,13 +374,18 @@ func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
 	if readErr != nil {
 		return p.failure(ctx, target+" (reading the body)", readErr)
 	}
-	status := resp.Status
+	status := quote(resp.Status)
+	if refused.host != "" {
+		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s: redirect to another host (%s) not followed",
+			target, status, quote(refused.host))}, nil
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s", target, status)}, nil
 	}
 	if p.validate != nil {
 		if err := p.validate(resp.StatusCode, resp.Header, body); err != nil {
-			return Outcome{Reason: ReasonUnhealthy, Message: fmt.Sprintf("%s returned %s but the answer is not healthy: %v", target, status, err)}, nil
+			return Outcome{Reason: ReasonUnhealthy, Message: fmt.Sprintf("%s returned %s but the answer is not healthy: %s",
+				target, status, quote(err.Error()))}, nil
 		}
 	}
 	return Outcome{Healthy: true, Reason: ReasonHealthy, Message: fmt.Sprintf("%s returned %s", target, status)}, nil
@@ -322,10 +407,10 @@ func (p *Prober) failure(ctx context.Context, target string, err error) (Outcome
 	switch {
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return Outcome{Reason: ReasonEndpointNotReady,
-			Message: fmt.Sprintf("%s: host %s does not resolve (yet): %v", target, dnsErr.Name, err)}, nil
+			Message: fmt.Sprintf("%s: host %s does not resolve (yet): %s", target, quote(dnsErr.Name), quote(err.Error()))}, nil
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return Outcome{Reason: ReasonTimeout, Message: fmt.Sprintf("%s did not answer within %s", target, p.timeout)}, nil
 	default:
-		return Outcome{Reason: ReasonConnectionFailed, Message: fmt.Sprintf("%s failed: %v", target, err)}, nil
+		return Outcome{Reason: ReasonConnectionFailed, Message: fmt.Sprintf("%s failed: %s", target, quote(err.Error()))}, nil
 	}
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,15 +24,72 @@ const (
 	ReasonNotReady = "NotReady"
 )
 
-// maxMessageLength is the API limit on metav1.Condition.Message.
-const maxMessageLength = 32768
+// Limits the API server enforces on a metav1.Condition.
+const (
+	// MaxReasonLength is the longest reason the API server accepts, in bytes.
+	MaxReasonLength = 1024
+	// MaxMessageLength is the longest message the API server accepts, in bytes.
+	MaxMessageLength = 32768
+)
+
+// ReasonInvalidReason replaces a reason the API server would refuse (see
+// [SetCondition]). The message then names the refused reason.
+const ReasonInvalidReason = "InvalidReason"
+
+// ellipsis marks a cut string.
+const ellipsis = "…"
+
+// ValidateReason returns nil for a reason the API server accepts on a metav1.Condition,
+// and otherwise an error wrapping [ErrInvalidReason]: the reason must be 1 to
+// [MaxReasonLength] bytes of CamelCase — ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$, so no
+// spaces, dashes or dots, and a letter first.
+func ValidateReason(reason string) error {
+	switch {
+	case reason == "":
+		return fmt.Errorf("%w: empty", ErrInvalidReason)
+	case len(reason) > MaxReasonLength:
+		return fmt.Errorf("%w: %d bytes, at most %d allowed", ErrInvalidReason, len(reason), MaxReasonLength)
+	case !validReason(reason):
+		return fmt.Errorf("%w: %q is not CamelCase (^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$)",
+			ErrInvalidReason, truncate(reason, 64))
+	}
+	return nil
+}
+
+// validReason matches ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ without a regexp.
+func validReason(r string) bool {
+	letter := func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+	word := func(c byte) bool { return letter(c) || c >= '0' && c <= '9' || c == '_' }
+	if r == "" || !letter(r[0]) || !word(r[len(r)-1]) {
+		return false
+	}
+	for i := 1; i < len(r)-1; i++ {
+		if c := r[i]; !word(c) && c != ',' && c != ':' {
+			return false
+		}
+	}
+	return true
+}
 
 // SetCondition sets the condition condType on obj with observedGeneration stamped from
 // obj's metadata.generation. lastTransitionTime moves only when the status flips (or
 // the condition is new); reason, message and observedGeneration are always updated. It
 // reports whether anything changed.
+//
+// The condition is always one the API server accepts, so that one bad reason or message
+// cannot make every status write of the object fail with 422 Unprocessable Entity:
+//
+//   - a reason that [ValidateReason] refuses (empty, too long, not CamelCase — such as a
+//     status line or an error text used as a reason) is replaced by
+//     [ReasonInvalidReason], and the message starts with a note quoting the refused
+//     reason (cut to 64 bytes) before the original message. The status is kept as
+//     given, so the condition still says whether the step is ready. [RunPass] logs every
+//     such condition at error level on each pass that sets it; test for it with
+//     [ValidateReason] in step tests;
+//   - invalid UTF-8 in the message is replaced by U+FFFD, and a message longer than
+//     [MaxMessageLength] bytes is cut on a rune boundary and ends in "…".
 func SetCondition(obj Object, condType string, status metav1.ConditionStatus, reason, message string) bool {
-	message = truncate(message, maxMessageLength)
+	reason, message = sanitize(reason, message)
 	return meta.SetStatusCondition(obj.Conditions(), metav1.Condition{
 		Type:               condType,
 		Status:             status,
@@ -39,6 +97,15 @@ func SetCondition(obj Object, condType string, status metav1.ConditionStatus, re
 		Message:            message,
 		ObservedGeneration: obj.GetGeneration(),
 	})
+}
+
+// sanitize returns a reason and message the API server accepts (see [SetCondition]).
+func sanitize(reason, message string) (string, string) {
+	if err := ValidateReason(reason); err != nil {
+		message = fmt.Sprintf("invalid reason %q replaced by %s: %s", truncate(reason, 64), ReasonInvalidReason, message)
+		reason = ReasonInvalidReason
+	}
+	return reason, truncate(message, MaxMessageLength)
 }
 
 // MarkTrue sets condType to True; see [SetCondition].
@@ -76,15 +143,21 @@ func AggregateReady(obj Object, readyType string, subConditions []string) bool {
 	return SetCondition(obj, readyType, status, reason, message)
 }
 
-// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
+// truncate returns s with invalid UTF-8 replaced by U+FFFD and, when that is longer
+// than n bytes, cut on a rune boundary and ended with "…" so that it is at most n bytes.
 func truncate(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
 	}
+	n -= len(ellipsis)
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n]
+	if n < 0 {
+		n = 0
+	}
+	return s[:n] + ellipsis
 }
 
 func readiness(obj Object, subConditions []string) (metav1.ConditionStatus, string, string) {

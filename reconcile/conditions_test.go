@@ -1,9 +1,11 @@
 package reconcile_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -56,8 +58,20 @@ func TestSetConditionTruncatesLongMessages(t *testing.T) {
 	w := newWidget(1)
 	reconcile.MarkFalse(w, "ConfigReady", "ConfigError", strings.Repeat("é", 20000)) // 40000 bytes
 	msg := w.Status.Conditions[0].Message
-	if len(msg) > 32768 || !strings.HasPrefix(strings.Repeat("é", 20000), msg) || len(msg) < 32766 {
-		t.Errorf("message of %d bytes, want cut to at most 32768 bytes on a rune boundary", len(msg))
+	cut, ok := strings.CutSuffix(msg, "…")
+	if len(msg) > 32768 || !ok || !strings.HasPrefix(strings.Repeat("é", 20000), cut) || len(msg) < 32764 {
+		t.Errorf("message of %d bytes, want cut to at most 32768 bytes on a rune boundary, ending in an ellipsis", len(msg))
+	}
+	// Invalid UTF-8 is replaced, so the message stays valid after the cut.
+	reconcile.MarkFalse(w, "ConfigReady", "ConfigError", "bad \xff\xfe bytes")
+	if msg := w.Status.Conditions[0].Message; !utf8.ValidString(msg) || !strings.HasPrefix(msg, "bad ") {
+		t.Errorf("message %q is not valid UTF-8", msg)
+	}
+	// A message within the limit is kept as is.
+	short := strings.Repeat("a", 32768)
+	reconcile.MarkFalse(w, "ConfigReady", "ConfigError", short)
+	if w.Status.Conditions[0].Message != short {
+		t.Error("a message of exactly 32768 bytes was changed")
 	}
 }
 
@@ -147,6 +161,47 @@ func TestRequeueIntervals(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %v, want %v", name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestValidateReason(t *testing.T) {
+	valid := []string{"A", "ConfigError", "a_b", "Waiting:Deployment,Pods1", "Under_", strings.Repeat("A", 1024)}
+	invalid := []string{"", "has space", "1Leading", "_Leading", "trailing,", "trailing:", "Dash-ed", "Ünicode",
+		"line\nbreak", strings.Repeat("A", 1025)}
+	for _, r := range valid {
+		if err := reconcile.ValidateReason(r); err != nil {
+			t.Errorf("ValidateReason(%.40q) = %v, want nil", r, err)
+		}
+	}
+	for _, r := range invalid {
+		if err := reconcile.ValidateReason(r); !errors.Is(err, reconcile.ErrInvalidReason) {
+			t.Errorf("ValidateReason(%.40q) = %v, want ErrInvalidReason", r, err)
+		}
+	}
+}
+
+// TestSetConditionReplacesAnInvalidReason: an invalid reason would make the API server
+// refuse every status write of the object (422); SetCondition keeps the status and
+// puts the fixed reason InvalidReason in its place, with the bad reason in the message.
+func TestSetConditionReplacesAnInvalidReason(t *testing.T) {
+	for _, bad := range []string{"", "Connection refused", strings.Repeat("X", 5000) + "!"} {
+		w := newWidget(2)
+		if !reconcile.MarkFalse(w, "HorizonAPIReady", bad, "GET http://horizon:8080/ failed") {
+			t.Fatal("no change reported")
+		}
+		c := meta.FindStatusCondition(w.Status.Conditions, "HorizonAPIReady")
+		if c.Reason != reconcile.ReasonInvalidReason || c.Status != metav1.ConditionFalse || c.ObservedGeneration != 2 {
+			t.Errorf("condition = %+v, want status False kept and reason %s", c, reconcile.ReasonInvalidReason)
+		}
+		if !strings.Contains(c.Message, "GET http://horizon:8080/ failed") || !strings.Contains(c.Message, "invalid reason") {
+			t.Errorf("message %q lacks the original message or the note", c.Message)
+		}
+		if len(c.Message) > 2000 {
+			t.Errorf("message of %d bytes quotes the whole bad reason", len(c.Message))
+		}
+		if err := reconcile.ValidateReason(c.Reason); err != nil {
+			t.Errorf("replacement reason invalid: %v", err)
 		}
 	}
 }

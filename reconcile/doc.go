@@ -12,7 +12,7 @@
 //   - steps run in table order, and the pass ends at the first step that returns a
 //     non-zero result (a requeue) or an error;
 //   - a [Sequential] group runs every member once, whatever the others return; member
-//     errors are joined with errors.Join, and with no error the shortest requeue wins;
+//     errors are joined with [JoinErrors], and with no error the shortest requeue wins;
 //   - a [Parallel] group runs its members concurrently, each on its own deep copy of the
 //     custom resource and owning exactly one condition type, which is merged back into
 //     the resource for every member — the failed ones too — once all have returned;
@@ -41,7 +41,8 @@
 //
 // [SetCondition], [MarkTrue], [MarkFalse] and [MarkUnknown] set a metav1.Condition on an
 // [Object] with observedGeneration stamped; lastTransitionTime moves only when the
-// status flips. [AggregateReady] sets Ready True with reason AllReady exactly when every
+// status flips. The condition they set is always one the API server accepts (see
+// [SetCondition] for how an invalid reason or an over-long message is repaired). [AggregateReady] sets Ready True with reason AllReady exactly when every
 // listed sub-condition is True for the current generation, and otherwise False with a
 // reason and message that name the first sub-condition holding it back.
 //
@@ -55,10 +56,43 @@
 // idempotent and leave the in-memory status alone, and [IgnoreStatusWrites] keeps the
 // controller from being woken by its own status writes.
 //
+// # Under faults, races and shutdown
+//
+//   - The status write has a context of its own, derived from the pass's without its
+//     cancellation and bounded by [StatusWriteTimeout] (or
+//     [PassOptions].StatusWriteTimeout): a pass that ends because its deadline passed or
+//     the manager is shutting down still persists the conditions it set.
+//   - Errors are joined with [JoinErrors]: the join is terminal for controller-runtime
+//     (see [IsTerminal]) only when every part is, so a step's terminal error joined to
+//     a failed status write, or a Parallel member's terminal error joined to another
+//     member's transient one, is retried.
+//   - Give [PassOptions].APIReader the manager's mgr.GetAPIReader() when the client is
+//     the manager's cached client: a 404 on the status write is then confirmed, and a
+//     conflict re-read, on the API server rather than in a cache that may lag behind —
+//     an object deleted during the pass is not mistaken for a type without a status
+//     subresource ([ErrStatusNotServed]). Without it, the 404 is confirmed by an
+//     unstructured read, which a manager's client does not serve from its cache.
+//   - Two reconcilers of one object (a leader-election overlap) do not make conditions
+//     flap: a pass whose status write conflicts with a newer generation's status
+//     leaves that status alone, since it describes a spec that is no longer current.
+//   - A condition the API server would refuse cannot block the status: [SetCondition]
+//     replaces a reason that [ValidateReason] refuses by [ReasonInvalidReason] (naming
+//     the refused one in the message) and cuts messages to [MaxMessageLength], and
+//     RunPass repairs conditions set around it the same way and logs each at error
+//     level.
+//   - A pass killed between two of its writes leaves no status behind; the next pass
+//     starts from what is stored and converges, as long as the steps are idempotent
+//     (they read before they create, and an object that exists counts as done).
+//
+// The package's tests prove each of these on envtest, with a fault injected into each
+// API call of a pass in turn, two managers reconciling one object, and passes stopped
+// between their writes.
+//
 // # Requeue intervals
 //
 // [DeploymentPollInterval], [RetryInterval], [SecretPollInterval],
-// [TargetClusterRetryInterval] and [ProbeTTL] are the intervals of the specification.
+// [TargetClusterRetryInterval] and [ProbeTTL] are the requeue intervals and TTLs the
+// operators share.
 //
 // # Testing steps
 //

@@ -1,6 +1,10 @@
 package reconcile
 
-import "errors"
+import (
+	"errors"
+
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
 
 // Sentinel errors of the package. Test for them with errors.Is.
 var (
@@ -19,6 +23,10 @@ var (
 	// its CRD does not enable the status subresource
 	// (+kubebuilder:subresource:status), so no pass could ever persist its conditions.
 	ErrStatusNotServed = errors.New("status subresource not served")
+	// ErrInvalidReason reports a condition reason the API server refuses: empty, longer
+	// than 1024 bytes, or not CamelCase — it must match
+	// ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ (see [ValidateReason]).
+	ErrInvalidReason = errors.New("invalid condition reason")
 )
 
 // StepError is the error a named step (or named group) returns through the runner: it
@@ -36,3 +44,68 @@ func (e *StepError) Error() string { return "step " + e.Step + ": " + e.Err.Erro
 
 // Unwrap returns the step's own error.
 func (e *StepError) Unwrap() error { return e.Err }
+
+// IsTerminal reports whether controller-runtime treats err as terminal: it logs and
+// counts such an error but does not requeue the request. It is controller-runtime's own
+// test, errors.Is(err, reconcile.TerminalError(nil)) of package
+// sigs.k8s.io/controller-runtime/pkg/reconcile, so the two never disagree.
+func IsTerminal(err error) bool {
+	return err != nil && errors.Is(err, crreconcile.TerminalError(nil))
+}
+
+// JoinErrors joins errs as errors.Join does — nil errors are dropped, nil is returned
+// when none is left, a single error is returned as it is, and the message lists every
+// error on a line of its own — with one difference: the joined error is terminal (see
+// [IsTerminal]) only when every part is.
+//
+// errors.Join would make the join terminal as soon as one part is, because errors.Is
+// finds the terminal mark in any branch of the tree: a step's terminal error joined to a
+// transient failure of the status write, or one Parallel member's terminal error joined
+// to another's transient one, would never be retried, and the transient failure never
+// repaired. When the parts disagree, each terminal part is wrapped so that errors.Is
+// still finds every error it wraps (and errors.As every type) but no longer the terminal
+// mark. The groups of this package ([Sequential], [Parallel]) and [RunPass] join their
+// errors with it; steps that join errors of their own should too.
+func JoinErrors(errs ...error) error {
+	parts := make([]error, 0, len(errs))
+	for _, err := range errs {
+		if err != nil {
+			parts = append(parts, err)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return nil
+	case 1:
+		return parts[0]
+	}
+	terminal := 0
+	for _, err := range parts {
+		if IsTerminal(err) {
+			terminal++
+		}
+	}
+	if terminal > 0 && terminal < len(parts) {
+		for i, err := range parts {
+			if IsTerminal(err) {
+				parts[i] = &retryable{err: err}
+			}
+		}
+	}
+	return errors.Join(parts...)
+}
+
+// retryable hides the terminal mark of err from errors.Is while exposing everything else
+// err wraps. It has no Unwrap method on purpose: errors.Is would otherwise descend into
+// err and find the mark.
+type retryable struct{ err error }
+
+func (e *retryable) Error() string { return e.err.Error() }
+
+// Is reports whether err matches target, unless target is the terminal mark.
+func (e *retryable) Is(target error) bool {
+	return !errors.Is(target, crreconcile.TerminalError(nil)) && errors.Is(e.err, target)
+}
+
+// As finds the first error in err's tree that matches target.
+func (e *retryable) As(target any) bool { return errors.As(e.err, target) }

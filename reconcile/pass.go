@@ -2,13 +2,16 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -29,7 +32,30 @@ type PassOptions struct {
 	// ConflictBackoff bounds the refetch-and-reapply attempts after a 409 Conflict on the
 	// status write. A zero value means retry.DefaultBackoff.
 	ConflictBackoff wait.Backoff
+	// StatusWriteTimeout bounds the status write at the end of the pass: the write, its
+	// conflict retries and the read that confirms a 404. Zero means
+	// [StatusWriteTimeout]. The write runs on a context of its own, derived from the
+	// pass's context without its cancellation (context.WithoutCancel keeps the logger
+	// and other values), so that a pass cut short by its deadline or by the manager
+	// shutting down still persists the conditions it set.
+	StatusWriteTimeout time.Duration
+	// APIReader reads the object from the API server, bypassing any cache, when the
+	// status write needs a fresh copy: to re-read after a 409 Conflict, and to tell a
+	// deleted object from a type without a status subresource after a 404. Pass the
+	// manager's mgr.GetAPIReader() when the client is the manager's cached client; a
+	// cache that has not seen the object's deletion yet would otherwise make a
+	// finished deletion look like [ErrStatusNotServed], and a stale re-read after a
+	// conflict would conflict again. When nil, the client is used: the 404 is
+	// confirmed with an unstructured read, which controller-runtime's manager client
+	// sends to the API server (unless its cache was told to cache unstructured
+	// objects), and the conflict re-read goes through the client as it is.
+	APIReader client.Reader
 }
+
+// StatusWriteTimeout bounds the status write at the end of a pass when
+// [PassOptions].StatusWriteTimeout is zero: 10 s for the write, its conflict retries and
+// the read that confirms a 404.
+const StatusWriteTimeout = 10 * time.Second
 
 // DefaultPassOptions returns options that aggregate [ConditionReady] from
 // subConditions and retry a conflicting status write with retry.DefaultBackoff (four
@@ -55,18 +81,33 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // written; an object whose type has no status subresource (the write answers 404 while
 // the object exists) is an error wrapping [ErrStatusNotServed], never a silent drop.
 //
+// The write has a context of its own, bounded by [PassOptions].StatusWriteTimeout and
+// not cancelled with ctx: a pass that ends because its deadline passed or the manager
+// is shutting down still persists what it set. Before writing, every condition the API
+// server would refuse is repaired as [SetCondition] repairs it (an invalid reason
+// becomes [ReasonInvalidReason], an over-long message is cut, a missing
+// lastTransitionTime is set) and logged at error level, so one bad condition cannot
+// make every status write of the object fail.
+//
 // The write is an Update of the status subresource, guarded by the object's
 // resourceVersion. On a 409 Conflict (someone else wrote the object since it was read)
-// RunPass re-reads the object and reapplies this pass's own status changes to it — each
-// condition type the pass set, changed or removed, and each other top-level status
-// field it changed — re-aggregates Ready there and writes again, within
-// ConflictBackoff. Conditions that others wrote meanwhile and that this pass did not
-// touch are kept.
+// RunPass re-reads the object (through [PassOptions].APIReader when set) and reapplies
+// this pass's own status changes to it — each condition type the pass set, changed or
+// removed, and each other top-level status field it changed — re-aggregates Ready there
+// and writes again, within ConflictBackoff. Conditions that others wrote meanwhile and
+// that this pass did not touch are kept. When the re-read object has a newer
+// metadata.generation than this pass read, the pass's status describes a spec that is
+// no longer current and is not written at all: another pass (the generation change
+// enqueues one) or another reconciler — such as a second manager during a
+// leader-election overlap — writes the status of the new generation, and reapplying
+// the old view over it would flip conditions back and forth.
 //
 // RunPass returns pass's result or error, never both (the error wins). When the status
-// write fails, its error is returned joined to pass's error, and a result is dropped:
-// controller-runtime then retries with backoff. obj holds the pass's view of the object
-// afterwards, not necessarily what was stored after a conflict.
+// write fails, its error is returned joined to pass's error with [JoinErrors], and a
+// result is dropped: controller-runtime then retries with backoff, even when pass's
+// error was terminal (the join is terminal only when every part is). obj holds the
+// pass's view of the object afterwards, not necessarily what was stored after a
+// conflict.
 func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, opts PassOptions, pass StepFunc[T]) (ctrl.Result, error) {
 	if err := c.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -79,11 +120,14 @@ func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKe
 		return ctrl.Result{}, fmt.Errorf("DeepCopyObject of %T returned %T", obj, obj.DeepCopyObject())
 	}
 	res, err := guard(ctx, obj, pass)
-	if serr := persistStatus(ctx, c, key, before, obj, opts); serr != nil {
-		if err != nil {
-			return ctrl.Result{}, errors.Join(err, serr)
-		}
-		return ctrl.Result{}, serr
+	timeout := opts.StatusWriteTimeout
+	if timeout <= 0 {
+		timeout = StatusWriteTimeout
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if serr := persistStatus(wctx, c, key, before, obj, opts); serr != nil {
+		return ctrl.Result{}, JoinErrors(err, serr)
 	}
 	return res, err
 }
@@ -110,6 +154,7 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	if aggregate {
 		AggregateReady(after, opts.ReadyCondition, opts.SubConditions)
 	}
+	repairConditions(ctx, after)
 	bs, err := statusOf(before)
 	if err != nil {
 		return err
@@ -126,7 +171,7 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	case err == nil:
 		return nil
 	case apierrors.IsNotFound(err):
-		return statusNotFound(ctx, c, key, after, err)
+		return statusNotFound(ctx, c, opts.APIReader, key, after, err)
 	case !apierrors.IsConflict(err):
 		return fmt.Errorf("write status of %s %s: %w", kindOf(c, after), key, err)
 	}
@@ -140,10 +185,20 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	if backoff.Steps == 0 {
 		backoff = retry.DefaultBackoff
 	}
+	var reader client.Reader = c
+	if opts.APIReader != nil {
+		reader = opts.APIReader
+	}
 	err = retry.RetryOnConflict(backoff, func() error {
 		fresh := newObject(after)
-		if err := c.Get(ctx, key, fresh); err != nil {
+		if err := reader.Get(ctx, key, fresh); err != nil {
 			return err
+		}
+		if fresh.GetGeneration() > before.GetGeneration() {
+			log.FromContext(ctx).V(1).Info("status not written: the spec changed since this pass read it, "+
+				"and the pass of the new generation writes the status", "generation", before.GetGeneration(),
+				"currentGeneration", fresh.GetGeneration())
+			return nil
 		}
 		fs, err := statusOf(fresh)
 		if err != nil {
@@ -174,8 +229,26 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 // last finalizer was removed during the pass), which needs no write, or the object is
 // there and its type serves no status subresource, which would drop every status write
 // of every pass and is reported as [ErrStatusNotServed].
-func statusNotFound(ctx context.Context, c client.Client, key client.ObjectKey, obj Object, writeErr error) error {
-	err := c.Get(ctx, key, newObject(obj))
+//
+// An object that this pass saw being deleted with no finalizer left is gone: the API
+// server removes it at once. Otherwise the object is read again, bypassing a cache that
+// may not have seen the deletion yet: through reader when set, else as unstructured
+// through c (see [PassOptions].APIReader).
+func statusNotFound(ctx context.Context, c client.Client, reader client.Reader, key client.ObjectKey, obj Object, writeErr error) error {
+	if obj.GetDeletionTimestamp() != nil && len(obj.GetFinalizers()) == 0 {
+		return nil
+	}
+	var err error
+	switch gvk, gvkErr := c.GroupVersionKindFor(obj); {
+	case reader != nil:
+		err = reader.Get(ctx, key, newObject(obj))
+	case gvkErr == nil:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		err = c.Get(ctx, key, u)
+	default:
+		err = c.Get(ctx, key, newObject(obj))
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -184,6 +257,26 @@ func statusNotFound(ctx context.Context, c client.Client, key client.ObjectKey, 
 	}
 	return fmt.Errorf("write status of %s %s: %w (enable the status subresource of its CRD): %w",
 		kindOf(c, obj), key, ErrStatusNotServed, writeErr)
+}
+
+// repairConditions makes every condition of obj one the API server accepts, as
+// [SetCondition] would have, and logs each condition whose reason had to be replaced (or
+// was replaced by SetCondition) at error level: a step sets reasons the API refuses.
+func repairConditions(ctx context.Context, obj Object) {
+	conds := *obj.Conditions()
+	for i := range conds {
+		cond := &conds[i]
+		if ValidateReason(cond.Reason) != nil || len(cond.Message) > MaxMessageLength || !utf8.ValidString(cond.Message) {
+			cond.Reason, cond.Message = sanitize(cond.Reason, cond.Message)
+		}
+		if cond.LastTransitionTime.IsZero() {
+			cond.LastTransitionTime = metav1.Now()
+		}
+		if cond.Reason == ReasonInvalidReason {
+			log.FromContext(ctx).Error(ErrInvalidReason, "a condition was set with a reason the API server refuses; "+
+				"it is stored with reason "+ReasonInvalidReason, "conditionType", cond.Type, "message", truncate(cond.Message, 256))
+		}
+	}
 }
 
 // statusOf returns the unstructured status of obj (nil when it has none).

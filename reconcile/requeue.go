@@ -2,9 +2,8 @@ package reconcile
 
 import "time"
 
-// Requeue intervals and TTLs of the specification ("Requeue semantics" of the Horizon
-// reconciler, shared by the other operators). Steps return them as
-// ctrl.Result{RequeueAfter: ...}.
+// Requeue intervals and TTLs shared by the operators built on the SDK (the Horizon
+// reconciler's requeue semantics). Steps return them as ctrl.Result{RequeueAfter: ...}.
 const (
 	// DeploymentPollInterval is how often a step polls a Deployment that is not ready
 	// yet (and an HTTPRoute not yet accepted): 10 s.

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -116,16 +115,13 @@ func (n *node[T]) runParallel(ctx context.Context, obj T) (ctrl.Result, error) {
 	return combine(res, errs)
 }
 
-// combine returns the joined errors (result dropped) or, without errors, res.
+// combine returns the joined errors (result dropped) or, without errors, res. The join
+// is terminal only when every member's error is (see [JoinErrors]).
 func combine(res ctrl.Result, errs []error) (ctrl.Result, error) {
-	switch len(errs) {
-	case 0:
+	if len(errs) == 0 {
 		return res, nil
-	case 1:
-		return ctrl.Result{}, errs[0]
-	default:
-		return ctrl.Result{}, errors.Join(errs...)
 	}
+	return ctrl.Result{}, JoinErrors(errs...)
 }
 
 // Shortest returns whichever of a and b requeues sooner: a zero result loses to any

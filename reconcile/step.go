@@ -62,10 +62,11 @@ type Step[T Object] struct {
 }
 
 // Sequential returns a group step that runs every member once, in order, whatever the
-// others return. Member errors are joined with errors.Join and end the pass; with no
-// error, the shortest non-zero requeue of the members is the group's result (a zero
-// result when none asks for one). name may be empty; a named group is also measured as
-// a whole. Members may be steps or groups.
+// others return. Member errors are joined with [JoinErrors] (the join is terminal only
+// when every member's error is) and end the pass; with no error, the shortest non-zero
+// requeue of the members is the group's result (a zero result when none asks for one).
+// name may be empty; a named group is also measured as a whole. Members may be steps or
+// groups.
 func Sequential[T Object](name string, members ...Step[T]) Step[T] {
 	return Step[T]{Name: name, kind: sequential, members: members}
 }
@@ -75,8 +76,11 @@ func Sequential[T Object](name string, members ...Step[T]) Step[T] {
 // required and unique in the group); once all members returned, each member's condition
 // is merged back into the object, the failed members' as much as the others'. Every
 // other change a member makes to its copy (spec, other status fields, other conditions)
-// is discarded. Errors and requeues combine as in [Sequential]. Members must be single
-// steps, not groups.
+// is discarded. Errors and requeues combine as in [Sequential]: one member's transient
+// error keeps the group's error retryable even when another member's is terminal.
+// Members must be single steps, not groups. Run returns only once every member has
+// returned, so no member outlives the pass; a member that waits for something should
+// honour its context.
 func Parallel[T Object](name string, members ...Step[T]) Step[T] {
 	return Step[T]{Name: name, kind: parallel, members: members}
 }

@@ -12,6 +12,10 @@
 // no status is written (that is reconcile.RunPass's job, tested on envtest), so expect
 // the step's own conditions, not Ready.
 //
+// A case that cannot run — no Object, a nil scheme (an error wrapping
+// apply.ErrNilScheme that names the object), objects the fake client refuses — fails
+// with the reason in [Report].SetupErr and Problems; the kit never panics on it.
+//
 // The fake client does not run admission, defaulting or garbage collection; steps whose
 // behaviour depends on the API server belong in an envtest suite as well.
 package steptest

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -84,11 +85,16 @@ type Report[T reconcile.Object] struct {
 	// Problems lists every expectation the step did not meet, or why the case could
 	// not run; empty when the case passed.
 	Problems []string
+	// SetupErr says why the case could not run (nil when it ran): a nil Object, a nil
+	// scheme (wrapping apply.ErrNilScheme), objects the fake client refuses, or a step
+	// table reconcile.NewPipeline refuses. It is also the only entry of Problems.
+	SetupErr error
 }
 
 // Run runs every case as a subtest, in name order, reports each problem with t.Error,
 // then calls the case's Verify. scheme must know the custom resource's type and the
-// types of all given and expected objects.
+// types of all given and expected objects; a nil scheme fails every case with an error
+// wrapping apply.ErrNilScheme that names the case's object, and runs no step.
 func (s Suite[T]) Run(t *testing.T, scheme *runtime.Scheme, factory Factory[T]) {
 	t.Helper()
 	names := make([]string, 0, len(s))
@@ -121,19 +127,24 @@ func (tc Case[T]) Run(t *testing.T, scheme *runtime.Scheme, factory Factory[T]) 
 // [Suite.Run] and [Case.Run] report the same problems through testing.T.
 func (tc Case[T]) Evaluate(ctx context.Context, scheme *runtime.Scheme, factory Factory[T]) Report[T] {
 	var r Report[T]
-	if isNil(tc.Object) {
-		r.Problems = []string{"steptest: Case.Object is nil: the step needs a custom resource to run on"}
+	fail := func(err error) Report[T] {
+		r.SetupErr = err
+		r.Problems = []string{err.Error()}
 		return r
+	}
+	if isNil(tc.Object) {
+		return fail(errors.New("steptest: Case.Object is nil: the step needs a custom resource to run on"))
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return fail(fmt.Errorf("steptest: %s: %w", describe(nil, tc.Object), err))
 	}
 	c, obj, err := setup(ctx, scheme, tc)
 	if err != nil {
-		r.Problems = []string{"steptest: " + err.Error()}
-		return r
+		return fail(fmt.Errorf("steptest: %w", err))
 	}
 	p, err := reconcile.NewPipeline(nil, factory(c))
 	if err != nil {
-		r.Problems = []string{"steptest: " + err.Error()}
-		return r
+		return fail(fmt.Errorf("steptest: %w", err))
 	}
 	r.Client, r.Object = c, obj
 	r.Result, r.Err = p.Run(ctx, obj)
@@ -270,9 +281,13 @@ func isNil(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// describe names o as "Kind namespace/name".
+// describe names o as "Kind namespace/name" (the Go type instead of the kind when
+// scheme is nil or does not know o).
 func describe(scheme *runtime.Scheme, o client.Object) string {
 	kind := fmt.Sprintf("%T", o)
+	if scheme == nil {
+		return kind + " " + client.ObjectKeyFromObject(o).String()
+	}
 	if gvks, _, err := scheme.ObjectKinds(o); err == nil && len(gvks) > 0 {
 		kind = gvks[0].Kind
 	}
