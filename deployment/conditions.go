@@ -2,8 +2,7 @@ package deployment
 
 import "github.com/c5c3/reconciler-sdk/capability"
 
-// Condition types and reasons the HPA and VPA flows report. The spelling is the spec's
-// (horizon-reconciler, Conditions table).
+// Condition types and reasons the HPA and VPA flows report.
 const (
 	// ConditionHPAReady is the condition type of the HPA flow ([ReconcileHPA]).
 	ConditionHPAReady = "HPAReady"

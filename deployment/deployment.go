@@ -15,29 +15,48 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
+// deploymentGVK names the Deployment kind in errors about objects the owner does not
+// control.
+var deploymentGVK = appsv1.SchemeGroupVersion.WithKind("Deployment")
+
 // EnsureDeployment creates or updates the Deployment deploy, controlled by owner,
 // through Server-Side Apply under apply.FieldManager.
 //
-// It returns (true, nil) when all replicas are available ([IsDeploymentReady] on the
-// server's answer), (false, nil) when the Deployment exists but is not ready yet, and
-// (false, err) on failure. On return deploy holds the server's copy, status included.
+// It returns (true, nil) when the Deployment is rolled out and available
+// ([IsDeploymentReady] on the server's answer), (false, nil) when it exists but is not
+// ready yet (right after a change of its pod template, too), and (false, err) on
+// failure. On return deploy holds the server's copy, status included.
 //
 // Pass a freshly built desired object on every call. A converged Deployment is not
-// rewritten: the call costs one GET and one no-op PATCH. The GET before the apply
-// serves exactly two purposes:
+// rewritten: the call costs two GETs (its own, and the one apply.EnsureObject makes to
+// check who controls the object) and one no-op PATCH. The GET before the apply serves
+// exactly two purposes:
 //
 //   - spec.selector is immutable: when the desired selector differs from the stored
 //     one, the stored Deployment is deleted (background propagation, so the garbage
-//     collector removes its ReplicaSets and pods) and re-created from deploy. If the
-//     old object is still there after the delete (a finalizer holds it), EnsureDeployment
-//     returns (false, nil) and re-creates it on a later call; a Deployment that is being
-//     deleted is never applied to.
+//     collector removes its ReplicaSets and pods; preconditioned on the UID that was
+//     read, so a Deployment re-created in between is left alone) and re-created from
+//     deploy. If the old object is still there after the delete (a finalizer holds
+//     it), EnsureDeployment returns (false, nil) and re-creates it on a later call; a
+//     Deployment that is being deleted is never applied to.
 //   - spec.replicas left nil hands the replica count to someone else, typically a
 //     HorizontalPodAutoscaler. Server-Side Apply would reset a field that the SDK's
 //     field manager owned and no longer applies to its default (1 replica); so while
 //     the field manager still owns spec.replicas, the stored count is applied back
 //     instead. Once the autoscaler writes the count (through the scale subresource),
 //     ownership moves to it and EnsureDeployment stops sending the field.
+//
+// A Deployment of that name that owner does not control (installed by Helm or kubectl,
+// or controlled by another object) is never applied to, deleted or re-created: the call
+// fails with an error wrapping apply.ErrNotControlled (a *apply.NotControlledError that
+// names the current controller, or says there is none) and sends no write. This holds
+// for a selector change too, even when the Deployment carries apply.AdoptAnnotation:
+// consent to adoption is no consent to deleting the Deployment and its pods; delete it
+// by hand to let the owner create its own. One that owner does not control and that is
+// being deleted is refused with an error wrapping apply.ErrBeingDeleted; the call
+// creates the owner's Deployment once it is gone.
+//
+// A nil scheme is refused with apply.ErrNilScheme before any request.
 func EnsureDeployment(
 	ctx context.Context,
 	c client.Client,
@@ -49,6 +68,9 @@ func EnsureDeployment(
 		return false, fmt.Errorf("ensure Deployment: %w", apply.ErrNilObject)
 	}
 	desc := "Deployment " + keyOf(deploy)
+	if err := apply.CheckScheme(scheme); err != nil {
+		return false, fmt.Errorf("ensure %s: %w", desc, err)
+	}
 	if err := apply.Validate(owner, deploy); err != nil {
 		return false, fmt.Errorf("ensure %s: %w", desc, err)
 	}
@@ -61,16 +83,23 @@ func EnsureDeployment(
 	case err != nil:
 		return false, fmt.Errorf("ensure %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
+		if ctrlErr := apply.CheckControlled(owner, existing, deploymentGVK); ctrlErr != nil {
+			return false, fmt.Errorf("ensure %s: %w (%v); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr)
+		}
 		// Being deleted (by us after a selector change, or by someone else): wait until
 		// it is gone, then create it afresh.
 		return false, nil
 	}
 
 	if existing != nil && selectorChanged(existing.Spec.Selector, deploy.Spec.Selector) {
+		changed := fmt.Sprintf("spec.selector changed from %q to %q, which is immutable",
+			selectorString(existing.Spec.Selector), selectorString(deploy.Spec.Selector))
+		if err := apply.CheckControlled(owner, existing, deploymentGVK); err != nil {
+			return false, fmt.Errorf("ensure %s: %s, and the Deployment is not deleted to re-create it: %w", desc, changed, err)
+		}
 		gone, err := deleteForRecreate(ctx, c, existing)
 		if err != nil {
-			return false, fmt.Errorf("ensure %s: spec.selector changed from %q to %q, which is immutable: %w",
-				desc, selectorString(existing.Spec.Selector), selectorString(deploy.Spec.Selector), err)
+			return false, fmt.Errorf("ensure %s: %s: %w", desc, changed, err)
 		}
 		if !gone {
 			return false, nil
@@ -88,22 +117,41 @@ func EnsureDeployment(
 	return IsDeploymentReady(deploy), nil
 }
 
-// IsDeploymentReady reports whether deploy has at least spec.replicas ready replicas
-// (1 when spec.replicas is nil) and an Available condition with status True. It is a
-// pure function; a nil Deployment is not ready.
+// IsDeploymentReady reports whether deploy is rolled out and available. It is a pure
+// function; a nil Deployment is not ready. With desired = spec.replicas (1 when nil),
+// the Deployment is ready when all of these hold:
 //
-// These are the spec's two conditions and nothing more: status.observedGeneration and
-// updatedReplicas are not compared, so during a rolling update the Deployment counts
-// as ready while enough pods (old or new) serve.
+//   - status.observedGeneration >= metadata.generation: the status describes the
+//     current spec;
+//   - status.readyReplicas >= desired;
+//   - status.updatedReplicas >= desired: every desired replica runs the current pod
+//     template;
+//   - an Available condition with status True.
+//
+// Right after a change of the pod template the old ReplicaSet still serves and the
+// Deployment is still Available, but its status is older than the spec (and then its
+// updated replicas are too few), so it is not ready until the rollout has replaced
+// every replica. Row by row:
+//
+//	Scenario                                                 Result
+//	spec.replicas nil                                        desired defaults to 1
+//	no Available condition                                   false
+//	readyReplicas < desired                                  false
+//	readyReplicas >= desired and Available=True              true, unless a row below holds
+//	status.observedGeneration < metadata.generation          false
+//	status.updatedReplicas < desired                         false
 func IsDeploymentReady(deploy *appsv1.Deployment) bool {
 	if deploy == nil {
+		return false
+	}
+	if deploy.Status.ObservedGeneration < deploy.Generation {
 		return false
 	}
 	desired := int32(1)
 	if deploy.Spec.Replicas != nil {
 		desired = *deploy.Spec.Replicas
 	}
-	if deploy.Status.ReadyReplicas < desired {
+	if deploy.Status.ReadyReplicas < desired || deploy.Status.UpdatedReplicas < desired {
 		return false
 	}
 	for _, cond := range deploy.Status.Conditions {
@@ -140,9 +188,14 @@ func selectorString(sel *metav1.LabelSelector) string {
 	return metav1.FormatLabelSelector(sel)
 }
 
-// deleteForRecreate deletes obj (background propagation, preconditioned on its UID)
-// and reports whether it is gone. It is gone unless a finalizer holds it.
+// deleteForRecreate deletes obj, which the caller read and checked to be controlled by
+// the owner (background propagation, preconditioned on the UID read, so an object
+// re-created under the same name since is never removed), and reports whether it is
+// gone. It is gone unless a finalizer holds it.
 func deleteForRecreate(ctx context.Context, c client.Client, obj client.Object) (bool, error) {
+	if obj.GetUID() == "" {
+		return false, fmt.Errorf("delete for re-create: the object read carries no UID")
+	}
 	if err := apply.DeleteObject(ctx, c, obj); err != nil {
 		return false, err
 	}

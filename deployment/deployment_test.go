@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,12 +28,18 @@ func TestIsDeploymentReady(t *testing.T) {
 		return appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: s}
 	}
 	progressing := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue}
+	// build is a Deployment whose status has observed its spec and whose ready replicas
+	// all run the current pod template (updatedReplicas = readyReplicas), so that each
+	// row varies only what it names.
 	build := func(replicas *int32, ready int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
 		return &appsv1.Deployment{
-			Spec:   appsv1.DeploymentSpec{Replicas: replicas},
-			Status: appsv1.DeploymentStatus{ReadyReplicas: ready, Conditions: conds},
+			ObjectMeta: metav1.ObjectMeta{Generation: 4},
+			Spec:       appsv1.DeploymentSpec{Replicas: replicas},
+			Status: appsv1.DeploymentStatus{ObservedGeneration: 4, ReadyReplicas: ready, UpdatedReplicas: ready,
+				Conditions: conds},
 		}
 	}
+	with := func(d *appsv1.Deployment, f func(*appsv1.Deployment)) *appsv1.Deployment { f(d); return d }
 	cases := map[string]struct {
 		deploy *appsv1.Deployment
 		want   bool
@@ -44,6 +51,18 @@ func TestIsDeploymentReady(t *testing.T) {
 		"ReadyReplicas < desired":                        {deploy: build(new(int32(3)), 2, available(corev1.ConditionTrue)), want: false},
 		"ReadyReplicas >= desired and Available=True":    {deploy: build(new(int32(3)), 3, progressing, available(corev1.ConditionTrue)), want: true},
 		"ReadyReplicas > desired (scale-down in flight)": {deploy: build(new(int32(2)), 3, available(corev1.ConditionTrue)), want: true},
+		// Stale status: right after a pod-template change the old ReplicaSet still
+		// serves and is Available, but the rollout has not happened yet.
+		"status.observedGeneration < metadata.generation": {deploy: with(build(new(int32(2)), 2, available(corev1.ConditionTrue)),
+			func(d *appsv1.Deployment) { d.Generation = 5 }), want: false},
+		"status.updatedReplicas < desired": {deploy: with(build(new(int32(3)), 3, available(corev1.ConditionTrue)),
+			func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 2 }), want: false},
+		"status.updatedReplicas < desired (nil replicas defaults to 1)": {deploy: with(build(nil, 1, available(corev1.ConditionTrue)),
+			func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 0 }), want: false},
+		"observedGeneration ahead of a stale generation read": {deploy: with(build(new(int32(1)), 1, available(corev1.ConditionTrue)),
+			func(d *appsv1.Deployment) { d.Status.ObservedGeneration = 6 }), want: true},
+		"updatedReplicas > desired (surge in flight)": {deploy: with(build(new(int32(2)), 2, available(corev1.ConditionTrue)),
+			func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 3 }), want: true},
 		// Around the table.
 		"Available=False":             {deploy: build(new(int32(1)), 1, available(corev1.ConditionFalse)), want: false},
 		"Available=Unknown":           {deploy: build(new(int32(1)), 1, available(corev1.ConditionUnknown)), want: false},
@@ -100,7 +119,9 @@ func TestEnsureDeploymentBecomesReady(t *testing.T) {
 	if err != nil || !ready {
 		t.Fatalf("converged: ready=%v err=%v, want (true, nil)", ready, err)
 	}
-	if got, want := counter.Method("GET"), 1; got != want {
+	// Two GETs: EnsureDeployment's own read (selector and replica ownership) and the
+	// one apply.EnsureObject makes to check who controls the Deployment.
+	if got, want := counter.Method("GET"), 2; got != want {
 		t.Errorf("converged call sent %d GETs, want %d", got, want)
 	}
 	if got, want := counter.Method("PATCH"), 1; got != want || counter.Writes() != want {
@@ -109,6 +130,49 @@ func TestEnsureDeploymentBecomesReady(t *testing.T) {
 	if !unchangedByApply(before, converged) {
 		t.Errorf("converged call wrote: generation %d -> %d, managedFields %s -> %s",
 			before.Generation, converged.Generation, managedFieldsString(before), managedFieldsString(converged))
+	}
+}
+
+// TestEnsureDeploymentNotReadyRightAfterTemplateChange runs on real controllers: once
+// the Deployment is ready, a new pod template is applied. The server's answer to that
+// apply still shows the old ReplicaSet's pods as ready and the Deployment as Available,
+// but its status has not observed the new generation: EnsureDeployment must report not
+// ready until the rollout has replaced every replica.
+func TestEnsureDeploymentNotReadyRightAfterTemplateChange(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	build := func(image string) *appsv1.Deployment {
+		d := desiredDeployment(ns, "web", new(int32(2)))
+		d.Spec.Template.Spec.Containers[0].Image = image
+		return d
+	}
+	eventually(t, "the first rollout to become ready", func(ctx context.Context) (bool, string, error) {
+		d := build("registry.example/web:1")
+		ready, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, d)
+		return ready, fmt.Sprintf("status %+v", d.Status), err
+	})
+
+	upgraded := build("registry.example/web:2")
+	ready, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, upgraded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready {
+		t.Fatalf("reported ready right after the pod template changed: generation %d, status observedGeneration %d, "+
+			"updatedReplicas %d, readyReplicas %d", upgraded.Generation, upgraded.Status.ObservedGeneration,
+			upgraded.Status.UpdatedReplicas, upgraded.Status.ReadyReplicas)
+	}
+
+	var done *appsv1.Deployment
+	eventually(t, "the rollout of the new template to become ready", func(ctx context.Context) (bool, string, error) {
+		done = build("registry.example/web:2")
+		ready, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, done)
+		return ready, fmt.Sprintf("status %+v", done.Status), err
+	})
+	if done.Status.ObservedGeneration < done.Generation || done.Status.UpdatedReplicas < 2 {
+		t.Errorf("ready with status observedGeneration %d (generation %d), updatedReplicas %d (want 2)",
+			done.Status.ObservedGeneration, done.Generation, done.Status.UpdatedReplicas)
 	}
 }
 
@@ -204,6 +268,144 @@ func TestEnsureDeploymentWaitsForDeletion(t *testing.T) {
 	if recreated.UID == old.UID || recreated.Spec.Selector.MatchLabels["app"] != "web-v2" {
 		t.Errorf("after deletion: UID %s (old %s), selector %v; want a new Deployment selecting app=web-v2",
 			recreated.UID, old.UID, recreated.Spec.Selector.MatchLabels)
+	}
+}
+
+// TestEnsureDeploymentSelectorChangeNeverDeletesForeign: a Deployment of the desired
+// name that the owner does not control (installed by Helm, or controlled by another
+// CR) is never deleted to re-create it with the new selector. The call fails with an
+// error wrapping apply.ErrNotControlled that names the controller, and the Deployment,
+// its ReplicaSets and pods stay.
+func TestEnsureDeploymentSelectorChangeNeverDeletesForeign(t *testing.T) {
+	cases := map[string]struct {
+		existing func(t *testing.T, ns string) *appsv1.Deployment
+		wantMsg  []string
+	}{
+		"unowned, installed by Helm": {
+			existing: func(t *testing.T, ns string) *appsv1.Deployment {
+				d := desiredDeployment(ns, "web-v1", nil)
+				d.Labels = map[string]string{"app.kubernetes.io/managed-by": "Helm"}
+				if err := env.Client.Create(context.Background(), d); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			},
+			wantMsg: []string{"has no controller"},
+		},
+		"unowned, marked for adoption": {
+			// Consent to adoption is no consent to deleting the Deployment and its pods.
+			existing: func(t *testing.T, ns string) *appsv1.Deployment {
+				d := desiredDeployment(ns, "web-v1", nil)
+				d.Annotations = map[string]string{apply.AdoptAnnotation: "true"}
+				if err := env.Client.Create(context.Background(), d); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			},
+			wantMsg: []string{"has no controller"},
+		},
+		"controlled by another owner": {
+			existing: func(t *testing.T, ns string) *appsv1.Deployment {
+				other := newOwner(t, ns, "someone-else")
+				d := desiredDeployment(ns, "web-v1", nil)
+				if _, err := deployment.EnsureDeployment(context.Background(), env.Client, env.Scheme, other, d); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			},
+			wantMsg: []string{"controlled by ConfigMap someone-else"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns, "horizon")
+			theirs := tc.existing(t, ns)
+			eventually(t, "the foreign Deployment's ReplicaSet", func(ctx context.Context) (bool, string, error) {
+				rs := ownedReplicaSets(ctx, t, ns, theirs.UID)
+				return len(rs) > 0, fmt.Sprintf("%d ReplicaSets", len(rs)), nil
+			})
+
+			c, counter, err := env.CountingClient()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready, err := deployment.EnsureDeployment(ctx, c, env.Scheme, owner, desiredDeployment(ns, "web-v2", nil))
+			if ready || !errors.Is(err, apply.ErrNotControlled) {
+				t.Fatalf("ready=%v err=%v, want (false, error wrapping apply.ErrNotControlled)", ready, err)
+			}
+			var nce *apply.NotControlledError
+			if !errors.As(err, &nce) {
+				t.Errorf("error %v carries no *apply.NotControlledError", err)
+			}
+			for _, want := range append([]string{"Deployment " + ns + "/web", "spec.selector"}, tc.wantMsg...) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if counter.Writes() != 0 {
+				t.Errorf("sent %d writes (%d DELETEs) to a Deployment the owner does not control, want 0",
+					counter.Writes(), counter.Method("DELETE"))
+			}
+			now := &appsv1.Deployment{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), now); err != nil {
+				t.Fatalf("the foreign Deployment is gone: %v", err)
+			}
+			if now.UID != theirs.UID || now.DeletionTimestamp != nil || now.Spec.Selector.MatchLabels["app"] != "web-v1" {
+				t.Errorf("foreign Deployment touched: UID %s -> %s, deletionTimestamp %v, selector %v",
+					theirs.UID, now.UID, now.DeletionTimestamp, now.Spec.Selector.MatchLabels)
+			}
+			if !equality.Semantic.DeepEqual(now.OwnerReferences, theirs.OwnerReferences) {
+				t.Errorf("owner references changed: %+v -> %+v", theirs.OwnerReferences, now.OwnerReferences)
+			}
+			if rs := ownedReplicaSets(ctx, t, ns, theirs.UID); len(rs) == 0 {
+				t.Errorf("the foreign Deployment lost its ReplicaSets")
+			}
+		})
+	}
+}
+
+// TestEnsureDeploymentRecreateDeleteIsPreconditioned: the delete of the selector-change
+// path is preconditioned on the UID that was read. When the Deployment is replaced in
+// between (deleted and created again by someone else), the delete fails with a
+// conflict and the replacement stays.
+func TestEnsureDeploymentRecreateDeleteIsPreconditioned(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	old := desiredDeployment(ns, "web-v1", nil)
+	if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, old); err != nil {
+		t.Fatal(err)
+	}
+
+	var replacement *appsv1.Deployment
+	racing := interceptor.NewClient(withWatch(t), interceptor.Funcs{
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if replacement == nil {
+				// Someone replaces the Deployment between our read and our delete.
+				if err := env.Client.Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: old.Name, Namespace: ns}}); err != nil {
+					return err
+				}
+				replacement = desiredDeployment(ns, "web-v1", nil)
+				if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, replacement); err != nil {
+					return err
+				}
+			}
+			return c.Delete(ctx, obj, opts...)
+		},
+	})
+	ready, err := deployment.EnsureDeployment(ctx, racing, env.Scheme, owner, desiredDeployment(ns, "web-v2", nil))
+	if ready || !apierrors.IsConflict(err) {
+		t.Fatalf("ready=%v err=%v, want (false, Conflict) from the UID precondition", ready, err)
+	}
+	now := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), now); err != nil {
+		t.Fatalf("the replacement is gone: %v", err)
+	}
+	if now.UID != replacement.UID || now.DeletionTimestamp != nil {
+		t.Errorf("stored Deployment UID %s (deletionTimestamp %v), want the untouched replacement %s",
+			now.UID, now.DeletionTimestamp, replacement.UID)
 	}
 }
 

@@ -9,8 +9,8 @@
 //
 //   - [EnsureDeployment] applies a Deployment and reports readiness as data
 //     ([IsDeploymentReady]). It re-creates the Deployment when its immutable selector
-//     changes, and keeps the replica count an autoscaler set when the desired
-//     spec.replicas is nil.
+//     changes (only one the owner controls), and keeps the replica count an autoscaler
+//     set when the desired spec.replicas is nil.
 //   - [EnsureService] applies a Service and leaves the fields the API server assigns
 //     (clusterIP, clusterIPs, ipFamilies, nodePort) to it; a desired value that
 //     contradicts an assigned one is refused before any write ([ErrImmutableField]).
@@ -32,6 +32,46 @@
 // (package capability), so an opt-in on a cluster without the VPA reports
 // VPANotInstalled instead of failing, and it prunes the VPAs the owner controls that
 // are no longer wanted.
+//
+// # Readiness
+//
+// [IsDeploymentReady] counts a Deployment as ready only when its status describes the
+// current spec (status.observedGeneration >= metadata.generation), every desired
+// replica runs the current pod template and is ready (updatedReplicas and
+// readyReplicas >= spec.replicas, default 1), and its Available condition is True.
+// Right after a change of the pod template the old pods still serve, but the Deployment
+// is not ready until the rollout has replaced them; an autoscaler's replica count is
+// the desired count once it is written to spec.replicas.
+//
+// # Never taking what is not ours
+//
+// No helper writes over, deletes or re-creates an object that the owner does not
+// control. An existing object of the desired name that was made by kubectl or Helm (no
+// controller) or that another object controls is refused with an error wrapping
+// apply.ErrNotControlled; the error is a *apply.NotControlledError that names the
+// current controller (or says there is none), and nothing is written. An uncontrolled
+// object carrying the annotation apply.AdoptAnnotation ("true") is adopted by the
+// applying helpers (see package apply), but [EnsureDeployment] never deletes one to
+// change its selector: consent to adoption is no consent to deleting its pods. An
+// object of the owner's that is being deleted is waited for by EnsureDeployment
+// ((false, nil), re-created once gone), refused with apply.ErrBeingDeleted by the
+// other helpers that would apply it, and left to finish by the flows that no longer
+// want it; one of someone else's that is being deleted is refused with
+// apply.ErrBeingDeleted. Deletes (the selector change, the HPA and VPA flows) are
+// preconditioned on the UID that was read, so an object re-created in between is
+// never removed. A nil *runtime.Scheme is refused with apply.ErrNilScheme before any
+// request.
+//
+// # Requests and caches
+//
+// Every applying helper first reads the object through the client it is given (the
+// control check of apply.EnsureObject), so with a manager's cached client it reads
+// from an informer for that kind: Deployments, Services, PodDisruptionBudgets,
+// HorizontalPodAutoscalers and VerticalPodAutoscalers. EnsureDeployment reads the
+// Deployment once more itself; a converged EnsureDeployment costs two GETs and one
+// no-op PATCH, the other helpers one GET and one no-op PATCH per object. The VPA flow
+// also lists VerticalPodAutoscalers in the owner's namespace, and asks the client's
+// RESTMapper whether the kind is served.
 //
 // The VerticalPodAutoscaler types are k8s.io/autoscaler/vertical-pod-autoscaler
 // (autoscaling.k8s.io/v1); register them in the manager's scheme with

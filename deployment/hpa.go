@@ -24,11 +24,18 @@ import (
 //     condition is True with reason [ReasonHPAReady]; on return desired holds the
 //     server's copy.
 //
+// A wanted HorizontalPodAutoscaler of that name that owner does not control (made by
+// kubectl or Helm, or controlled by another object) is refused with an error wrapping
+// apply.ErrNotControlled that names its controller, and one being deleted with
+// apply.ErrBeingDeleted; neither is written. One that is not wanted is deleted only when
+// owner controls it and it is not already being deleted.
+//
 // HPAReady has no False reason: on failure ReconcileHPA returns the zero Condition
 // (no Type) and the error, which the caller propagates, leaving the condition it has.
 // The returned condition carries no observedGeneration; the caller stamps it when it
 // sets the condition on its object. Leave the Deployment's spec.replicas nil when an
-// HPA is wanted (see [EnsureDeployment]).
+// HPA is wanted (see [EnsureDeployment]). A nil scheme is refused with
+// apply.ErrNilScheme before any request, whether or not an HPA is wanted.
 func ReconcileHPA(
 	ctx context.Context,
 	c client.Client,
@@ -40,6 +47,9 @@ func ReconcileHPA(
 	desc := "HorizontalPodAutoscaler " + key.String()
 	if key.Name == "" {
 		return metav1.Condition{}, fmt.Errorf("reconcile HorizontalPodAutoscaler: %w: key has no name", apply.ErrMissingName)
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return metav1.Condition{}, fmt.Errorf("reconcile %s: %w", desc, err)
 	}
 	if desired == nil {
 		foreign, err := apply.DeleteControlled(ctx, c, owner, &autoscalingv2.HorizontalPodAutoscaler{}, key)

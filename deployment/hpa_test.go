@@ -77,14 +77,15 @@ func TestReconcileHPALifecycle(t *testing.T) {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
 
-	// Converged: one no-op apply.
+	// Converged: the control check's GET and one no-op apply.
 	counter.Reset()
 	again := desiredHPA(5)
 	if _, err := deployment.ReconcileHPA(ctx, c, env.Scheme, owner, key, again); err != nil {
 		t.Fatal(err)
 	}
-	if again.ResourceVersion != hpa.ResourceVersion || counter.Total() != 1 {
-		t.Errorf("converged: rv %s -> %s, %d requests; want unchanged rv and one apply", hpa.ResourceVersion, again.ResourceVersion, counter.Total())
+	if again.ResourceVersion != hpa.ResourceVersion || counter.Total() != 2 || counter.Method("GET") != 1 || counter.Writes() != 1 {
+		t.Errorf("converged: rv %s -> %s, %d requests (GET %d, writes %d); want unchanged rv, one GET and one apply",
+			hpa.ResourceVersion, again.ResourceVersion, counter.Total(), counter.Method("GET"), counter.Writes())
 	}
 
 	// Changed: applied.

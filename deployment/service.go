@@ -25,8 +25,15 @@ import (
 // nodePort), a GET before the apply compares it with the stored Service. A pinned value
 // that differs from the assigned one is refused before any write, with an error
 // wrapping [ErrImmutableField] that names the Service, the field and both values:
-// these fields cannot be changed in place (delete the Service to change them). Unset
-// fields, and a Service that does not exist yet, need no GET.
+// these fields cannot be changed in place (delete the Service to change them).
+//
+// A Service of that name that owner does not control (made by kubectl or Helm, or
+// controlled by another object) is refused with an error wrapping apply.ErrNotControlled
+// that names its controller, and one being deleted with apply.ErrBeingDeleted; neither
+// is written (see apply.EnsureObject, which also adopts an uncontrolled Service marked
+// with apply.AdoptAnnotation). A converged call costs one GET (that check) and one no-op
+// PATCH; pinned fields add one GET. A nil scheme is refused with apply.ErrNilScheme
+// before any request.
 func EnsureService(
 	ctx context.Context,
 	c client.Client,
@@ -38,6 +45,9 @@ func EnsureService(
 		return fmt.Errorf("ensure Service: %w", apply.ErrNilObject)
 	}
 	desc := "Service " + keyOf(svc)
+	if err := apply.CheckScheme(scheme); err != nil {
+		return fmt.Errorf("ensure %s: %w", desc, err)
+	}
 	if err := apply.Validate(owner, svc); err != nil {
 		return fmt.Errorf("ensure %s: %w", desc, err)
 	}

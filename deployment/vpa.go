@@ -41,9 +41,19 @@ var VPAGroupVersionKind = vpav1.SchemeGroupVersion.WithKind("VerticalPodAutoscal
 // A failing apply, list or delete gives False, [ReasonVPAError], and the error; VPAs
 // are deleted only after every desired one was applied. An invalid desired set (a nil
 // entry, an entry without a name, two entries with one namespace/name) is refused
-// before any API call with [ReasonVPAError] and an error wrapping [ErrInvalidVPASet].
+// before any API call with [ReasonVPAError] and an error wrapping [ErrInvalidVPASet];
+// a nil scheme likewise, with an error wrapping apply.ErrNilScheme.
+//
+// A wanted VPA of a name that owner does not control (made by kubectl or Helm, or
+// controlled by another object) is refused with [ReasonVPAError] and an error wrapping
+// apply.ErrNotControlled that names its controller, and one being deleted with
+// apply.ErrBeingDeleted; neither is written. The prune deletes only VPAs that owner
+// controls and that are not already being deleted, each preconditioned on the UID it
+// listed.
+//
 // The returned condition carries no observedGeneration; the caller stamps it. A
-// converged pass costs one LIST plus one no-op PATCH per desired VPA.
+// converged pass costs one LIST plus, per desired VPA, one GET (apply.EnsureObject's
+// control check) and one no-op PATCH.
 func ReconcileVPA(
 	ctx context.Context,
 	c client.Client,
@@ -51,7 +61,7 @@ func ReconcileVPA(
 	owner client.Object,
 	desired []*vpav1.VerticalPodAutoscaler,
 ) (metav1.Condition, error) {
-	if err := validateVPASet(owner, desired); err != nil {
+	if err := validateVPASet(scheme, owner, desired); err != nil {
 		return vpaError(err)
 	}
 
@@ -108,9 +118,12 @@ func pruneVPAs(ctx context.Context, c client.Client, owner client.Object, desire
 	return errors.Join(errs...)
 }
 
-func validateVPASet(owner client.Object, desired []*vpav1.VerticalPodAutoscaler) error {
+func validateVPASet(scheme *runtime.Scheme, owner client.Object, desired []*vpav1.VerticalPodAutoscaler) error {
 	if err := apply.ValidateOwner(owner); err != nil {
 		return fmt.Errorf("reconcile VerticalPodAutoscalers: %w", err)
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return fmt.Errorf("reconcile VerticalPodAutoscalers of %s: %w", keyOf(owner), err)
 	}
 	seen := make(map[client.ObjectKey]bool, len(desired))
 	for i, vpa := range desired {

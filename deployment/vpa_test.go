@@ -73,7 +73,8 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
 
-	// Converged: one LIST and one no-op PATCH per VPA; nothing else is written.
+	// Converged: one LIST, and per VPA the control check's GET and one no-op PATCH;
+	// nothing else is written.
 	counter.Reset()
 	web2, worker2 := desiredVPA(ns, "web"), desiredVPA(ns, "worker")
 	cond2, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{web2, worker2})
@@ -86,8 +87,8 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 	if web2.ResourceVersion != web.ResourceVersion || worker2.ResourceVersion != worker.ResourceVersion {
 		t.Errorf("converged pass bumped resourceVersions")
 	}
-	if counter.Method("GET") != 1 || counter.Method("PATCH") != 2 || counter.Total() != 3 {
-		t.Errorf("converged pass: %d requests (GET=%d PATCH=%d), want 1 list (GET) + 2 applies",
+	if counter.Method("GET") != 3 || counter.Method("PATCH") != 2 || counter.Total() != 5 {
+		t.Errorf("converged pass: %d requests (GET=%d PATCH=%d), want 1 list (GET) + 2 GETs + 2 applies",
 			counter.Total(), counter.Method("GET"), counter.Method("PATCH"))
 	}
 

@@ -50,7 +50,8 @@ func BenchmarkPodTemplateHash(b *testing.B) {
 	}
 }
 
-// BenchmarkEnsureCronJobConverged measures a converged CronJob: one no-op PATCH.
+// BenchmarkEnsureCronJobConverged measures a converged CronJob: the control check's GET
+// and one no-op PATCH.
 func BenchmarkEnsureCronJobConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)

@@ -41,7 +41,8 @@ func TestEnsureCronJob(t *testing.T) {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
 
-	// Converged: one no-op apply (no CronJob controller runs, so nothing else writes).
+	// Converged: apply.EnsureObject's control check (one GET) and one no-op apply (no
+	// CronJob controller runs, so nothing else writes).
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +55,9 @@ func TestEnsureCronJob(t *testing.T) {
 	if err := job.EnsureCronJob(ctx, c, env.Scheme, owner, again); err != nil {
 		t.Fatal(err)
 	}
-	if again.ResourceVersion != first.ResourceVersion || counter.Total() != 1 {
-		t.Errorf("converged: rv %s -> %s, %d requests; want unchanged rv and one apply", first.ResourceVersion, again.ResourceVersion, counter.Total())
+	if again.ResourceVersion != first.ResourceVersion || counter.Total() != 2 || counter.Method("GET") != 1 || counter.Writes() != 1 {
+		t.Errorf("converged: rv %s -> %s, %d requests (GET %d, writes %d); want unchanged rv, one GET and one apply",
+			first.ResourceVersion, again.ResourceVersion, counter.Total(), counter.Method("GET"), counter.Writes())
 	}
 
 	// A changed spec is applied in place.

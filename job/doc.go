@@ -3,13 +3,13 @@
 //
 // [RunJob] creates a Job once and reports completion as data. Each Job carries a re-run
 // key in the [PodSpecHashAnnotation] annotation: by default the digest of its pod
-// template ([PodTemplateHash]), or the digest of an explicit key ([RunJobWithKey]). A
-// finished Job (complete or permanently failed) whose key no longer matches is deleted
-// with background propagation and created again, so a Job that failed under a since
-// fixed spec (a new image, a corrected ConfigMap, a rotated password) runs again
-// instead of wedging; a permanently failed Job whose key is unchanged returns an error
-// wrapping [ErrJobFailed]. Running Jobs are never touched and Jobs are never updated
-// in place.
+// template ([PodTemplateHash]), or a keyed digest of an explicit key ([RunJobWithKey]).
+// A finished Job (complete or permanently failed) whose key no longer matches is
+// deleted with background propagation (preconditioned on the UID that was read) and
+// created again, so a Job that failed under a since fixed spec (a new image, a
+// corrected ConfigMap) runs again instead of wedging; a permanently failed Job whose
+// key is unchanged returns an error wrapping [ErrJobFailed]. Running Jobs are never
+// touched and Jobs are never updated in place.
 //
 //	done, err := job.RunJob(ctx, c, scheme, keystone, dbSyncJob(keystone))
 //	switch {
@@ -22,8 +22,56 @@
 //	}
 //
 // Bad input (no name, a name longer than 63 characters, a pod template without
-// containers) is refused with [ErrInvalidJob] before any request.
+// containers, a nil scheme) is refused before any request, with [ErrInvalidJob] (or
+// apply.ErrNilScheme).
+//
+// # The Job is the only record of a run
+//
+// RunJob keeps no record of a run anywhere but in the Job itself. Deleting the Job by
+// hand therefore runs it again on the next pass; that is the way to force a re-run.
+// For the same reason a run-once Job must not set spec.ttlSecondsAfterFinished: the
+// TTL controller would delete the finished Job and RunJob would create it again, after
+// every TTL, forever. RunJob and RunJobWithKey refuse such a Job before any request
+// with an error wrapping [ErrTTLAfterFinished] (and [ErrInvalidJob]) that names the Job
+// and the field. Finished Jobs stay until their owner is deleted; the garbage
+// collector then removes them with it.
+//
+// # Re-run keys are not secrets
+//
+// [RunJobWithKey] stores HMAC-SHA256 of the explicit key, keyed with the owner's UID
+// and bound to the Job's namespace/name, never the key itself. The same key thus gives
+// unrelated digests for different owners and Jobs, and no table of digests computed in
+// advance applies. The UID is no secret, though (it is in the Job's owner reference):
+// anyone who can read the Job can still test guesses of the key offline. So never key
+// a Job on a password or an unkeyed digest of one; pass a non-secret version that
+// changes with it, such as a rotation counter, the resourceVersion of the Secret that
+// holds it, or a digest you compute with a key you keep. A finished Job created before
+// the digest was keyed carries an unkeyed digest that never matches, so it runs once
+// more after the upgrade.
+//
+// # Never taking what is not ours
+//
+// A Job of the desired name that the owner does not control (made by kubectl or Helm,
+// or controlled by another object) is neither read for its result, nor deleted, nor
+// re-created: RunJob fails with an error wrapping [ErrNotControlled]
+// (apply.ErrNotControlled; a *apply.NotControlledError naming the controller) and
+// writes nothing. A Job is never adopted, not even one annotated with
+// apply.AdoptAnnotation: a run cannot be taken over, only redone. A Job of someone
+// else's that is being deleted is refused with apply.ErrBeingDeleted; the owner's own
+// Job being deleted is waited for. Two managers running the same RunJob at once (a
+// leader-election overlap) create the Job once: a create that finds the Job already
+// there is no error, and a delete acting on a stale read fails on its UID
+// precondition instead of removing the other manager's run.
 //
 // [EnsureCronJob] applies a CronJob through Server-Side Apply (package apply); spec
-// changes take effect from the next scheduled run.
+// changes take effect from the next scheduled run. It refuses, like apply.EnsureObject,
+// a CronJob the owner does not control unless it has no controller and carries
+// apply.AdoptAnnotation.
+//
+// # Requests and caches
+//
+// RunJob reads the Job through the client it is given (with a manager's cached client,
+// from an informer for Jobs) and writes only to create or delete it: a completed Job
+// costs one GET per pass. EnsureCronJob reads the CronJob once (the control check) and
+// applies it: a converged CronJob costs one GET and one no-op PATCH.
 package job

@@ -1,17 +1,20 @@
 package job
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // PodSpecHashAnnotation is the Job annotation that stores the re-run key: the digest of
-// the pod template the Job was created from ([RunJob]) or of the caller's explicit key
-// ([RunJobWithKey]).
+// the pod template the Job was created from ([RunJob]) or a keyed digest of the
+// caller's explicit key ([RunJobWithKey]).
 const PodSpecHashAnnotation = "cobaltcore.c5c3.io/pod-spec-hash"
 
 // PodTemplateHash returns the SHA-256 digest (hex) of the JSON encoding of tpl: the
@@ -29,10 +32,14 @@ func PodTemplateHash(tpl *corev1.PodTemplateSpec) (string, error) {
 	return digest(raw), nil
 }
 
-// keyDigest is what the annotation stores for an explicit re-run key: its SHA-256, so
-// that a key derived from a secret never appears on the Job in clear text.
-func keyDigest(key string) string {
-	return digest([]byte("rerun-key\x00" + key))
+// keyDigest is what the annotation stores for an explicit re-run key: the hex
+// HMAC-SHA256 of the key, keyed with the owner's UID and bound to the Job's
+// namespace/name. See RunJobWithKey for why it is keyed this way, and why that does not
+// make a secret re-run key safe.
+func keyDigest(ownerUID types.UID, job client.ObjectKey, key string) string {
+	mac := hmac.New(sha256.New, []byte(ownerUID))
+	mac.Write([]byte("rerun-key\x00" + job.Namespace + "/" + job.Name + "\x00" + key))
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 func digest(b []byte) string {

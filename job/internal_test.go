@@ -1,10 +1,14 @@
 package job
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestIsJobCompleteAndFailed(t *testing.T) {
@@ -37,9 +41,29 @@ func TestIsJobCompleteAndFailed(t *testing.T) {
 	}
 }
 
-func TestKeyDigestHidesKey(t *testing.T) {
-	d := keyDigest("s3cr3t-password")
-	if len(d) != 64 || d == keyDigest("s3cr3t-password2") || d != keyDigest("s3cr3t-password") {
-		t.Errorf("keyDigest is not a stable SHA-256 of the key: %q", d)
+// TestKeyDigestIsKeyed pins the construction of the stored re-run key: HMAC-SHA256
+// keyed with the owner's UID over the Job's namespace/name and the key. It is stable,
+// changes with the key, the owner and the Job, and is not an unkeyed SHA-256.
+func TestKeyDigestIsKeyed(t *testing.T) {
+	job := client.ObjectKey{Namespace: "ns", Name: "bootstrap"}
+	d := keyDigest("uid-1", job, "s3cr3t")
+	mac := hmac.New(sha256.New, []byte("uid-1"))
+	mac.Write([]byte("rerun-key\x00ns/bootstrap\x00s3cr3t"))
+	if want := hex.EncodeToString(mac.Sum(nil)); d != want {
+		t.Errorf("keyDigest = %s, want HMAC-SHA256 %s", d, want)
+	}
+	unkeyed := sha256.Sum256([]byte("rerun-key\x00s3cr3t"))
+	plain := sha256.Sum256([]byte("s3cr3t"))
+	for name, other := range map[string]string{
+		"again":           keyDigest("uid-1", job, "s3cr3t"),
+		"another key":     keyDigest("uid-1", job, "s3cr3t2"),
+		"another owner":   keyDigest("uid-2", job, "s3cr3t"),
+		"another Job":     keyDigest("uid-1", client.ObjectKey{Namespace: "ns", Name: "other"}, "s3cr3t"),
+		"unkeyed SHA-256": hex.EncodeToString(unkeyed[:]),
+		"plain SHA-256":   hex.EncodeToString(plain[:]),
+	} {
+		if (other == d) != (name == "again") {
+			t.Errorf("%s: digest %s vs %s", name, other, d)
+		}
 	}
 }

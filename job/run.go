@@ -20,6 +20,9 @@ import (
 // holds at most 63 characters.
 const MaxNameLength = 63
 
+// jobGVK names the Job kind in errors about Jobs the owner does not control.
+var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
+
 // RunJob runs job once, controlled by owner, and reports whether it has completed. Its
 // re-run key is [PodTemplateHash] of job.Spec.Template: a changed pod template (a new
 // image, a new config hash annotation) runs the Job again once the previous run has
@@ -36,8 +39,9 @@ const MaxNameLength = 63
 //     again would fail again, so nothing is touched and the caller stops requeueing
 //     until the spec is fixed;
 //   - (false, err) on API failures, on bad input ([ErrInvalidJob], refused before any
-//     request) and when a Job of that name exists that owner does not control
-//     ([ErrNotControlled]).
+//     request; a Job that sets spec.ttlSecondsAfterFinished also wraps
+//     [ErrTTLAfterFinished]; a nil scheme wraps apply.ErrNilScheme) and when a Job of
+//     that name exists that owner does not control ([ErrNotControlled]).
 //
 // Behaviour:
 //
@@ -46,10 +50,24 @@ const MaxNameLength = 63
 //   - A running Job is never touched, whatever its key.
 //   - A completed or permanently failed Job whose stored key differs from the desired
 //     one is deleted with background propagation (the garbage collector removes its
-//     pods) and created again in the same call. If the old Job is still there (a
-//     finalizer holds it), RunJob returns (false, nil) and creates the new one on a
-//     later call.
+//     pods; the delete is preconditioned on the UID that was read, so a Job created
+//     in between is never removed) and created again in the same call. If the old Job
+//     is still there (a finalizer holds it), RunJob returns (false, nil) and creates
+//     the new one on a later call.
 //   - Jobs are never updated in place (their pod template is immutable).
+//   - A Job of that name that owner does not control (made by kubectl or Helm, or
+//     controlled by another object) is neither read for its result nor deleted nor
+//     re-created: the call fails with an error wrapping [ErrNotControlled] (a
+//     *apply.NotControlledError naming the controller, or saying there is none) and
+//     sends no write. RunJob never adopts a Job, not even one marked with
+//     apply.AdoptAnnotation: a run cannot be taken over, only redone; delete the Job
+//     to let owner run its own. One that owner does not control and that is being
+//     deleted is refused with an error wrapping apply.ErrBeingDeleted; once it is gone
+//     RunJob creates owner's Job.
+//
+// RunJob keeps no record of a run outside the Job: deleting the Job (by hand, or by a
+// TTL, which is why a Job with spec.ttlSecondsAfterFinished is refused) runs it again
+// on the next call.
 //
 // Call it on every reconcile pass; once the Job has completed, further calls cost one
 // GET and write nothing.
@@ -63,6 +81,9 @@ func RunJob(
 	if job == nil {
 		return false, fmt.Errorf("run Job: %w: job is nil", ErrInvalidJob)
 	}
+	if err := check(scheme, owner, job); err != nil {
+		return false, err
+	}
 	key, err := PodTemplateHash(&job.Spec.Template)
 	if err != nil {
 		return false, fmt.Errorf("run Job %s: %w", keyOf(job), err)
@@ -73,9 +94,30 @@ func RunJob(
 // RunJobWithKey is [RunJob] with an explicit re-run key instead of the pod template's
 // digest: the Job runs again (once finished) only when rerunKey changes. Use it for a
 // Job whose template changes for reasons that must not re-run it, such as a bootstrap
-// Job keyed on the digest of the admin password, which must not run again on every
-// image upgrade. The annotation stores the SHA-256 of rerunKey, never the key itself.
-// An empty rerunKey is refused with [ErrInvalidJob].
+// Job that must run again when the admin password is rotated but not on every image
+// upgrade. An empty rerunKey is refused with [ErrInvalidJob].
+//
+// The re-run key must not be a secret. Pass non-secret material that changes when the
+// secret does: a version you keep for it (a rotation counter, the generation of the
+// object that asks for the rotation), the resourceVersion of the Secret that holds it
+// (which also changes, and re-runs the Job, on any other write to that Secret), or a
+// digest you compute with a key only your operator holds. Never pass the password, nor
+// an unkeyed digest of it.
+//
+// The [PodSpecHashAnnotation] annotation stores HMAC-SHA256 of rerunKey (and of the
+// Job's namespace/name), keyed with owner's UID, never the key itself. Keying with the
+// UID, which is random and differs for every owner, makes the same key give unrelated
+// digests for different owners and Jobs, so digests cannot be compared across Jobs or
+// looked up in a table computed in advance. It does not keep a guessable key secret:
+// the UID is visible in the Job's owner reference, so anyone who can read the Job can
+// test guesses one by one, offline. That is why the key must not be a secret; a
+// per-owner secret to key the digest with would need a Secret of its own, read on
+// every pass, and would only move the problem to that Secret. Deriving from the UID
+// needs no extra object, request or permission.
+//
+// A finished Job created by an SDK version before the keyed digest carries an unkeyed
+// SHA-256 in the annotation, which never matches: each such Job runs once more, and is
+// then stable again.
 func RunJobWithKey(
 	ctx context.Context,
 	c client.Client,
@@ -90,14 +132,27 @@ func RunJobWithKey(
 	if rerunKey == "" {
 		return false, fmt.Errorf("run Job %s: %w: the re-run key is empty", keyOf(job), ErrInvalidJob)
 	}
-	return run(ctx, c, scheme, owner, job, keyDigest(rerunKey))
+	if err := check(scheme, owner, job); err != nil {
+		return false, err
+	}
+	return run(ctx, c, scheme, owner, job, keyDigest(owner.GetUID(), client.ObjectKeyFromObject(job), rerunKey))
 }
 
+// check refuses, before any API call, a nil scheme and a Job that RunJob cannot run.
+func check(scheme *runtime.Scheme, owner client.Object, job *batchv1.Job) error {
+	desc := "Job " + keyOf(job)
+	if err := apply.CheckScheme(scheme); err != nil {
+		return fmt.Errorf("run %s: %w", desc, err)
+	}
+	if err := validate(owner, job); err != nil {
+		return fmt.Errorf("run %s: %w", desc, err)
+	}
+	return nil
+}
+
+// run runs job, which check accepted, under the re-run key key.
 func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, job *batchv1.Job, key string) (bool, error) {
 	desc := "Job " + keyOf(job)
-	if err := validate(owner, job); err != nil {
-		return false, fmt.Errorf("run %s: %w", desc, err)
-	}
 	if err := controllerutil.SetControllerReference(owner, job, scheme); err != nil {
 		return false, fmt.Errorf("run %s: %w: %w", desc, apply.ErrInvalidOwner, err)
 	}
@@ -110,10 +165,14 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 	case err != nil:
 		return false, fmt.Errorf("run %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
+		if ctrlErr := apply.CheckControlled(owner, existing, jobGVK); ctrlErr != nil {
+			return false, fmt.Errorf("run %s: %w (%v); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr)
+		}
 		// Deleted for a re-run (or by someone else): create it once it is gone.
 		return false, nil
-	case !metav1.IsControlledBy(existing, owner):
-		return false, fmt.Errorf("run %s: %w %s", desc, ErrNotControlled, keyOf(owner))
+	}
+	if err := notControlled(owner, existing); err != nil {
+		return false, fmt.Errorf("run %s: %w", desc, err)
 	}
 
 	complete, failed := isJobComplete(existing), isJobFailed(existing)
@@ -140,6 +199,28 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 	*job = *existing
 	return true, nil
 }
+
+// notControlled returns nil when owner controls existing, and otherwise an error
+// wrapping the *apply.NotControlledError, worded for a Job: RunJob adopts no Job, so an
+// uncontrolled one is not offered for adoption.
+func notControlled(owner client.Object, existing *batchv1.Job) error {
+	err := apply.CheckControlled(owner, existing, jobGVK)
+	if err == nil || metav1.GetControllerOfNoCopy(existing) != nil {
+		return err
+	}
+	return &refusal{err: err, text: fmt.Sprintf("%s: the Job exists and has no controller; a run cannot be adopted "+
+		"(not even with %s=true), so it is neither read nor deleted: delete it to let %s run its own",
+		apply.ErrNotControlled, apply.AdoptAnnotation, keyOf(owner))}
+}
+
+// refusal is an error with its own text that wraps err, for errors.Is and errors.As.
+type refusal struct {
+	text string
+	err  error
+}
+
+func (r *refusal) Error() string { return r.text }
+func (r *refusal) Unwrap() error { return r.err }
 
 // create creates job with the re-run key annotation. A Job that still exists (the old
 // run is not gone yet) is no error: the next call sees it.
@@ -193,6 +274,9 @@ func validate(owner client.Object, job *batchv1.Job) error {
 		return fmt.Errorf("%w: metadata.namespace is empty", ErrInvalidJob)
 	case len(job.Spec.Template.Spec.Containers) == 0:
 		return fmt.Errorf("%w: spec.template.spec.containers is empty", ErrInvalidJob)
+	case job.Spec.TTLSecondsAfterFinished != nil:
+		return fmt.Errorf("%w: %w (%d): once the TTL controller deleted the finished Job, RunJob would run it again; leave the field unset",
+			ErrInvalidJob, ErrTTLAfterFinished, *job.Spec.TTLSecondsAfterFinished)
 	}
 	return apply.Validate(owner, job)
 }

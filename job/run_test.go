@@ -2,6 +2,8 @@ package job_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // runUntilDone calls RunJob (or RunJobWithKey when key is set) until it reports
@@ -264,6 +267,122 @@ func TestRunJobWithKey(t *testing.T) {
 	}
 }
 
+// TestRunJobRefusesTTL: a run-once Job with spec.ttlSecondsAfterFinished would be
+// deleted by the TTL controller once finished, and RunJob would then create it again,
+// forever. Both RunJob and RunJobWithKey refuse it before any request, with an error
+// naming the Job and the field.
+func TestRunJobRefusesTTL(t *testing.T) {
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "keystone")
+	for _, ttl := range []int32{0, 300} {
+		for name, run := range map[string]func(ctx context.Context, c client.Client, j *batchv1.Job) (bool, error){
+			"RunJob": func(ctx context.Context, c client.Client, j *batchv1.Job) (bool, error) {
+				return job.RunJob(ctx, c, env.Scheme, owner, j)
+			},
+			"RunJobWithKey": func(ctx context.Context, c client.Client, j *batchv1.Job) (bool, error) {
+				return job.RunJobWithKey(ctx, c, env.Scheme, owner, j, "v1")
+			},
+		} {
+			t.Run(fmt.Sprintf("%s/ttl=%d", name, ttl), func(t *testing.T) {
+				c, counter, err := env.CountingClient()
+				if err != nil {
+					t.Fatal(err)
+				}
+				j := desiredJob(ns, "registry.example/keystone:1")
+				j.Spec.TTLSecondsAfterFinished = new(ttl)
+				done, err := run(context.Background(), c, j)
+				if done || !errors.Is(err, job.ErrTTLAfterFinished) || !errors.Is(err, job.ErrInvalidJob) {
+					t.Fatalf("done=%v err=%v, want (false, ErrTTLAfterFinished and ErrInvalidJob)", done, err)
+				}
+				for _, want := range []string{"Job " + ns + "/db-sync", "spec.ttlSecondsAfterFinished"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not mention %q", err, want)
+					}
+				}
+				if counter.Total() != 0 {
+					t.Errorf("a Job with a TTL sent %d requests, want 0", counter.Total())
+				}
+			})
+		}
+	}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "db-sync"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a Job with a TTL was created: get err = %v, want NotFound", err)
+	}
+}
+
+// TestRunJobWithKeyDigestIsKeyedPerOwner: the stored re-run key is a keyed digest. It is
+// neither the plain SHA-256 of the key nor the same for two owners (in turn, the same
+// Job name in the same namespace) with the same key, so a digest computed once cannot be
+// looked up in a table of guesses or compared across owners. The re-run decision still
+// works: the same key does not re-run a completed Job, a changed key does.
+func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	const key = "hunter2"
+	build := func(image string) *batchv1.Job {
+		j := simulated(desiredJob(ns, image))
+		j.Name = "bootstrap"
+		return j
+	}
+
+	first := newOwner(t, ns, "keystone-a")
+	a := build("registry.example/keystone:1")
+	if _, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, first, a, key); err != nil {
+		t.Fatal(err)
+	}
+	digestA := a.Annotations[job.PodSpecHashAnnotation]
+	if err := env.Client.Delete(ctx, a, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the first owner's Job to be gone", func(ctx context.Context) (bool, string, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(a), &batchv1.Job{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
+	})
+
+	second := newOwner(t, ns, "keystone-b")
+	b := build("registry.example/keystone:1")
+	if _, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, second, b, key); err != nil {
+		t.Fatal(err)
+	}
+	digestB := b.Annotations[job.PodSpecHashAnnotation]
+
+	plain := sha256.Sum256([]byte(key))
+	unkeyed := sha256.Sum256([]byte("rerun-key\x00" + key)) // what earlier versions stored
+	for _, d := range []string{digestA, digestB} {
+		switch {
+		case len(d) != 64:
+			t.Errorf("stored digest %q is not 64 hex characters", d)
+		case d == hex.EncodeToString(plain[:]):
+			t.Errorf("stored digest is the plain SHA-256 of the key")
+		case d == hex.EncodeToString(unkeyed[:]):
+			t.Errorf("stored digest is the unkeyed SHA-256 of the key")
+		case strings.Contains(d, key):
+			t.Errorf("stored digest %q contains the key", d)
+		}
+	}
+	if digestA == digestB {
+		t.Errorf("two owners with the same key store the same digest %s", digestA)
+	}
+
+	// The re-run decision on the second owner's Job.
+	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(b)); err != nil {
+		t.Fatal(err)
+	}
+	same := build("registry.example/keystone:2")
+	done, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, second, same, key)
+	if err != nil || !done || same.UID != b.UID {
+		t.Fatalf("same key: done=%v err=%v UID %s (was %s), want (true, nil) and no re-run", done, err, same.UID, b.UID)
+	}
+	rotated := build("registry.example/keystone:2")
+	done, err = job.RunJobWithKey(ctx, env.Client, env.Scheme, second, rotated, key+"-rotated")
+	if err != nil || done || rotated.UID == b.UID || rotated.UID == "" {
+		t.Fatalf("changed key: done=%v err=%v UID %s (was %s), want (false, nil) and a new Job", done, err, rotated.UID, b.UID)
+	}
+	if rotated.Annotations[job.PodSpecHashAnnotation] == digestB {
+		t.Errorf("the re-run kept the old digest")
+	}
+}
+
 // TestRunJobWaitsForDeletion: when the finished Job cannot go at once (a finalizer
 // holds it), RunJob reports not done without error or writes, and creates the new run
 // once the old one is gone.
@@ -321,8 +440,9 @@ func TestRunJobNotControlled(t *testing.T) {
 		t.Fatal(err)
 	}
 	done, err := job.RunJob(ctx, c, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2"))
-	if done || !errors.Is(err, job.ErrNotControlled) || !strings.Contains(err.Error(), "Job "+ns+"/db-sync") {
-		t.Fatalf("done=%v err=%v, want ErrNotControlled naming the Job", done, err)
+	if done || !errors.Is(err, job.ErrNotControlled) || !errors.Is(err, apply.ErrNotControlled) ||
+		!strings.Contains(err.Error(), "Job "+ns+"/db-sync") || !strings.Contains(err.Error(), "controlled by ConfigMap someone-else") {
+		t.Fatalf("done=%v err=%v, want ErrNotControlled naming the Job and its controller", done, err)
 	}
 	if counter.Writes() != 0 {
 		t.Errorf("foreign Job: %d writes, want 0", counter.Writes())
