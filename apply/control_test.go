@@ -289,3 +289,81 @@ func TestEnsureObjectFaultMatrix(t *testing.T) {
 		},
 	}.Run(t)
 }
+
+// TestDeleteControlledLeavesOthersAlone covers DeleteControlled on an object controlled
+// by someone else and on one being deleted, and fails each of its calls in turn: someone
+// else's object is never deleted, whatever fails.
+func TestDeleteControlledLeavesOthersAlone(t *testing.T) {
+	ctx := context.Background()
+	key := func(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: "child"} }
+
+	t.Run("controlled by someone else", func(t *testing.T) {
+		ns := env.Namespace(t)
+		owner := newOwner(t, ns)
+		other := newNamedOwner(t, ns, "helm-release")
+		theirs := existingChild(t, ns, func(cm *corev1.ConfigMap) {
+			if err := controllerutil.SetControllerReference(other, cm, env.Scheme); err != nil {
+				t.Fatal(err)
+			}
+		})
+		foreign, err := apply.DeleteControlled(ctx, env.Client, owner, &corev1.ConfigMap{}, key(ns))
+		if err != nil || !foreign {
+			t.Fatalf("foreign=%v err=%v, want true, nil", foreign, err)
+		}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), &corev1.ConfigMap{}); err != nil {
+			t.Fatalf("someone else's object was deleted: %v", err)
+		}
+	})
+
+	t.Run("being deleted", func(t *testing.T) {
+		ns := env.Namespace(t)
+		owner := newOwner(t, ns)
+		beingDeleted(t, ns, true)
+		c, counter, err := env.CountingClient()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if foreign, err := apply.DeleteControlled(ctx, c, owner, &corev1.ConfigMap{}, key(ns)); err != nil || foreign {
+			t.Fatalf("foreign=%v err=%v, want false, nil", foreign, err)
+		}
+		if w := counter.Writes(); w != 0 {
+			t.Errorf("an object already being deleted got %d more writes", w)
+		}
+	})
+
+	t.Run("fault matrix", func(t *testing.T) {
+		testenv.FaultMatrix{
+			Setup: func(t *testing.T) testenv.FaultRun {
+				ns := env.Namespace(t)
+				owner := newOwner(t, ns)
+				if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
+					t.Fatal(err)
+				}
+				theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: ns}}
+				if err := env.Client.Create(ctx, theirs); err != nil {
+					t.Fatal(err)
+				}
+				return testenv.FaultRun{
+					Client: env.Client,
+					Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
+						for _, name := range []string{"child", "theirs"} {
+							if _, err := apply.DeleteControlled(ctx, c, owner, &corev1.ConfigMap{}, client.ObjectKey{Namespace: ns, Name: name}); err != nil {
+								return ctrl.Result{}, err
+							}
+						}
+						return ctrl.Result{}, nil
+					},
+					Check: func(t *testing.T) {
+						if err := env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), &corev1.ConfigMap{}); err != nil {
+							t.Fatalf("someone else's object: %v", err)
+						}
+					},
+					State: func(t *testing.T) any {
+						err := env.Client.Get(ctx, key(ns), &corev1.ConfigMap{})
+						return apierrors.IsNotFound(err)
+					},
+				}
+			},
+		}.Run(t)
+	})
+}
