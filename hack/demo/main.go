@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -81,8 +82,8 @@ func run() error {
 	if err := apply.EnsureObject(ctx, c, env.Scheme, parent, svc, apply.FieldManager); err != nil {
 		return err
 	}
-	fmt.Printf("2. re-applied the same desired Service: %d request, resourceVersion %s -> %s (no write)\n",
-		counter.Total(), rv, svc.ResourceVersion)
+	fmt.Printf("2. re-applied the same desired Service: %d requests (the ownership read and the apply), %d changed anything; resourceVersion %s -> %s\n",
+		counter.Total(), writesThatChanged(rv, svc.ResourceVersion), rv, svc.ResourceVersion)
 
 	// Someone edits the image by hand (the controllers write status meanwhile: retry).
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -136,7 +137,37 @@ func run() error {
 		return fmt.Errorf("children of the deleted parent were not collected: %w", err)
 	}
 	fmt.Println("5. deleted the parent: the garbage collector removed the Deployment and the Service")
+
+	// A ConfigMap made by hand, named like a child a new parent wants: never taken over.
+	handmade := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon-config", Namespace: "demo"},
+		Data: map[string]string{"owner": "a human"}}
+	if err := c.Create(ctx, handmade); err != nil {
+		return err
+	}
+	horizon := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "demo"}}
+	if err := c.Create(ctx, horizon); err != nil {
+		return err
+	}
+	want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon-config", Namespace: "demo"},
+		Data: map[string]string{"owner": "the operator"}}
+	err = apply.EnsureObject(ctx, c, env.Scheme, horizon, want, apply.FieldManager)
+	if !errors.Is(err, apply.ErrNotControlled) {
+		return fmt.Errorf("apply over a hand-made ConfigMap: got %v, want a refusal", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(handmade), handmade); err != nil {
+		return err
+	}
+	fmt.Printf("6. a hand-made ConfigMap named like a wanted child was refused and left as it was (owner=%q):\n   %v\n",
+		handmade.Data["owner"], err)
 	return nil
+}
+
+// writesThatChanged is 1 when the resourceVersion moved, else 0.
+func writesThatChanged(before, after string) int {
+	if before == after {
+		return 0
+	}
+	return 1
 }
 
 func desiredDeployment() *appsv1.Deployment {
