@@ -24,6 +24,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/config"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/deployment"
@@ -77,14 +78,38 @@ func TestLeastPrivilege(t *testing.T) {
 			must(t, "CreateImmutableConfigMap", err)
 			names = append(names, name)
 		}
-		must(t, "PruneImmutableConfigMaps", config.PruneImmutableConfigMaps(ctx, c, owner, "cfg", ns, names[2], 1))
+		// A Deployment that mounts the oldest makes the in-use guard list every workload kind.
+		inUse := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "uses-oldest", Namespace: ns},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "old"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "old"}},
+					Spec: corev1.PodSpec{
+						Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
+						Volumes: []corev1.Volume{{Name: "cfg", VolumeSource: corev1.VolumeSource{
+							ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: names[0]}}}}},
+					},
+				},
+			},
+		}
+		must(t, "create Deployment", env.Client.Create(ctx, inUse))
+		must(t, "PruneImmutableConfigMapsWithOptions", config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, "cfg", ns, names[2],
+			config.PruneOptions{Retain: 0, SpareInUse: true}))
+		// Adoption of an annotated, unowned object with the same content patches it.
+		adoptable := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "adopt-" + config.ContentHash(map[string]string{"k": "x"}),
+			Namespace: ns, Annotations: map[string]string{apply.AdoptAnnotation: "true"}},
+			Data: map[string]string{"k": "x"}, Immutable: new(true)}
+		must(t, "create adoptable", env.Client.Create(ctx, adoptable))
+		_, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "adopt", ns, map[string]string{"k": "x"})
+		must(t, "CreateImmutableConfigMap (adopt)", err)
 		sec, err := config.CreateImmutableSecret(ctx, c, scheme, owner, "sec", ns, map[string][]byte{"k": []byte("v")})
 		must(t, "CreateImmutableSecret", err)
 		must(t, "PruneImmutableSecrets", config.PruneImmutableSecrets(ctx, c, owner, "sec", ns, sec, 0))
 		list := &corev1.ConfigMapList{}
 		must(t, "list", env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{config.ConfigBaseLabel: "cfg"}))
 		if len(list.Items) != 2 {
-			t.Errorf("after the prune %d ConfigMaps remain, want 2 (current + 1 retained)", len(list.Items))
+			t.Errorf("after the prune %d ConfigMaps remain, want 2 (current + the one in use)", len(list.Items))
 		}
 	})
 

@@ -59,8 +59,8 @@ func BenchmarkContentHash(b *testing.B) {
 
 // BenchmarkPrune prunes among 100 candidates: "converged" keeps them all (retain 100),
 // "delete97" keeps 3 and deletes 97 (re-created untimed before each run), and
-// "delete97SpareInUse" does the same with SpareInUse, which lists ReplicaSets and
-// Pods as well. requests/op counts API requests per prune.
+// "delete97SpareInUse" does the same with SpareInUse, which lists the namespace's
+// workloads (8 kinds) as well. requests/op counts API requests per prune.
 func BenchmarkPrune(b *testing.B) {
 	cases := map[string]struct {
 		opts config.PruneOptions
@@ -91,7 +91,7 @@ func BenchmarkPrune(b *testing.B) {
 			}
 			topUp()
 			// Warm the client's REST mapper.
-			if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, base, ns, "", config.PruneOptions{Retain: 100}); err != nil {
+			if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, base, ns, liveName, config.PruneOptions{Retain: 100}); err != nil {
 				b.Fatal(err)
 			}
 			requests, deletes := 0, 0
@@ -102,7 +102,7 @@ func BenchmarkPrune(b *testing.B) {
 				topUp()
 				counter.Reset()
 				b.StartTimer()
-				if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, base, ns, "", tc.opts); err != nil {
+				if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, base, ns, liveName, tc.opts); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,16 +29,28 @@ const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 //
 // The ConfigMap carries data, Immutable: true, the label [ConfigBaseLabel] = baseName
 // and a controller reference to owner. If a ConfigMap of that name already exists
-// (AlreadyExists), the name is returned without error, provided the existing
-// ConfigMap is controlled by owner and holds data immutably; a ConfigMap controlled by
-// anyone else is refused with [ErrForeignObject], naming its controller, and one
-// holding other data (a hash collision) or not immutable with [ErrContentMismatch].
+// (AlreadyExists), it is read and the name is returned without error, provided the
+// existing ConfigMap is controlled by owner and holds data immutably. Otherwise nothing
+// is written and the existing ConfigMap is left as it is:
 //
-// Input that cannot succeed is refused before any API call: a base name that does not
-// make a valid object name and label value ([ErrInvalidBaseName]), an empty namespace
-// ([ErrInvalidNamespace]), and a nil, never persisted or unsuitable owner
-// (apply.ErrNilOwner, apply.ErrOwnerNotPersisted, apply.ErrInvalidOwner). API errors
-// are wrapped with the ConfigMap's namespace and name. data is not modified.
+//   - one being deleted is refused with an error matching apply.ErrBeingDeleted; the
+//     caller retries, and once it is gone the next call creates it again, so the
+//     configuration is never lost to a deletion in flight;
+//   - one that owner does not control (another controller, or none: made by kubectl or
+//     Helm) is refused with an error matching [ErrForeignObject] and
+//     apply.ErrNotControlled that names its controller (apply.CheckControlled). One
+//     without a controller that carries the annotation apply.AdoptAnnotation = "true"
+//     and holds data immutably is adopted instead: owner becomes its controller and it
+//     gets the [ConfigBaseLabel] label, with an optimistic-lock patch of its metadata;
+//   - one holding other data (a hash collision) or not immutable is refused with
+//     [ErrContentMismatch].
+//
+// Input that cannot succeed is refused before any API call: a nil scheme
+// (apply.ErrNilScheme), a base name that does not make a valid object name and label
+// value ([ErrInvalidBaseName]), an empty namespace ([ErrInvalidNamespace]), and a nil,
+// never persisted or unsuitable owner (apply.ErrNilOwner, apply.ErrOwnerNotPersisted,
+// apply.ErrInvalidOwner). API errors are wrapped with the ConfigMap's namespace and
+// name. data is not modified.
 func CreateImmutableConfigMap(
 	ctx context.Context,
 	c client.Client,
@@ -48,7 +59,7 @@ func CreateImmutableConfigMap(
 	baseName, namespace string,
 	data map[string]string,
 ) (string, error) {
-	return createImmutable(ctx, c, scheme, owner, baseName, namespace, ContentHash(data),
+	return createImmutable(ctx, c, scheme, owner, "ConfigMap", baseName, namespace, ContentHash(data),
 		&corev1.ConfigMap{Data: maps.Clone(data), Immutable: new(true)},
 		&corev1.ConfigMap{},
 		func(existing *corev1.ConfigMap) bool {
@@ -59,8 +70,8 @@ func CreateImmutableConfigMap(
 
 // CreateImmutableSecret is [CreateImmutableConfigMap] for a Secret of type Opaque: it
 // creates the immutable Secret baseName-<hash> holding data and returns its name, with
-// the same label, owner reference, idempotency and refusals. Error texts never contain
-// the data.
+// the same label, owner reference, idempotency, refusals and opt-in adoption. Error
+// texts never contain the data.
 func CreateImmutableSecret(
 	ctx context.Context,
 	c client.Client,
@@ -73,7 +84,7 @@ func CreateImmutableSecret(
 	for k, v := range data {
 		desired[k] = bytes.Clone(v)
 	}
-	return createImmutable(ctx, c, scheme, owner, baseName, namespace, ContentHash(data),
+	return createImmutable(ctx, c, scheme, owner, "Secret", baseName, namespace, ContentHash(data),
 		&corev1.Secret{Data: desired, Type: corev1.SecretTypeOpaque, Immutable: new(true)},
 		&corev1.Secret{},
 		func(existing *corev1.Secret) bool {
@@ -82,23 +93,28 @@ func CreateImmutableSecret(
 		})
 }
 
-// createImmutable names, labels and owns desired, creates it and, if it exists,
-// checks that existing (read into the empty object) is the owner's and sameContent.
+// createImmutable names, labels and owns desired (of kind, the name used in errors
+// before the scheme is known), creates it and, if it exists, reads it into existing
+// (an empty object) and accepts it only when it is the owner's, not being deleted and
+// sameContent, adopting it when it has no controller and opts in.
 func createImmutable[T client.Object](
 	ctx context.Context,
 	c client.Client,
 	scheme *runtime.Scheme,
 	owner client.Object,
-	baseName, namespace, hash string,
+	kind, baseName, namespace, hash string,
 	desired, existing T,
 	sameContent func(T) bool,
 ) (string, error) {
-	kind, err := kindOf(desired, scheme)
-	if err != nil {
-		return "", err
-	}
 	name := baseName + "-" + hash
-	desc := kind + " " + namespace + "/" + name
+	if err := apply.CheckScheme(scheme); err != nil {
+		return "", fmt.Errorf("create %s %s/%s: %w", kind, namespace, name, err)
+	}
+	gvk, err := apiutil.GVKForObject(desired, scheme)
+	if err != nil {
+		return "", fmt.Errorf("%T: %w: %w", desired, apply.ErrUnknownKind, err)
+	}
+	desc := gvk.Kind + " " + namespace + "/" + name
 	if err := validateTarget(owner, baseName, namespace); err != nil {
 		return "", fmt.Errorf("create %s: %w", desc, err)
 	}
@@ -119,9 +135,20 @@ func createImmutable[T client.Object](
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, existing); err != nil {
 		return "", fmt.Errorf("read existing %s: %w", desc, err)
 	}
-	if ref := metav1.GetControllerOf(existing); ref == nil || ref.UID != owner.GetUID() {
-		return "", fmt.Errorf("existing %s is controlled by %s, not by %s: %w",
-			desc, describeRef(ref), describeOwner(owner, scheme), ErrForeignObject)
+	if existing.GetDeletionTimestamp() != nil {
+		return "", fmt.Errorf("existing %s: %w: retry once it is gone", desc, apply.ErrBeingDeleted)
+	}
+	if err := apply.CheckControlled(owner, existing, gvk); err != nil {
+		if metav1.GetControllerOfNoCopy(existing) != nil || existing.GetAnnotations()[apply.AdoptAnnotation] != "true" {
+			return "", fmt.Errorf("%w: %w", ErrForeignObject, err)
+		}
+		if !sameContent(existing) {
+			return "", fmt.Errorf("existing %s: %w (it is marked for adoption but holds other data)", desc, ErrContentMismatch)
+		}
+		if err := adopt(ctx, c, scheme, owner, existing, baseName); err != nil {
+			return "", fmt.Errorf("adopt existing %s: %w", desc, err)
+		}
+		return name, nil
 	}
 	if !sameContent(existing) {
 		return "", fmt.Errorf("existing %s: %w (hash collision, or the object was replaced)", desc, ErrContentMismatch)
@@ -129,9 +156,25 @@ func createImmutable[T client.Object](
 	return name, nil
 }
 
+// adopt makes owner the controller of existing and labels it with baseName, patching
+// only its metadata, on the condition that it has not changed since it was read.
+func adopt(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner, existing client.Object, baseName string) error {
+	patch := client.MergeFromWithOptions(existing.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	if err := controllerutil.SetControllerReference(owner, existing, scheme); err != nil {
+		return fmt.Errorf("%w: %w", apply.ErrInvalidOwner, err)
+	}
+	labels := existing.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[ConfigBaseLabel] = baseName
+	existing.SetLabels(labels)
+	return c.Patch(ctx, existing, patch)
+}
+
 // validateTarget checks the owner, base name and namespace before any API call.
 func validateTarget(owner client.Object, baseName, namespace string) error {
-	if err := validateOwner(owner); err != nil {
+	if err := apply.ValidateOwner(owner); err != nil {
 		return err
 	}
 	if err := ValidateBaseName(baseName); err != nil {
@@ -161,53 +204,4 @@ func ValidateBaseName(baseName string) error {
 		return fmt.Errorf("baseName %q: %w: %s", baseName, ErrInvalidBaseName, strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-// validateOwner refuses a nil owner and one without UID, with apply's sentinels.
-func validateOwner(owner client.Object) error {
-	if isNil(owner) {
-		return apply.ErrNilOwner
-	}
-	if owner.GetUID() == "" {
-		return fmt.Errorf("%w: owner %s/%s must be read from the API server first",
-			apply.ErrOwnerNotPersisted, owner.GetNamespace(), owner.GetName())
-	}
-	return nil
-}
-
-// isNil reports whether v is nil or a typed nil pointer inside an interface.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
-}
-
-// kindOf returns the kind of obj from scheme.
-func kindOf(obj client.Object, scheme *runtime.Scheme) (string, error) {
-	gvk, err := apiutil.GVKForObject(obj, scheme)
-	if err != nil {
-		return "", fmt.Errorf("%T: %w: %w", obj, apply.ErrUnknownKind, err)
-	}
-	return gvk.Kind, nil
-}
-
-// describeOwner names owner as "Kind namespace/name", the kind from scheme when it
-// knows it.
-func describeOwner(owner client.Object, scheme *runtime.Scheme) string {
-	kind := fmt.Sprintf("%T", owner)
-	if gvk, err := apiutil.GVKForObject(owner, scheme); err == nil {
-		kind = gvk.Kind
-	}
-	return kind + " " + owner.GetNamespace() + "/" + owner.GetName()
-}
-
-// describeRef names a controller reference as "Kind name (uid ...)", or "no
-// controller".
-func describeRef(ref *metav1.OwnerReference) string {
-	if ref == nil {
-		return "no controller"
-	}
-	return fmt.Sprintf("%s %s (uid %s)", ref.Kind, ref.Name, ref.UID)
 }

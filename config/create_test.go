@@ -182,6 +182,17 @@ func TestCreateImmutableRefusesSomeoneElsesObject(t *testing.T) {
 					if got != "" {
 						t.Errorf("name %q returned with an error", got)
 					}
+					if tc.want == config.ErrForeignObject {
+						var nce *apply.NotControlledError
+						if !errors.Is(err, apply.ErrNotControlled) || !errors.As(err, &nce) {
+							t.Errorf("error %v does not match apply.ErrNotControlled with a *apply.NotControlledError", err)
+						} else if want := metav1.GetControllerOf(obj); !cmp.Equal(nce.Controller, want) {
+							t.Errorf("error names controller %+v, want %+v", nce.Controller, want)
+						}
+					}
+					if now := k.get(t, ns, target); now == nil || now.GetResourceVersion() != obj.GetResourceVersion() {
+						t.Errorf("the existing object was changed or removed")
+					}
 					for _, m := range tc.wantMsg {
 						if !strings.Contains(err.Error(), m) {
 							t.Errorf("error %q does not name %q", err, m)
@@ -317,5 +328,199 @@ func TestCreateImmutableRejectsSchemeWithoutCoreKinds(t *testing.T) {
 	}
 	if n := counter.Total(); n != 0 {
 		t.Errorf("refused input still sent %d API requests", n)
+	}
+}
+
+// TestCreateImmutableWaitsForObjectBeingDeleted: an object of the name being deleted
+// (held by a finalizer) is refused with apply.ErrBeingDeleted and left alone, whoever
+// controls it; once it is gone the next call creates it again, so the configuration
+// is not lost.
+func TestCreateImmutableWaitsForObjectBeingDeleted(t *testing.T) {
+	for kname, k := range kinds {
+		for _, controller := range []string{"owner", "stranger", "none"} {
+			t.Run(kname+"/controlled by "+controller, func(t *testing.T) {
+				ctx := context.Background()
+				ns := env.Namespace(t)
+				owner := newOwner(t, ns, "keystone")
+				data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+				target := "cfg-" + config.ContentHash(data)
+				var refs []metav1.OwnerReference
+				switch controller {
+				case "owner":
+					refs = []metav1.OwnerReference{controllerRef(owner)}
+				case "stranger":
+					refs = []metav1.OwnerReference{controllerRef(newOwner(t, ns, "stranger"))}
+				}
+				obj := k.build(metav1.ObjectMeta{Name: target, Namespace: ns, OwnerReferences: refs,
+					Labels: map[string]string{config.ConfigBaseLabel: "cfg"}, Finalizers: []string{"example.com/hold"}}, data)
+				if err := env.Client.Create(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+				if err := env.Client.Delete(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+				held := k.get(t, ns, target)
+				if held == nil || held.GetDeletionTimestamp() == nil {
+					t.Fatal("object not held in deletion")
+				}
+
+				got, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
+				if !errors.Is(err, apply.ErrBeingDeleted) || got != "" {
+					t.Fatalf("create = %q, %v; want an error matching apply.ErrBeingDeleted", got, err)
+				}
+				if !strings.Contains(err.Error(), k.name+" "+ns+"/"+target) {
+					t.Errorf("error %q does not name the object", err)
+				}
+				if now := k.get(t, ns, target); now == nil || now.GetResourceVersion() != held.GetResourceVersion() {
+					t.Fatal("the object being deleted was changed")
+				}
+
+				held.SetFinalizers(nil)
+				if err := env.Client.Update(ctx, held); err != nil {
+					t.Fatal(err)
+				}
+				if k.get(t, ns, target) != nil {
+					t.Fatal("object still there after its finalizer was removed")
+				}
+				if got, err = k.create(ctx, env.Client, owner, "cfg", ns, data); err != nil || got != target {
+					t.Fatalf("create after the deletion = %q, %v; want %q", got, err, target)
+				}
+				now := k.get(t, ns, target)
+				if now == nil || !metav1.IsControlledBy(now, owner) || !cmp.Equal(k.read(now), data) {
+					t.Errorf("re-created object = %+v, want the owner's with the data", now)
+				}
+			})
+		}
+	}
+}
+
+// TestCreateImmutableAdoptsOnlyOnOptIn: an existing object without a controller is
+// adopted only when it carries apply.AdoptAnnotation = "true" and holds the data
+// immutably; it then gets the owner as controller and the base label, and its data is
+// untouched. Everything else is refused and left as it is.
+func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
+	data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+	cases := map[string]struct {
+		annotation  string
+		stranger    bool
+		data        map[string]string
+		mutable     bool
+		want        error
+		wantAdopted bool
+	}{
+		"opted in, same data":              {annotation: "true", data: data, wantAdopted: true},
+		"opted in, other data":             {annotation: "true", data: map[string]string{"keystone.conf": "other"}, want: config.ErrContentMismatch},
+		"opted in, mutable":                {annotation: "true", data: data, mutable: true, want: config.ErrContentMismatch},
+		"annotation not true":              {annotation: "yes", data: data, want: config.ErrForeignObject},
+		"opted in, but another controller": {annotation: "true", stranger: true, data: data, want: config.ErrForeignObject},
+	}
+	for kname, k := range kinds {
+		for name, tc := range cases {
+			t.Run(kname+"/"+name, func(t *testing.T) {
+				ctx := context.Background()
+				ns := env.Namespace(t)
+				owner := newOwner(t, ns, "keystone")
+				target := "cfg-" + config.ContentHash(data)
+				var refs []metav1.OwnerReference
+				if tc.stranger {
+					refs = []metav1.OwnerReference{controllerRef(newOwner(t, ns, "stranger"))}
+				}
+				obj := k.build(metav1.ObjectMeta{Name: target, Namespace: ns, OwnerReferences: refs,
+					Labels: map[string]string{"app": "keystone"}, Annotations: map[string]string{apply.AdoptAnnotation: tc.annotation}}, tc.data)
+				if tc.mutable {
+					switch o := obj.(type) {
+					case *corev1.ConfigMap:
+						o.Immutable = nil
+					case *corev1.Secret:
+						o.Immutable = nil
+					}
+				}
+				if err := env.Client.Create(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+
+				got, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
+				now := k.get(t, ns, target)
+				if !tc.wantAdopted {
+					if !errors.Is(err, tc.want) || got != "" {
+						t.Fatalf("create = %q, %v; want errors.Is %v", got, err, tc.want)
+					}
+					if now.GetResourceVersion() != obj.GetResourceVersion() {
+						t.Error("the refused object was changed")
+					}
+					return
+				}
+				if err != nil || got != target {
+					t.Fatalf("create = %q, %v; want %q adopted", got, err, target)
+				}
+				if !metav1.IsControlledBy(now, owner) {
+					t.Errorf("owner references = %+v, want the owner as controller", now.GetOwnerReferences())
+				}
+				wantLabels := map[string]string{"app": "keystone", config.ConfigBaseLabel: "cfg"}
+				if diff := cmp.Diff(wantLabels, now.GetLabels()); diff != "" {
+					t.Errorf("labels (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(data, k.read(now)); diff != "" {
+					t.Errorf("data (-want +got):\n%s", diff)
+				}
+				// Adopted, it is the owner's like any other: a second call is a no-op.
+				if again, err := k.create(ctx, env.Client, owner, "cfg", ns, data); err != nil || again != target {
+					t.Errorf("second create = %q, %v", again, err)
+				}
+			})
+		}
+	}
+}
+
+// TestNilSchemeIsAnError: every exported function of the package that takes a
+// *runtime.Scheme returns an error matching apply.ErrNilScheme and naming the object
+// for a nil scheme, before any API call, and never panics.
+func TestNilSchemeIsAnError(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "keystone")
+	data := map[string]string{"a": "b"}
+	funcs := map[string]struct {
+		call func(c client.Client) (string, error)
+		what string
+	}{
+		"CreateImmutableConfigMap": {
+			call: func(c client.Client) (string, error) {
+				return config.CreateImmutableConfigMap(ctx, c, nil, owner, "cfg", ns, data)
+			},
+			what: "ConfigMap " + ns + "/cfg-" + config.ContentHash(data),
+		},
+		"CreateImmutableSecret": {
+			call: func(c client.Client) (string, error) {
+				return config.CreateImmutableSecret(ctx, c, nil, owner, "cfg", ns, toBytes(data))
+			},
+			what: "Secret " + ns + "/cfg-" + config.ContentHash(data),
+		},
+	}
+	for name, fn := range funcs {
+		t.Run(name, func(t *testing.T) {
+			c, counter, err := env.CountingClient()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("panicked on a nil scheme: %v", r)
+					}
+				}()
+				got, err = fn.call(c)
+			}()
+			if !errors.Is(err, apply.ErrNilScheme) || got != "" {
+				t.Fatalf("= %q, %v; want an error matching apply.ErrNilScheme", got, err)
+			}
+			if !strings.Contains(err.Error(), fn.what) {
+				t.Errorf("error %q does not name %s", err, fn.what)
+			}
+			if n := counter.Total(); n != 0 {
+				t.Errorf("sent %d API requests", n)
+			}
+		})
 	}
 }

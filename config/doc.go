@@ -32,12 +32,37 @@
 // always maps to the same, already existing object. Each object is Immutable, carries
 // the label [ConfigBaseLabel] = baseName and a controller reference to its owner.
 //
+// An existing object of that name is reused only when the owner controls it and it
+// holds the data immutably. One that the owner does not control (made by kubectl or
+// Helm, or controlled by another object) is never taken over: it is refused with
+// [ErrForeignObject] (and apply.ErrNotControlled, naming its controller), unless it has
+// no controller and its manager opted in with the annotation apply.AdoptAnnotation =
+// "true", in which case it is adopted. One being deleted is refused with
+// apply.ErrBeingDeleted, so the caller retries and creates it again once it is gone,
+// rather than taking for present a configuration that is about to vanish. A nil scheme
+// is an error (apply.ErrNilScheme), never a panic.
+//
 // # Pruning
 //
 // [PruneImmutableConfigMaps] and [PruneImmutableSecrets] delete the history of a base
 // name that the owner controls, keeping the current object and the newest retain
-// others (newest by CreationTimestamp, ties broken by name). The *WithOptions
+// others (newest by CreationTimestamp, ties broken by name). An object the owner does
+// not control is never deleted, and each delete is conditioned on the UID that was
+// listed. The name of the current object is required ([ErrInvalidCurrentName]): a
+// prune without it could delete the object the workloads mount. The *WithOptions
 // variants take [PruneOptions]; with SpareInUse set (as in [DefaultPruneOptions])
-// they also keep every candidate that a ReplicaSet or a Pod in the namespace still
-// references, so a rollback or a slow rollout never loses its configuration.
+// they also keep every candidate that a workload of the namespace still references
+// (Pods, the templates of Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and
+// CronJobs, and the StatefulSet and DaemonSet revisions in ControllerRevisions), so a
+// rollback or a slow rollout never loses its configuration.
+//
+// # API access
+//
+// [CreateImmutableConfigMap] creates ConfigMaps and, when one exists, gets it and, to
+// adopt it, patches it; [CreateImmutableSecret] does the same with Secrets. The prune
+// functions list ConfigMaps (or Secrets, as metadata only), delete them, and get one
+// again when a delete meets a Conflict; with SpareInUse they also list Pods,
+// ReplicaSets, Deployments, StatefulSets, DaemonSets and ControllerRevisions (group
+// apps) and Jobs and CronJobs (group batch) in the namespace. All reads go through the
+// client passed in: with a manager's cached client each listed kind starts an informer.
 package config

@@ -19,8 +19,14 @@ var (
 	ErrInvalidNamespace = errors.New("namespace is empty")
 	// ErrInvalidRetain reports a negative retain count.
 	ErrInvalidRetain = errors.New("retain must not be negative")
+	// ErrInvalidCurrentName reports a prune without the name of the object in use
+	// (an empty currentName) or with a name outside baseName-*: such a prune could
+	// delete the object the workloads mount.
+	ErrInvalidCurrentName = errors.New("currentName must name the object in use, baseName-<hash>")
 	// ErrForeignObject reports an existing object, under the name the content hash
-	// yields, that the owner does not control. The error names its controller.
+	// yields, that the owner does not control. The error also matches
+	// apply.ErrNotControlled and holds the *apply.NotControlledError that names the
+	// object's controller.
 	ErrForeignObject = errors.New("object is not controlled by the owner")
 	// ErrContentMismatch reports an existing object, controlled by the owner under the
 	// name the content hash yields, whose data differs from the desired data or that is

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // DefaultRetain is the number of historical objects [DefaultPruneOptions] keeps
@@ -26,13 +28,23 @@ type PruneOptions struct {
 	// Retain is the number of newest historical objects kept besides the current one.
 	// It must not be negative.
 	Retain int
-	// SpareInUse also keeps every candidate that a ReplicaSet not being deleted, or a
-	// Pod not yet Succeeded or Failed, in the namespace references: as a volume
-	// (configMap, secret or a projected source), through envFrom, env valueFrom or, for
-	// Secrets, imagePullSecrets, in any container, init container or ephemeral
-	// container. A ReplicaSet counts at any replica count, so the old ReplicaSets a
-	// Deployment keeps for `kubectl rollout undo` keep their configuration. The
-	// ReplicaSets and Pods are listed only when there is something to delete.
+	// SpareInUse also keeps every candidate that a workload of the namespace
+	// references: as a volume (configMap, secret or a projected source), through
+	// envFrom, env valueFrom or, for Secrets, imagePullSecrets, in any container, init
+	// container or ephemeral container. The workloads are, unless being deleted:
+	//
+	//   - Pods not yet Succeeded or Failed;
+	//   - the pod templates of Deployments, StatefulSets and DaemonSets (what their
+	//     controllers roll out next) and of ReplicaSets at any replica count (the
+	//     history a Deployment keeps for `kubectl rollout undo`);
+	//   - the pod templates recorded in ControllerRevisions (the history of
+	//     StatefulSets and DaemonSets, for their rollbacks);
+	//   - Jobs that have not finished (no Complete or Failed condition) and the job
+	//     templates of CronJobs.
+	//
+	// The workloads are listed only when there is something to delete; if one list
+	// fails, or the revision of a StatefulSet or DaemonSet holds no readable
+	// template, nothing is deleted.
 	SpareInUse bool
 }
 
@@ -47,18 +59,23 @@ func DefaultPruneOptions() PruneOptions {
 // others.
 //
 // It lists the ConfigMaps of namespace labelled [ConfigBaseLabel] = baseName; keeps as
-// candidates those named baseName + "-" + anything, other than currentName, whose
-// controller reference has owner's UID; sorts them by CreationTimestamp, newest
-// first, ties broken by name in descending order; and, when there are more than
-// retain, deletes those from index retain on, oldest first, logging each deletion at
-// info level. A ConfigMap that is already gone (NotFound), or that was replaced by an
-// object with another UID since the list, is skipped. Delete failures do not stop the
-// other deletions; they are returned joined. A ConfigMap lacking the label is never
-// seen, so never pruned; its owner reference still lets the garbage collector remove
-// it with the owner.
+// candidates those named baseName + "-" + anything, other than currentName, that owner
+// controls (apply.CheckControlled: a ConfigMap without a controller, or with another
+// one, is never deleted) and that are not already being deleted; sorts them by
+// CreationTimestamp, newest first, ties broken by name in descending order; and, when
+// there are more than retain, deletes those from index retain on, oldest first,
+// logging each deletion at info level. Each delete is conditioned on the UID that was
+// listed. A ConfigMap that is already gone (NotFound), or that was replaced by an
+// object with another UID since the list (the delete's Conflict, confirmed by reading
+// it again), is skipped. Delete failures do not stop the other deletions; they are
+// returned joined. A ConfigMap lacking the label is never seen, so never pruned; its
+// owner reference still lets the garbage collector remove it with the owner.
 //
-// Bad input is refused before any API call, as for CreateImmutableConfigMap, and a
-// negative retain with [ErrInvalidRetain].
+// currentName is required: an empty currentName, or one outside baseName-*, is
+// refused with [ErrInvalidCurrentName], since such a prune (with retain 0, or after a
+// configuration was reverted to an older, already existing object) would delete the
+// ConfigMap in use. Other bad input is refused before any API call, as for
+// CreateImmutableConfigMap, and a negative retain with [ErrInvalidRetain].
 func PruneImmutableConfigMaps(
 	ctx context.Context,
 	c client.Client,
@@ -72,7 +89,7 @@ func PruneImmutableConfigMaps(
 
 // PruneImmutableConfigMapsWithOptions is [PruneImmutableConfigMaps] with
 // [PruneOptions]; with SpareInUse it also keeps every candidate still referenced by a
-// ReplicaSet or Pod of the namespace.
+// workload of the namespace (see [PruneOptions]).
 func PruneImmutableConfigMapsWithOptions(
 	ctx context.Context,
 	c client.Client,
@@ -134,6 +151,10 @@ func prune(
 	if opts.Retain < 0 {
 		return fmt.Errorf("prune %ss %s/%s-*: %w, got %d", rk.kind, namespace, baseName, ErrInvalidRetain, opts.Retain)
 	}
+	if !strings.HasPrefix(currentName, baseName+"-") || currentName == baseName+"-" {
+		return fmt.Errorf("prune %ss %s/%s-*: %w, got %q", rk.kind, namespace, baseName, ErrInvalidCurrentName, currentName)
+	}
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: rk.kind}
 
 	// Metadata is all pruning needs; for Secrets it also keeps their data off the wire.
 	list := &metav1.PartialObjectMetadataList{}
@@ -149,7 +170,7 @@ func prune(
 		if !strings.HasPrefix(obj.Name, baseName+"-") || obj.Name == currentName {
 			continue
 		}
-		if ref := metav1.GetControllerOf(obj); ref == nil || ref.UID != owner.GetUID() {
+		if apply.CheckControlled(owner, obj, gvk) != nil || obj.DeletionTimestamp != nil {
 			continue
 		}
 		candidates = append(candidates, obj)
@@ -178,21 +199,46 @@ func prune(
 		}
 		// The object judged above is the one deleted: with the UID precondition a
 		// namesake created since the list (by anyone) is left alone.
-		obj.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: rk.kind})
+		obj.SetGroupVersionKind(gvk)
 		err := c.Delete(ctx, obj, client.Preconditions{UID: new(obj.UID)})
+		if apierrors.IsConflict(err) {
+			err = confirmReplaced(ctx, c, obj, err)
+		}
 		switch {
 		case err == nil:
 			logger.Info("Deleted stale immutable object", "kind", rk.kind, "namespace", namespace,
 				"name", obj.Name, "baseName", baseName, "created", obj.CreationTimestamp.UTC())
-		case apierrors.IsNotFound(err):
-		case apierrors.IsConflict(err):
+		case errors.Is(err, errReplaced):
 			logger.Info("Skipped stale immutable object replaced since listing", "kind", rk.kind,
 				"namespace", namespace, "name", obj.Name)
+		case apierrors.IsNotFound(err):
 		default:
 			errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", rk.kind, namespace, obj.Name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// errReplaced marks a delete refused because the object was replaced since the list.
+var errReplaced = errors.New("replaced since listing")
+
+// confirmReplaced explains the Conflict conflict of a UID-preconditioned delete of
+// obj: errReplaced when the object is gone or now has another UID (someone replaced
+// it: it is not ours to delete), and conflict itself when the listed object is still
+// there, so that the caller retries instead of taking the prune for done.
+func confirmReplaced(ctx context.Context, c client.Client, obj *metav1.PartialObjectMetadata, conflict error) error {
+	now := &metav1.PartialObjectMetadata{}
+	now.SetGroupVersionKind(obj.GroupVersionKind())
+	err := c.Get(ctx, client.ObjectKeyFromObject(obj), now)
+	switch {
+	case apierrors.IsNotFound(err):
+		return errReplaced
+	case err != nil:
+		return fmt.Errorf("%w (and reading it again failed: %w)", conflict, err)
+	case now.UID != obj.UID:
+		return errReplaced
+	}
+	return conflict
 }
 
 // sortNewestFirst sorts by CreationTimestamp descending, then by name descending, so

@@ -26,6 +26,10 @@ import (
 // base is the base name the prune tests use; label is its config-base label.
 const base = "test-config"
 
+// liveName is the currentName of prunes that do not seed a current object: a name of
+// the base that no seeded object has.
+const liveName = base + "-cccccccc"
+
 var label = map[string]string{config.ConfigBaseLabel: base}
 
 // The filtering table of the spec, one row per case; "stale" is an ordinary
@@ -168,7 +172,7 @@ func TestPruneIgnoresObjectDeletedBetweenListAndDelete(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			if err := k.prune(ctx, c, owner, base, ns, "", 0); err != nil {
+			if err := k.prune(ctx, c, owner, base, ns, liveName, 0); err != nil {
 				t.Fatalf("NotFound not ignored: %v", err)
 			}
 			if k.get(t, ns, other) != nil {
@@ -192,7 +196,7 @@ func TestPruneSparesObjectReplacedBetweenListAndDelete(t *testing.T) {
 				}
 				k.seed(t, ns, replaced.GetName(), label, controllerRef(stranger))
 			})
-			if err := k.prune(ctx, c, owner, base, ns, "", 0); err != nil {
+			if err := k.prune(ctx, c, owner, base, ns, liveName, 0); err != nil {
 				t.Fatal(err)
 			}
 			now := k.get(t, ns, replaced.GetName())
@@ -240,7 +244,7 @@ func TestPruneOverlappingPrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := k.prune(ctx, env.Client, owner, base, ns, "", 0); err != nil {
+			if err := k.prune(ctx, env.Client, owner, base, ns, liveName, 0); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff([]string{extra, lookalike}, k.existing(t, ns, extra, lookalike, ours)); diff != "" {
@@ -258,7 +262,7 @@ func TestPruneLeavesUnlabelledObjects(t *testing.T) {
 			owner := newOwner(t, ns, "owner")
 			legacy := k.seed(t, ns, base+"-00000001", nil, controllerRef(owner)).GetName()
 			labelled := k.seed(t, ns, base+"-00000002", label, controllerRef(owner)).GetName()
-			if err := k.prune(ctx, env.Client, owner, base, ns, "", 0); err != nil {
+			if err := k.prune(ctx, env.Client, owner, base, ns, liveName, 0); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff([]string{legacy}, k.existing(t, ns, legacy, labelled)); diff != "" {
@@ -301,7 +305,7 @@ func TestPruneOrder(t *testing.T) {
 				},
 			})
 			// Newest first: 2a | 1b 1a | 0b 0a. Retain 2 keeps 2a and 1b.
-			if err := k.prune(ctx, c, owner, base, ns, "", 2); err != nil {
+			if err := k.prune(ctx, c, owner, base, ns, liveName, 2); err != nil {
 				t.Fatal(err)
 			}
 			want := []string{base + "-0a000000", base + "-0b000000", base + "-1a000000"}
@@ -385,7 +389,7 @@ func TestPruneReportsDeleteFailuresAndContinues(t *testing.T) {
 					return c.Delete(ctx, obj, opts...)
 				},
 			})
-			err = k.prune(ctx, c, owner, base, ns, "", 0)
+			err = k.prune(ctx, c, owner, base, ns, liveName, 0)
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("error %v does not unwrap to Forbidden", err)
 			}
@@ -412,7 +416,7 @@ func TestPruneReportsListFailure(t *testing.T) {
 			return apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no"))
 		},
 	})
-	err = config.PruneImmutableConfigMaps(ctx, c, owner, base, ns, "", 0)
+	err = config.PruneImmutableConfigMaps(ctx, c, owner, base, ns, liveName, 0)
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "list ConfigMaps in "+ns) {
 		t.Errorf("error = %v, want a wrapped Forbidden naming the list", err)
 	}
@@ -423,18 +427,24 @@ func TestPruneRejectsBadInputBeforeAnyRequest(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "owner")
 	cases := map[string]struct {
-		owner  client.Object
-		base   string
-		ns     string
-		retain int
-		want   error
+		owner   client.Object
+		base    string
+		ns      string
+		current string
+		retain  int
+		want    error
 	}{
-		"negative retain":       {owner: owner, base: base, ns: ns, retain: -1, want: config.ErrInvalidRetain},
-		"invalid base name":     {owner: owner, base: "Test_Config", ns: ns, want: config.ErrInvalidBaseName},
-		"empty base name":       {owner: owner, base: "", ns: ns, want: config.ErrInvalidBaseName},
-		"empty namespace":       {owner: owner, base: base, ns: "", want: config.ErrInvalidNamespace},
-		"nil owner":             {owner: nil, base: base, ns: ns, want: apply.ErrNilOwner},
-		"owner never persisted": {owner: &corev1.ConfigMap{}, base: base, ns: ns, want: apply.ErrOwnerNotPersisted},
+		"negative retain":                {owner: owner, base: base, ns: ns, current: liveName, retain: -1, want: config.ErrInvalidRetain},
+		"invalid base name":              {owner: owner, base: "Test_Config", ns: ns, current: liveName, want: config.ErrInvalidBaseName},
+		"empty base name":                {owner: owner, base: "", ns: ns, current: liveName, want: config.ErrInvalidBaseName},
+		"empty namespace":                {owner: owner, base: base, ns: "", current: liveName, want: config.ErrInvalidNamespace},
+		"nil owner":                      {owner: nil, base: base, ns: ns, current: liveName, want: apply.ErrNilOwner},
+		"owner never persisted":          {owner: &corev1.ConfigMap{}, base: base, ns: ns, current: liveName, want: apply.ErrOwnerNotPersisted},
+		"empty currentName":              {owner: owner, base: base, ns: ns, current: "", want: config.ErrInvalidCurrentName},
+		"empty currentName, retain 3":    {owner: owner, base: base, ns: ns, current: "", retain: 3, want: config.ErrInvalidCurrentName},
+		"currentName of another base":    {owner: owner, base: base, ns: ns, current: "other-cccccccc", want: config.ErrInvalidCurrentName},
+		"currentName sharing the prefix": {owner: owner, base: base, ns: ns, current: base + "x-cccccccc", want: config.ErrInvalidCurrentName},
+		"currentName is the bare prefix": {owner: owner, base: base, ns: ns, current: base + "-", want: config.ErrInvalidCurrentName},
 	}
 	for kname, k := range kinds {
 		for name, tc := range cases {
@@ -443,7 +453,7 @@ func TestPruneRejectsBadInputBeforeAnyRequest(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				err = k.prune(ctx, c, tc.owner, tc.base, tc.ns, "", tc.retain)
+				err = k.prune(ctx, c, tc.owner, tc.base, tc.ns, tc.current, tc.retain)
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("error = %v, want errors.Is %v", err, tc.want)
 				}
@@ -452,6 +462,43 @@ func TestPruneRejectsBadInputBeforeAnyRequest(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPruneRefusesWithoutCurrentName is defect 11 of issue 10: with an empty
+// currentName and retain 0 the prune deleted every object of the base, the one the
+// workloads mount included. It must refuse, delete nothing and send no request.
+func TestPruneRefusesWithoutCurrentName(t *testing.T) {
+	for kname, k := range kinds {
+		t.Run(kname, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns, "owner")
+			live, err := k.create(ctx, env.Client, owner, base, ns, map[string]string{"rev": "1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stale := k.seed(t, ns, base+"-00000001", label, controllerRef(owner)).GetName()
+			c, counter, err := env.CountingClient()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opts := range []config.PruneOptions{{Retain: 0}, config.DefaultPruneOptions()} {
+				err := k.pruneWith(ctx, c, owner, base, ns, "", opts)
+				if !errors.Is(err, config.ErrInvalidCurrentName) {
+					t.Fatalf("prune with currentName \"\" and %+v: error = %v, want errors.Is ErrInvalidCurrentName", opts, err)
+				}
+				if !strings.Contains(err.Error(), k.name+"s "+ns+"/"+base+"-*") {
+					t.Errorf("error %q does not name what was to be pruned", err)
+				}
+			}
+			if n := counter.Total(); n != 0 {
+				t.Errorf("refused prune sent %d API requests", n)
+			}
+			if diff := cmp.Diff([]string{live, stale}, k.existing(t, ns, live, stale)); diff != "" {
+				t.Errorf("survivors (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -464,7 +511,7 @@ func TestPruneLogsEachDeletion(t *testing.T) {
 	var lines []string
 	logger := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 0})
 	ctx := log.IntoContext(context.Background(), logger)
-	if err := k.prune(ctx, env.Client, owner, base, ns, "", 0); err != nil {
+	if err := k.prune(ctx, env.Client, owner, base, ns, liveName, 0); err != nil {
 		t.Fatal(err)
 	}
 	if len(lines) != 2 {

@@ -5,7 +5,7 @@ package config
 // list and watch are there for reads served by a manager's cache, which lists and
 // watches the kind. README.md lists them per package.
 //
-// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
-// +kubebuilder:rbac:groups=apps,resources=replicasets;controllerrevisions,verbs=list;watch
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets;replicasets;controllerrevisions,verbs=list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=list;watch

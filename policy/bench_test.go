@@ -86,6 +86,21 @@ func BenchmarkValidate200(b *testing.B) {
 	}
 }
 
+// BenchmarkValidateHostile validates the 1 MiB hostile policy of
+// TestValidateBoundsHostilePolicy: a cycle web, parenthesis bombs, huge tokens and
+// tens of thousands of undefined references. Run with -benchmem; B/op is what one
+// Validate allocates.
+func BenchmarkValidateHostile(b *testing.B) {
+	rules := hostilePolicy(b)
+	b.SetBytes(hostileSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if errs := policy.Validate(rules, nil); len(errs) != policy.MaxErrors+1 {
+			b.Fatalf("%d errors, want %d", len(errs), policy.MaxErrors+1)
+		}
+	}
+}
+
 func BenchmarkRender200(b *testing.B) {
 	rules := benchRules(200)
 	b.ReportAllocs()

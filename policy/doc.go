@@ -33,4 +33,29 @@
 // A rule:NAME reference to an undefined rule denies in oslo.policy; [Validate]
 // reports it ([ErrUnknownRule]), so validate the merged rule set, which holds the
 // service's defaults as well as the overrides.
+//
+// # Hostile input
+//
+// An override ConfigMap is user input of up to 1 MiB, and its errors end up in a
+// custom resource's status, so the package bounds what any input can cost:
+//
+//   - [Validate] takes time and memory linear in the size of the rule set. It lists at
+//     most [MaxErrors] (50) problems, the first in rule-name order, followed by one
+//     field.ErrorTypeTooMany summary that counts every problem found. It reports a
+//     reference cycle once per group of rules that reference each other, not once per
+//     reference that closes a cycle, and names at most 8 rules of a cycle.
+//   - No error quotes more than [MaxExcerpt] (100) bytes of one user text: an
+//     expression is quoted as a window around the problem, and rule names and tokens
+//     are cut, each cut marked with "…" at a UTF-8 boundary. One Validate error is
+//     therefore at most about 2 KiB of text, and a whole ErrorList about 100 KiB.
+//   - [Parse] reads tokens as it needs them, so a word of a million parentheses costs
+//     [MaxDepth] tokens, not a million.
+//   - [LoadPolicyFromConfigMap] quotes at most [MaxParserMessage] (512) bytes of the
+//     YAML parser's message, which would otherwise list every duplicate key.
+//
+// On a 1 MiB policy built to exhaust a validator (a web of 4000 rules with thousands
+// of long cycles, parenthesis bombs, 32 KiB tokens and names, and some 44,000
+// references to undefined rules) Validate returns 51 errors holding about 10 KB of
+// text and allocates about 5 MiB; the package's tests hold it under 64 KiB of text
+// and 64 MiB of allocation.
 package policy

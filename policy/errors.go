@@ -3,7 +3,14 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
+
+// MaxExcerpt is the most bytes of user text (a rule name, a token, a rule expression)
+// that an error of this package quotes. Longer text is cut at a UTF-8 boundary to at
+// most MaxExcerpt bytes, and each cut is marked with "…", so that a hostile policy
+// cannot make an error, or the status condition it ends up in, grow with its input.
+const MaxExcerpt = 100
 
 // Sentinel errors, for errors.Is. A [*SyntaxError] unwraps to exactly one of the
 // syntax sentinels; [LoadPolicyFromConfigMap] errors unwrap to [ErrPolicyKeyMissing]
@@ -63,4 +70,40 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func syntaxErr(offset int, sentinel error, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Offset: offset, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
+}
+
+// excerpt returns s, or its first MaxExcerpt bytes followed by "…" when s is longer.
+func excerpt(s string) string {
+	return excerptAt(s, 0)
+}
+
+// excerptAt returns s, or, when s is longer than MaxExcerpt bytes, a window of at most
+// MaxExcerpt bytes around byte offset off (see window).
+func excerptAt(s string, off int) string {
+	return window(s, off, MaxExcerpt)
+}
+
+// window returns s, or, when s is longer than limit bytes, a window of at most limit
+// bytes that holds byte offset off a quarter of the way in, "…" marking each side
+// that was cut. Cuts fall on UTF-8 boundaries.
+func window(s string, off, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	start := min(max(off-limit/4, 0), len(s)-limit)
+	end := start + limit
+	for start > 0 && start < end && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	for end < len(s) && end > start && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	out := s[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(s) {
+		out += "…"
+	}
+	return out
 }

@@ -14,6 +14,10 @@ import (
 // PolicyKey is the ConfigMap data key that holds the oslo.policy rules.
 const PolicyKey = "policy.yaml"
 
+// MaxParserMessage is the most bytes of the YAML parser's message that an error of
+// [LoadPolicyFromConfigMap] quotes; a longer message is cut and marked with "…".
+const MaxParserMessage = 512
+
 // LoadPolicyFromConfigMap reads the ConfigMap key (namespace/name) and returns the
 // rules of its policy.yaml data key, action name to rule expression.
 //
@@ -27,7 +31,11 @@ const PolicyKey = "policy.yaml"
 //     error when there is one. A rule name given twice is such an error (YAML forbids
 //     duplicate keys, and one of the two rules would be lost), and so is a value that
 //     is not a string, such as 1, true or a list (oslo.policy raises on those; quote
-//     them).
+//     them). The message quotes at most [MaxExcerpt] bytes of a rule name and at most
+//     [MaxParserMessage] bytes of the parser's message (which lists every duplicate
+//     key), so a hostile document cannot make the error, or a condition it is copied
+//     into, grow with the document; the parser's full error stays reachable through
+//     errors.As.
 //
 // An empty policy.yaml, or one of only comments, yields an empty, non-nil map. A null
 // value (a name with nothing after the colon) yields "", which allows, as oslo.policy
@@ -58,7 +66,7 @@ func LoadPolicyFromConfigMap(
 			rules[name] = ""
 		default:
 			return nil, &parseError{key: key, msg: fmt.Sprintf(
-				"rule %q has a %s value, not a string (quote the expression)", name, yamlType(v))}
+				"rule %q has a %s value, not a string (quote the expression)", excerpt(name), yamlType(v))}
 		}
 	}
 	return rules, nil
@@ -79,7 +87,7 @@ func yamlType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// missingKeyError is the spec's "ConfigMap <key> does not contain key" error.
+// missingKeyError is the "ConfigMap <key> does not contain key" error.
 type missingKeyError struct {
 	key client.ObjectKey
 }
@@ -90,7 +98,7 @@ func (e *missingKeyError) Error() string {
 
 func (e *missingKeyError) Unwrap() error { return ErrPolicyKeyMissing }
 
-// parseError is the spec's "parsing policy.yaml from ConfigMap <key>" error.
+// parseError is the "parsing policy.yaml from ConfigMap <key>" error.
 // err is the YAML parser's error; msg replaces it when the YAML parsed but does not
 // hold rules.
 type parseError struct {
@@ -102,7 +110,7 @@ type parseError struct {
 func (e *parseError) Error() string {
 	msg := e.msg
 	if e.err != nil {
-		msg = e.err.Error()
+		msg = window(e.err.Error(), 0, MaxParserMessage)
 	}
 	return fmt.Sprintf("parsing %s from ConfigMap %s: %s", PolicyKey, e.key, msg)
 }

@@ -185,3 +185,37 @@ func TestLoadPolicyFromConfigMapAPIError(t *testing.T) {
 		t.Errorf("error = %q, want prefix %q", err, want)
 	}
 }
+
+// TestLoadPolicyFromConfigMapBoundsErrors: a hostile policy.yaml (every rule given
+// twice, a 64 KiB rule name) yields an error of bounded size, whatever its own size.
+func TestLoadPolicyFromConfigMapBoundsErrors(t *testing.T) {
+	var dup strings.Builder
+	for i := 0; dup.Len() < 900<<10; i++ {
+		fmt.Fprintf(&dup, "rule%06d: role:a\nrule%06d: role:b\n", i, i)
+	}
+	longName := strings.Repeat("n", 64<<10)
+	tests := map[string]struct {
+		doc, wantCause string
+	}{
+		"every rule given twice": {doc: dup.String(), wantCause: `key "rule000000" already set in map`},
+		"long rule name with a number value": {
+			doc: "? " + longName + "\n: 1\n", wantCause: `rule "` + longName[:policy.MaxExcerpt] + `…" has a number value`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			key := createConfigMap(t, env.Namespace(t), map[string]string{policy.PolicyKey: tc.doc}, nil)
+			_, err := policy.LoadPolicyFromConfigMap(context.Background(), env.Client, key)
+			if !errors.Is(err, policy.ErrInvalidPolicyYAML) {
+				t.Fatalf("error = %.200v, want ErrInvalidPolicyYAML", err)
+			}
+			prefix := fmt.Sprintf("parsing policy.yaml from ConfigMap %s/%s: ", key.Namespace, key.Name)
+			if max := len(prefix) + policy.MaxParserMessage + len("…"); len(err.Error()) > max {
+				t.Errorf("error is %d bytes, want at most %d: %.300s...", len(err.Error()), max, err)
+			}
+			if !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tc.wantCause) {
+				t.Errorf("error = %.300q, want %q followed by %q", err, prefix, tc.wantCause)
+			}
+		})
+	}
+}

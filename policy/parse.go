@@ -54,7 +54,7 @@ type token struct {
 // ""), a word without ':' such as a bare True, a whole-token quoted string such as
 // 'True', a check with an empty KIND or MATCH, a malformed quoted literal, a malformed
 // %-substitution in a role, generic or literal check, and nesting deeper than
-// [MaxDepth].
+// [MaxDepth]. A token or key the error quotes is cut to [MaxExcerpt] bytes.
 //
 // oslo.policy folds "a or (b and c) and d" into a single and of b, c and d; Parse
 // keeps the parenthesised and as an operand of its own. Both evaluate alike.
@@ -62,12 +62,12 @@ func Parse(expr string) (Expr, error) {
 	if expr == "" {
 		return &TrueCheck{}, nil
 	}
-	toks := tokenize(expr)
-	if len(toks) == 0 {
+	p := &parser{lex: lexer{s: expr}}
+	p.advance()
+	if !p.ok {
 		return nil, syntaxErr(0, ErrEmptyCheck,
 			`the expression is blank; oslo.policy denies a rule of only whitespace (write "" or @ to allow)`)
 	}
-	p := &parser{toks: toks}
 	e, err := p.parseOr(nil)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func Parse(expr string) (Expr, error) {
 		if t.kind == tokRParen {
 			return nil, syntaxErr(t.off, ErrUnbalancedParenthesis, "')' has no matching '('")
 		}
-		return nil, syntaxErr(t.off, ErrMissingOperator, "expected and or or before %q", t.text)
+		return nil, syntaxErr(t.off, ErrMissingOperator, "expected and or or before %q", excerpt(t.text))
 	}
 	return e, nil
 }
@@ -86,53 +86,89 @@ func isSpace(r rune) bool {
 	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
-// tokenize mirrors oslo.policy's _parse_tokenize.
-func tokenize(s string) []token {
-	var toks []token
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if isSpace(r) {
-			i += w
-			continue
-		}
-		start := i
-		for i < len(s) {
-			r, w := utf8.DecodeRuneInString(s[i:])
-			if isSpace(r) {
-				break
-			}
-			i += w
-		}
-		toks = appendWord(toks, s[start:i], start)
-	}
-	return toks
+// lexer yields the tokens of oslo.policy's _parse_tokenize one at a time: the text
+// splits into words at whitespace, and each word into its leading '(' tokens, the
+// keyword, check or quoted string left in the middle, and its trailing ')' tokens.
+// It holds one word at a time, never a list of tokens, so the parser's work is
+// bounded by what it reads: a word of a million '(' costs MaxDepth tokens.
+type lexer struct {
+	s   string
+	pos int // where the next word starts to be looked for
+
+	// The current word: lead '(' tokens from wordOff, then core (when hasCore), then
+	// trail ')' tokens from trailOff; the *Done fields count what was yielded.
+	wordOff, lead, leadDone    int
+	core                       token
+	hasCore, coreDone          bool
+	trailOff, trail, trailDone int
 }
 
-func appendWord(toks []token, word string, off int) []token {
+// next returns the next token; false at the end of the text.
+func (l *lexer) next() (token, bool) {
+	for {
+		switch {
+		case l.leadDone < l.lead:
+			l.leadDone++
+			return token{kind: tokLParen, off: l.wordOff + l.leadDone - 1, text: "("}, true
+		case l.hasCore && !l.coreDone:
+			l.coreDone = true
+			return l.core, true
+		case l.trailDone < l.trail:
+			l.trailDone++
+			return token{kind: tokRParen, off: l.trailOff + l.trailDone - 1, text: ")"}, true
+		}
+		if !l.word() {
+			return token{}, false
+		}
+	}
+}
+
+// word reads the next word into the lexer; false when only whitespace is left.
+func (l *lexer) word() bool {
+	s, i := l.s, l.pos
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !isSpace(r) {
+			break
+		}
+		i += w
+	}
+	if i >= len(s) {
+		l.pos = i
+		return false
+	}
+	start := i
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if isSpace(r) {
+			break
+		}
+		i += w
+	}
+	l.pos = i
+	word := s[start:i]
 	tok := strings.TrimLeft(word, "(")
 	lead := len(word) - len(tok)
-	for j := range lead {
-		toks = append(toks, token{kind: tokLParen, off: off + j, text: "("})
-	}
-	off += lead
+	off := start + lead
 	clean := strings.TrimRight(tok, ")")
+	l.wordOff, l.lead, l.leadDone = start, lead, 0
+	l.hasCore, l.coreDone = true, false
 	switch {
 	case clean == "":
+		l.hasCore = false
 	case strings.EqualFold(clean, "and"):
-		toks = append(toks, token{kind: tokAnd, off: off, text: clean})
+		l.core = token{kind: tokAnd, off: off, text: clean}
 	case strings.EqualFold(clean, "or"):
-		toks = append(toks, token{kind: tokOr, off: off, text: clean})
+		l.core = token{kind: tokOr, off: off, text: clean}
 	case strings.EqualFold(clean, "not"):
-		toks = append(toks, token{kind: tokNot, off: off, text: clean})
+		l.core = token{kind: tokNot, off: off, text: clean}
 	case isQuoted(tok):
-		toks = append(toks, token{kind: tokString, off: off, text: tok})
+		l.core = token{kind: tokString, off: off, text: tok}
 	default:
-		toks = append(toks, token{kind: tokCheck, off: off, text: clean})
+		l.core = token{kind: tokCheck, off: off, text: clean}
 	}
-	for j := range len(tok) - len(clean) {
-		toks = append(toks, token{kind: tokRParen, off: off + len(clean) + j, text: ")"})
-	}
-	return toks
+	l.trailOff, l.trail, l.trailDone = off+len(clean), len(tok)-len(clean), 0
+	return true
 }
 
 // isQuoted reports a token oslo.policy reads as a quoted string.
@@ -141,16 +177,20 @@ func isQuoted(s string) bool {
 }
 
 type parser struct {
-	toks  []token
-	i     int
+	lex lexer
+	// look is the next token, when ok.
+	look  token
+	ok    bool
 	depth int
 }
 
 func (p *parser) peek() (token, bool) {
-	if p.i < len(p.toks) {
-		return p.toks[p.i], true
-	}
-	return token{}, false
+	return p.look, p.ok
+}
+
+// advance consumes the next token.
+func (p *parser) advance() {
+	p.look, p.ok = p.lex.next()
 }
 
 // parseOr parses an or of ands. prev is the token before the expression: an
@@ -166,7 +206,7 @@ func (p *parser) parseOr(prev *token) (Expr, error) {
 		if !ok || t.kind != tokOr {
 			break
 		}
-		p.i++
+		p.advance()
 		next, err := p.parseAnd(&t)
 		if err != nil {
 			return nil, err
@@ -190,7 +230,7 @@ func (p *parser) parseAnd(prev *token) (Expr, error) {
 		if !ok || t.kind != tokAnd {
 			break
 		}
-		p.i++
+		p.advance()
 		next, err := p.parseNot(&t)
 		if err != nil {
 			return nil, err
@@ -208,7 +248,7 @@ func (p *parser) parseNot(prev *token) (Expr, error) {
 	if !ok || t.kind != tokNot {
 		return p.parsePrimary(prev)
 	}
-	p.i++
+	p.advance()
 	if err := p.enter(t); err != nil {
 		return nil, err
 	}
@@ -235,13 +275,13 @@ func (p *parser) parsePrimary(prev *token) (Expr, error) {
 	}
 	switch t.kind {
 	case tokCheck:
-		p.i++
+		p.advance()
 		return parseCheck(t.text, t.off)
 	case tokString:
 		return nil, syntaxErr(t.off, ErrMalformedCheck,
-			"%s is a quoted string, not a check; oslo.policy denies the whole rule (write @ to allow, ! to deny)", t.text)
+			"%s is a quoted string, not a check; oslo.policy denies the whole rule (write @ to allow, ! to deny)", excerpt(t.text))
 	case tokLParen:
-		p.i++
+		p.advance()
 		if err := p.enter(t); err != nil {
 			return nil, err
 		}
@@ -258,9 +298,9 @@ func (p *parser) parsePrimary(prev *token) (Expr, error) {
 		case !ok:
 			return nil, syntaxErr(t.off, ErrUnbalancedParenthesis, "'(' is never closed")
 		case n.kind != tokRParen:
-			return nil, syntaxErr(n.off, ErrMissingOperator, "expected and, or or ')' before %q", n.text)
+			return nil, syntaxErr(n.off, ErrMissingOperator, "expected and, or or ')' before %q", excerpt(n.text))
 		}
-		p.i++
+		p.advance()
 		return inner, nil
 	}
 	return nil, p.missingOperand(prev, t, ok)
@@ -270,9 +310,9 @@ func (p *parser) parsePrimary(prev *token) (Expr, error) {
 func (p *parser) missingOperand(prev *token, t token, ok bool) error {
 	if prev != nil && prev.kind != tokLParen {
 		if prev.kind == tokNot {
-			return syntaxErr(prev.off, ErrDanglingOperator, "%q has no operand", prev.text)
+			return syntaxErr(prev.off, ErrDanglingOperator, "%q has no operand", excerpt(prev.text))
 		}
-		return syntaxErr(prev.off, ErrDanglingOperator, "%q has no right operand", prev.text)
+		return syntaxErr(prev.off, ErrDanglingOperator, "%q has no right operand", excerpt(prev.text))
 	}
 	switch {
 	case !ok && prev != nil:
@@ -282,7 +322,7 @@ func (p *parser) missingOperand(prev *token, t token, ok bool) error {
 	case t.kind == tokRParen:
 		return syntaxErr(t.off, ErrUnbalancedParenthesis, "')' has no matching '('")
 	default:
-		return syntaxErr(t.off, ErrDanglingOperator, "%q has no left operand", t.text)
+		return syntaxErr(t.off, ErrDanglingOperator, "%q has no left operand", excerpt(t.text))
 	}
 }
 
@@ -296,17 +336,17 @@ func parseCheck(text string, off int) (Expr, error) {
 	}
 	if isQuoted(text) {
 		return nil, syntaxErr(off, ErrMalformedCheck,
-			"%s is a quoted string, not a check; oslo.policy denies the whole rule when no ')' follows it", text)
+			"%s is a quoted string, not a check; oslo.policy denies the whole rule when no ')' follows it", excerpt(text))
 	}
 	kind, match, found := strings.Cut(text, ":")
 	switch {
 	case !found:
 		return nil, syntaxErr(off, ErrMalformedCheck,
-			"%q has no ':'; oslo.policy denies a check it cannot split into KIND:MATCH (write @ to allow, ! to deny)", text)
+			"%q has no ':'; oslo.policy denies a check it cannot split into KIND:MATCH (write @ to allow, ! to deny)", excerpt(text))
 	case kind == "":
-		return nil, syntaxErr(off, ErrEmptyCheck, "%q has no KIND before ':'", text)
+		return nil, syntaxErr(off, ErrEmptyCheck, "%q has no KIND before ':'", excerpt(text))
 	case match == "":
-		return nil, syntaxErr(off, ErrEmptyCheck, "%q has nothing after ':'", text)
+		return nil, syntaxErr(off, ErrEmptyCheck, "%q has nothing after ':'", excerpt(text))
 	}
 	matchOff := off + len(kind) + 1
 	switch kind {
@@ -344,7 +384,7 @@ func isLiteral(kind string, off int) (bool, error) {
 		end := strings.IndexByte(body, q)
 		if len(kind) < 2 || end != len(body)-1 || strings.ContainsRune(body, '\\') {
 			return false, syntaxErr(off, ErrMalformedCheck,
-				"kind %s is not a well-formed quoted literal (one pair of %c quotes, no backslash)", kind, q)
+				"kind %s is not a well-formed quoted literal (one pair of %c quotes, no backslash)", excerpt(kind), q)
 		}
 		return true, nil
 	}

@@ -76,10 +76,10 @@ func substitutions(s string, off int) ([]string, error) {
 			i++
 		}
 		if i >= len(s) {
-			return nil, syntaxErr(off+start, ErrMalformedCheck, "%%(%s) has no conversion character (write %%(%s)s)", key, key)
+			return nil, syntaxErr(off+start, ErrMalformedCheck, "%%(%s) has no conversion character (write %%(%s)s)", excerpt(key), excerpt(key))
 		}
 		if strings.IndexByte(pyConversions, s[i]) < 0 {
-			return nil, syntaxErr(off+start, ErrMalformedCheck, "%%(%s) is followed by %q, not a conversion character such as s", key, s[i])
+			return nil, syntaxErr(off+start, ErrMalformedCheck, "%%(%s) is followed by %q, not a conversion character such as s", excerpt(key), s[i])
 		}
 		// Python looks the key up even for %(key)%.
 		keys = append(keys, key)

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -15,7 +16,7 @@ import (
 // A manager's client serves every Get and List from an informer, and the first read of
 // a kind starts a cluster-wide list and watch of it (only the namespaces of
 // cache.Options.DefaultNamespaces when those are set) that holds every object of that
-// kind in memory for the life of the process. Two kinds the SDK reads are costly to
+// kind in memory for the life of the process. Three kinds the SDK reads are costly to
 // cache that way:
 //
 //   - Secrets: secrets.EnsureGeneratedSecret, GetSecretValue, IsSecretReady and the
@@ -24,15 +25,17 @@ import (
 //     need list and watch on all of them. Read past the cache, each read is one GET.
 //     Do not restrict the Secret cache with a label selector instead: a Secret outside
 //     the selector then reads as not found, and a helper would take it for missing.
-//   - Pods: the in-use guard of config.PruneImmutableConfigMaps lists the Pods of a
-//     namespace once per prune; a cluster-wide Pod informer costs far more memory than
-//     that LIST costs requests.
+//   - Pods and ControllerRevisions: the in-use guard of config.PruneImmutableConfigMaps
+//     lists them in a namespace when a prune has something to delete; a cluster-wide
+//     informer of either (every pod, every StatefulSet and DaemonSet template of the
+//     cluster) costs far more memory than those LISTs cost requests.
 //
-// The other kinds the SDK reads (the children it applies, ReplicaSets, Jobs, the ESO and
-// mariadb-operator kinds) are usually watched by the controller anyway (Owns), so their
-// informers already exist and reading them from the cache costs nothing more. The
+// The other kinds the SDK reads (the children it applies, Deployments, ReplicaSets, Jobs,
+// the ESO and mariadb-operator kinds) are usually watched by the controller anyway
+// (Owns), so their informers already exist and reading them from the cache costs nothing
+// more. The
 // permissions each package needs, list and watch included, are in the ClusterRoles
 // under rbac/ in the SDK's repository.
 func UncachedObjects() []client.Object {
-	return []client.Object{&corev1.Secret{}, &corev1.Pod{}}
+	return []client.Object{&corev1.Secret{}, &corev1.Pod{}, &appsv1.ControllerRevision{}}
 }
