@@ -11,10 +11,14 @@
 //     or the primitives [IsStoreRefReady], [IsClusterSecretStoreReady] and
 //     [IsSecretStoreReady];
 //  2. the ExternalSecret: [WaitForExternalSecret], a point-in-time tri-state (not found,
-//     not synced, Ready);
+//     not synced, Ready). Ready counts only for the current spec: ESO writes the
+//     version it synced to status.syncedResourceVersion as "<generation>-<hash of
+//     labels and annotations>", and a generation other than metadata.generation (the
+//     spec changed since) reads as not synced;
 //  3. the synced Secret and its keys: [IsSecretReady], then [GetSecretValue].
 //
-// Each gate reports readiness as data; the caller sets its condition and requeues.
+// Each gate reports readiness as data; the caller sets its condition and requeues
+// after [PollInterval] (15 s).
 //
 // # Store selection
 //
@@ -34,9 +38,79 @@
 //
 // [EnsurePushSecret] applies a PushSecret through Server-Side Apply (package apply):
 // ESO's server-side defaults stay unclaimed and a converged PushSecret is not
-// rewritten. [EnsureGeneratedSecret] creates a random credential Secret once, with
-// crypto/rand, and never regenerates it: the value survives every later pass, a
-// controller restart and the loss of any ExternalSecret that reads it back.
+// rewritten. Neither it nor [EnsureGeneratedSecret] takes over an object the owner does
+// not control: an existing PushSecret or Secret without a controller (made by kubectl or
+// Helm) is refused with an *apply.NotControlledError unless it carries
+// apply.AdoptAnnotation="true", one controlled by another object is always refused
+// (the error names the controller), and one being deleted is refused with
+// apply.ErrBeingDeleted; nothing is created over it.
+//
+// # Generated credentials
+//
+// [EnsureGeneratedSecret] creates a random credential Secret once, with crypto/rand,
+// and never regenerates it: the value survives every later pass, a controller restart
+// and the loss of any ExternalSecret that reads it back. [GeneratedPushSecret] builds
+// the PushSecret that pushes it to the backend, and a second Secret, written by an
+// ExternalSecret from the backend, is what workloads mount and what
+// GeneratedSecret.RestoreFrom names: when the generated Secret is lost, its value is
+// restored from there.
+//
+// The PushSecret of a generated credential has updatePolicy IfNotExists: ESO writes it
+// only where the backend holds nothing (ESO's OpenBao/Vault provider checks the
+// property before it writes), so a credential generated when it should not have been
+// never replaces the one the backend holds, and the ExternalSecret brings the backend's
+// value back. Its deletionPolicy is None: deleting the PushSecret, or its namespace,
+// leaves the credential in the backend for a later restore.
+//
+// # First install or pending restore
+//
+// When neither the generated Secret nor RestoreFrom holds the credential, the backend
+// may still hold it (a namespace re-created from a backup, before ESO has synced) or
+// not (a first install). EnsureGeneratedSecret tells the two apart from the
+// ExternalSecrets in RestoreFrom's namespace that write RestoreFrom (spec.target.name,
+// or the ExternalSecret's own name when that is empty; creationPolicy other than None;
+// not being deleted), read before RestoreFrom itself:
+//
+//   - None exists: nothing can restore the credential. It is generated.
+//   - Every one has answered for its current spec, since it was created, that the
+//     backend does not hold the key: Ready=True, syncedResourceVersion at
+//     metadata.generation, refreshTime not before creationTimestamp (a status restored
+//     with the object proves nothing), and either reason SecretDeleted (ESO removed
+//     the target) or reason SecretSynced with RestoreFrom present but without the key.
+//     It is generated.
+//   - Otherwise nothing is written: no status yet, Ready=False, a status of an older
+//     generation or from before the object was created, SecretSynced while RestoreFrom
+//     does not exist (it was deleted after the sync and ESO will write it again),
+//     another reason such as SecretMissing. The outcome is [SecretRestorePending]; the
+//     caller reports [ReasonRestorePending] and requeues after [PollInterval].
+//
+// How ESO (v0.20) reports a key the backend does not hold depends on the
+// ExternalSecret's spec.target.deletionPolicy. The provider answers "Secret does not
+// exist" (ESO's NoSecretError). Under Retain, ESO's default, that fails the sync:
+// Ready=False, reason SecretSyncedError, message "could not get secret data from
+// provider", the same condition as an unreachable backend or a denied read, so it is
+// taken as pending. Under Delete (which ESO allows only with creationPolicy Owner) ESO
+// skips the missing key, deletes the target Secret and reports Ready=True with reason
+// SecretDeleted; under Merge it writes the target without the key and reports
+// Ready=True, SecretSynced. Hence:
+//
+//   - Give the ExternalSecret that writes RestoreFrom deletionPolicy Delete (or Merge).
+//     The first install then needs no manual step, whatever the order of the steps:
+//     ESO reports the missing key, the credential is generated and pushed, and the
+//     ExternalSecret writes RestoreFrom at its next refresh.
+//   - With Retain, create that ExternalSecret only after EnsureGeneratedSecret returned
+//     a ready outcome. A Retain ExternalSecret that exists while the backend lacks the
+//     key keeps the step pending until the key is written to the backend or the policy
+//     is changed.
+//   - RestoreFrom appears after the push only when the ExternalSecret fetches again:
+//     keep spec.refreshInterval short (ESO's default is 1h) and do not use
+//     refreshPolicy CreatedOnce, which never fetches again.
+//
+// EnsureGeneratedSecret reads through the client it is given. A manager's default
+// client serves each kind from its own informer, and informers may lag behind each
+// other; a client that reads from the API server (client.New, or cache options that
+// leave Secrets and ExternalSecrets uncached) keeps ESO's order, target Secret first,
+// then the status. Otherwise the IfNotExists push covers that window.
 //
 // # Secret values
 //

@@ -121,6 +121,64 @@ func ExampleEnsureGeneratedSecret() {
 	// 32 <nil>
 }
 
+// ExampleEnsureGeneratedSecret_restore is a Secrets step whose credential can be
+// restored from the backend: while the ExternalSecret that reads the backend has not
+// answered, no credential is generated; once ESO reports that the backend does not
+// hold one (a first install), it is generated and pushed without replacing anything.
+func ExampleEnsureGeneratedSecret_restore() {
+	ctx := context.Background()
+	c := env.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	// The ExternalSecret that brings the credential back from the backend. With
+	// deletionPolicy Merge (or Delete) ESO reports a key the backend lacks as a
+	// completed sync, so the first install needs no manual step.
+	synced := client.ObjectKey{Namespace: ns.Name, Name: "keystone-admin"}
+	es := desiredExternalSecret(ns.Name, synced.Name, synced.Name, secrets.EffectiveStoreRef(nil))
+	es.Spec.Target.DeletionPolicy = esov1.DeletionPolicyMerge
+	if err := c.Create(ctx, es); err != nil {
+		panic(err)
+	}
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "keystone-admin-source"}, "password")
+	gs.RestoreFrom = &synced
+
+	step := func() string {
+		outcome, err := secrets.EnsureGeneratedSecret(ctx, c, env.Scheme, owner, gs)
+		if err != nil {
+			return err.Error()
+		}
+		if !outcome.Ready() {
+			return fmt.Sprintf("%s: requeue after %s", secrets.ReasonRestorePending, secrets.PollInterval)
+		}
+		ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{RemoteKey: "keystone/admin", Property: "password"})
+		if err != nil {
+			return err.Error()
+		}
+		if err := secrets.EnsurePushSecret(ctx, c, env.Scheme, owner, ps); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%s, pushed with updatePolicy %s", outcome, ps.Spec.UpdatePolicy)
+	}
+
+	fmt.Println(step())
+	// ESO finds nothing in the backend (simulated): Ready=True, target without the key.
+	if _, err := testenv.MarkExternalSecretSynced(ctx, c, synced, map[string][]byte{}); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	fmt.Println(step())
+	// Output:
+	// RestorePending: requeue after 15s
+	// Generated, pushed with updatePolicy IfNotExists
+	// Kept, pushed with updatePolicy IfNotExists
+}
+
 // ExampleStoreRefFanOut builds the map function of a SecretStore watch for a CR kind
 // (ConfigMaps stand in for it here) and maps one store event.
 func ExampleStoreRefFanOut() {

@@ -3,6 +3,8 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,15 +14,21 @@ import (
 )
 
 // WaitForExternalSecret reports whether the ExternalSecret at key exists and whether
-// ESO has synced it (its esov1.ExternalSecretReady condition has status True). It is a
-// point-in-time check, not a blocking wait: call it on every pass and requeue while
-// ready is false.
+// ESO has synced its current spec. It is a point-in-time check, not a blocking wait:
+// call it on every pass and requeue while ready is false.
 //
 // It returns (false, false, nil) when the ExternalSecret is not found, (true, false,
 // nil) when it exists but has not synced, (true, true, nil) when it is Ready, and
 // (false, false, err) on any other client failure, wrapped with the ExternalSecret's
 // namespace/name. The separate exists result lets the caller say "ExternalSecret not
 // found yet" rather than "waiting for ESO to sync".
+//
+// Ready means the esov1.ExternalSecretReady condition has status True and the status
+// belongs to the current spec: ESO records the version it synced in
+// status.syncedResourceVersion as "<metadata.generation>-<hash of labels and
+// annotations>", and a generation other than the object's (a spec changed since the
+// last sync), or a missing or malformed value, reads as not synced. The hash part is
+// ignored: a label or annotation change does not change what ESO fetches.
 func WaitForExternalSecret(
 	ctx context.Context,
 	c client.Client,
@@ -33,10 +41,52 @@ func WaitForExternalSecret(
 		}
 		return false, false, fmt.Errorf("get ExternalSecret %s: %w", key, err)
 	}
-	for _, cond := range es.Status.Conditions {
-		if cond.Type == esov1.ExternalSecretReady {
-			return true, cond.Status == corev1.ConditionTrue, nil
+	ready, _ = externalSecretSynced(es)
+	return true, ready, nil
+}
+
+// externalSecretSynced reports whether es has a Ready=True condition for its current
+// generation; when it has not, why says what it has instead (never a value).
+func externalSecretSynced(es *esov1.ExternalSecret) (synced bool, why string) {
+	cond := readyCondition(es)
+	switch {
+	case cond == nil:
+		return false, "has not synced yet"
+	case cond.Status != corev1.ConditionTrue:
+		return false, fmt.Sprintf("is Ready=%s (reason %s)", cond.Status, cond.Reason)
+	}
+	gen, ok := syncedGeneration(es.Status.SyncedResourceVersion)
+	switch {
+	case !ok:
+		return false, fmt.Sprintf("is Ready=True without a valid status.syncedResourceVersion (%q)",
+			es.Status.SyncedResourceVersion)
+	case gen != es.Generation:
+		return false, fmt.Sprintf("is Ready=True for generation %d, not for the current generation %d",
+			gen, es.Generation)
+	}
+	return true, ""
+}
+
+// readyCondition returns es's Ready condition, nil when it has none.
+func readyCondition(es *esov1.ExternalSecret) *esov1.ExternalSecretStatusCondition {
+	for i := range es.Status.Conditions {
+		if es.Status.Conditions[i].Type == esov1.ExternalSecretReady {
+			return &es.Status.Conditions[i]
 		}
 	}
-	return true, false, nil
+	return nil
+}
+
+// syncedGeneration parses the generation out of ESO's syncedResourceVersion,
+// "<generation>-<hash>" (a bare "<generation>" is accepted too).
+func syncedGeneration(v string) (int64, bool) {
+	gen, _, _ := strings.Cut(v, "-")
+	if gen == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(gen, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }

@@ -18,7 +18,7 @@ import (
 // StoreMapper builds the map function of one store watch: given the reader the watch
 // lists through and the store kind the watch observes, it returns the
 // handler.MapFunc that turns a store event into reconcile requests. It is the mapper
-// argument of the store watches (AddStoreWatches in the specification).
+// argument of the watches an operator registers on ClusterSecretStore and SecretStore.
 type StoreMapper func(r client.Reader, kind commonv1.SecretStoreRefKind) handler.MapFunc
 
 // StoreRefFanOut returns a [StoreMapper] that enqueues only the CRs whose effective

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // Bounds of GeneratedSecret.Length.
@@ -47,9 +50,11 @@ type GeneratedSecret struct {
 	Length int
 	// RestoreFrom optionally names the Secret an ExternalSecret syncs from the secret
 	// backend the credential was pushed to. When the Secret at Key is missing (or lacks
-	// DataKey) and the Secret at RestoreFrom holds DataKey, that value is adopted
-	// instead of a new one being generated, so losing the generated Secret never
-	// rotates a credential the backend still holds.
+	// DataKey) and the Secret at RestoreFrom holds DataKey, that value is taken instead
+	// of a new one being generated, so losing the generated Secret never rotates a
+	// credential the backend still holds. While an ExternalSecret that writes
+	// RestoreFrom has not yet told whether the backend holds the credential, nothing is
+	// generated: see [SecretRestorePending] and the package documentation.
 	RestoreFrom *client.ObjectKey
 	// Labels are set on the Secret when it is created.
 	Labels map[string]string
@@ -71,9 +76,19 @@ const (
 	SecretGenerated
 	// SecretRestored means the credential was copied from GeneratedSecret.RestoreFrom.
 	SecretRestored
+	// SecretRestorePending means nothing was written: the Secret lacks the credential,
+	// GeneratedSecret.RestoreFrom does not hold it yet, and an ExternalSecret that
+	// writes RestoreFrom has not yet answered whether the backend holds it. The
+	// caller is not ready: it sets its condition (reason [ReasonRestorePending],
+	// message [MessageRestorePending]) and requeues after [PollInterval].
+	SecretRestorePending
 )
 
-// String returns "Kept", "Generated" or "Restored".
+// Ready reports whether the Secret holds the credential after the call: true for
+// every outcome but [SecretRestorePending].
+func (o GenerateOutcome) Ready() bool { return o != SecretRestorePending }
+
+// String returns "Kept", "Generated", "Restored" or "RestorePending".
 func (o GenerateOutcome) String() string {
 	switch o {
 	case SecretKept:
@@ -82,6 +97,8 @@ func (o GenerateOutcome) String() string {
 		return "Generated"
 	case SecretRestored:
 		return "Restored"
+	case SecretRestorePending:
+		return "RestorePending"
 	default:
 		return fmt.Sprintf("GenerateOutcome(%d)", int(o))
 	}
@@ -98,19 +115,36 @@ func (o GenerateOutcome) String() string {
 //     gs.RestoreFrom ([SecretRestored]) or freshly generated ([SecretGenerated]).
 //   - When the Secret exists without gs.DataKey, that key alone is added with an
 //     optimistic-lock patch; the Secret's other keys are kept.
+//   - When neither the Secret nor gs.RestoreFrom holds the credential and an
+//     ExternalSecret that writes gs.RestoreFrom may still deliver it, nothing is
+//     written and the outcome is [SecretRestorePending] with a nil error: the caller
+//     is not ready and requeues after [PollInterval]. The package documentation says
+//     how a pending restore is told apart from a first install.
+//
+// An existing Secret is used only when owner controls it. One without a controller
+// (made by kubectl or Helm) is refused with an *apply.NotControlledError
+// (errors.Is apply.ErrNotControlled) and left untouched, unless it carries the
+// annotation apply.AdoptAnnotation="true": then owner becomes its controller, in the
+// same optimistic-lock patch that adds a missing key. A Secret controlled by another
+// object is always refused, and the error names its controller. A Secret that is
+// being deleted is refused with an error wrapping apply.ErrBeingDeleted and nothing is
+// created over it until it is gone. With a nil owner the Secret is created without
+// an owner reference, an existing Secret without a controller is used and one with a
+// controller is refused.
 //
 // Two passes racing to create the Secret both end with the winner's value: the loser
-// sees AlreadyExists, reads the Secret again and keeps it. A failed read of
-// gs.RestoreFrom other than NotFound is returned as an error, never answered with a
-// new credential.
+// sees AlreadyExists, reads the Secret again and keeps it. A failed read (of the
+// Secret, of gs.RestoreFrom or of the ExternalSecrets that write it) other than
+// NotFound is returned as an error, never answered with a new credential.
 //
 // Keep the generated Secret out of any ExternalSecret's target: an ExternalSecret with
 // creationPolicy Owner deletes its target with it. The usual layout is generated
-// Secret → PushSecret → backend → ExternalSecret → a second Secret, named by
-// gs.RestoreFrom, that consumers mount.
+// Secret → PushSecret ([GeneratedPushSecret]) → backend → ExternalSecret → a second
+// Secret, named by gs.RestoreFrom, that consumers mount.
 //
-// Invalid input returns an error wrapping [ErrInvalidGeneratedSecret] that names the
-// Secret and the field. Neither errors nor log lines carry the credential.
+// A nil scheme returns an error wrapping apply.ErrNilScheme, invalid input one
+// wrapping [ErrInvalidGeneratedSecret] that names the Secret and the field; neither
+// makes an API call. Neither errors nor log lines carry the credential.
 func EnsureGeneratedSecret(
 	ctx context.Context,
 	c client.Client,
@@ -118,30 +152,52 @@ func EnsureGeneratedSecret(
 	owner client.Object,
 	gs GeneratedSecret,
 ) (GenerateOutcome, error) {
+	if err := apply.CheckScheme(scheme); err != nil {
+		return SecretKept, fmt.Errorf("generated Secret %s: %w", gs.Key, err)
+	}
 	length, err := gs.validate()
 	if err != nil {
 		return SecretKept, err
 	}
+	if isNil(owner) {
+		owner = nil
+	} else if err := apply.ValidateOwner(owner); err != nil {
+		return SecretKept, fmt.Errorf("generated Secret %s: %w", gs.Key, err)
+	}
 	logger := log.FromContext(ctx).WithValues("secret", gs.Key.String(), "dataKey", gs.DataKey)
 
 	var outcome GenerateOutcome
+	var pending *pendingRestore
 	err = retry.OnError(retry.DefaultRetry, retriable, func() error {
-		outcome = SecretKept
+		outcome, pending = SecretKept, nil
 		current := &corev1.Secret{}
 		err := c.Get(ctx, gs.Key, current)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("get Secret %s: %w", gs.Key, err)
 		}
 		found := err == nil
-		if found && len(current.Data[gs.DataKey]) > 0 {
-			return nil
+		adopt := false
+		if found {
+			if adopt, err = checkGeneratedSecret(owner, current); err != nil {
+				return err
+			}
+			if len(current.Data[gs.DataKey]) > 0 {
+				if adopt {
+					return patchSecret(ctx, c, scheme, owner, current, gs, nil, true)
+				}
+				return nil
+			}
 		}
-		value, source, err := gs.credential(ctx, c, length)
+		value, source, p, err := gs.credential(ctx, c, length)
 		if err != nil {
 			return err
 		}
+		if p != nil {
+			outcome, pending = SecretRestorePending, p
+			return nil
+		}
 		if found {
-			err = addKey(ctx, c, current, gs, value)
+			err = patchSecret(ctx, c, scheme, owner, current, gs, value, adopt)
 		} else {
 			err = createSecret(ctx, c, scheme, owner, gs, value)
 		}
@@ -159,6 +215,10 @@ func EnsureGeneratedSecret(
 		logger.Info("generated credential Secret")
 	case SecretRestored:
 		logger.Info("restored credential Secret from synced copy", "restoredFrom", gs.RestoreFrom.String())
+	case SecretRestorePending:
+		logger.Info("credential not generated: waiting for an ExternalSecret that may restore it",
+			"restoreFrom", gs.RestoreFrom.String(), "externalSecret", pending.externalSecret.String(),
+			"state", pending.why, "requeueAfter", PollInterval)
 	}
 	return outcome, nil
 }
@@ -194,29 +254,68 @@ func (gs GeneratedSecret) validate() (int, error) {
 }
 
 // credential returns the value to store: the one at RestoreFrom when it holds DataKey,
-// else a new random one.
-func (gs GeneratedSecret) credential(ctx context.Context, c client.Client, length int) ([]byte, GenerateOutcome, error) {
+// nothing (a non-nil pendingRestore) while an ExternalSecret may still restore it, else
+// a new random one.
+func (gs GeneratedSecret) credential(ctx context.Context, c client.Client, length int) ([]byte, GenerateOutcome, *pendingRestore, error) {
 	if gs.RestoreFrom != nil {
+		// The ExternalSecrets first: ESO writes the Secret before the status that
+		// reports the sync, so a sync they report is visible in the read below.
+		sources, err := restoreSources(ctx, c, *gs.RestoreFrom)
+		if err != nil {
+			return nil, SecretKept, nil, fmt.Errorf("restore Secret %s: %w", gs.Key, err)
+		}
 		synced := &corev1.Secret{}
-		err := c.Get(ctx, *gs.RestoreFrom, synced)
+		err = c.Get(ctx, *gs.RestoreFrom, synced)
 		switch {
 		case err == nil && len(synced.Data[gs.DataKey]) > 0:
-			return synced.Data[gs.DataKey], SecretRestored, nil
+			return synced.Data[gs.DataKey], SecretRestored, nil, nil
 		case err != nil && !apierrors.IsNotFound(err):
-			return nil, SecretKept, fmt.Errorf("read synced copy Secret %s of %s: %w", gs.RestoreFrom, gs.Key, err)
+			return nil, SecretKept, nil, fmt.Errorf("read synced copy Secret %s of %s: %w", gs.RestoreFrom, gs.Key, err)
+		}
+		if pending := restorePending(sources, err == nil); pending != nil {
+			return nil, SecretRestorePending, pending, nil
 		}
 	}
 	value, err := randomAlphanumeric(length)
 	if err != nil {
-		return nil, SecretKept, fmt.Errorf("generate credential for Secret %s: %w", gs.Key, err)
+		return nil, SecretKept, nil, fmt.Errorf("generate credential for Secret %s: %w", gs.Key, err)
 	}
-	return value, SecretGenerated, nil
+	return value, SecretGenerated, nil, nil
 }
 
 // errRaced marks a write that lost a race; the loop reads again.
 var errRaced = errors.New("secret changed concurrently")
 
 func retriable(err error) bool { return errors.Is(err, errRaced) }
+
+// secretGVK names Secrets in ownership errors.
+var secretGVK = corev1.SchemeGroupVersion.WithKind("Secret")
+
+// checkGeneratedSecret refuses an existing Secret that EnsureGeneratedSecret must not
+// use: one being deleted, or one owner does not control (with a nil owner: one with a
+// controller). It reports adopt when the Secret has no controller and carries
+// apply.AdoptAnnotation="true", so owner becomes its controller.
+func checkGeneratedSecret(owner client.Object, existing *corev1.Secret) (adopt bool, err error) {
+	key := client.ObjectKeyFromObject(existing)
+	if existing.DeletionTimestamp != nil {
+		return false, fmt.Errorf("existing Secret %s: %w: retry once it is gone", key, apply.ErrBeingDeleted)
+	}
+	controller := metav1.GetControllerOfNoCopy(existing)
+	if owner == nil {
+		if controller != nil {
+			return false, &apply.NotControlledError{Object: "Secret " + key.String(),
+				Owner: "a caller without an owner", Controller: controller}
+		}
+		return false, nil
+	}
+	if metav1.IsControlledBy(existing, owner) {
+		return false, nil
+	}
+	if controller == nil && existing.Annotations[apply.AdoptAnnotation] == "true" {
+		return true, nil
+	}
+	return false, apply.CheckControlled(owner, existing, secretGVK)
+}
 
 // createSecret creates the Secret; AlreadyExists means another writer won.
 func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, gs GeneratedSecret, value []byte) error {
@@ -239,20 +338,43 @@ func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, 
 	return nil
 }
 
-// addKey adds DataKey to an existing Secret, guarded by its resourceVersion.
-func addKey(ctx context.Context, c client.Client, current *corev1.Secret, gs GeneratedSecret, value []byte) error {
-	base := current.DeepCopy()
-	if current.Data == nil {
-		current.Data = map[string][]byte{}
+// patchSecret writes, guarded by the Secret's resourceVersion, DataKey (when value is
+// not nil) and, with adopt set, owner as controller reference. A conflict or a Secret
+// gone meanwhile is a lost race: the loop reads again.
+func patchSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
+	current *corev1.Secret, gs GeneratedSecret, value []byte, adopt bool) error {
+	what := fmt.Sprintf("add key %q to Secret %s", gs.DataKey, gs.Key)
+	if value == nil {
+		what = "adopt Secret " + gs.Key.String()
 	}
-	current.Data[gs.DataKey] = value
+	base := current.DeepCopy()
+	if value != nil {
+		if current.Data == nil {
+			current.Data = map[string][]byte{}
+		}
+		current.Data[gs.DataKey] = value
+	}
+	if adopt {
+		if err := controllerutil.SetControllerReference(owner, current, scheme); err != nil {
+			return fmt.Errorf("%s: set controller reference: %w", what, err)
+		}
+	}
 	if err := c.Patch(ctx, current, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return fmt.Errorf("add key %q to Secret %s: %w", gs.DataKey, gs.Key, errRaced)
+			return fmt.Errorf("%s: %w", what, errRaced)
 		}
-		return fmt.Errorf("add key %q to Secret %s: %w", gs.DataKey, gs.Key, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// isNil reports whether v is nil or a typed nil pointer inside an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // randomAlphanumeric returns n characters drawn uniformly from alphabet with

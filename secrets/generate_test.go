@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -220,7 +222,8 @@ func TestEnsureGeneratedSecretAddsMissingKeyOnly(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	createSecret(t, ns, "creds", map[string][]byte{"username": []byte("admin"), "password": {}})
+	// The owner's Secret, with other keys (and an empty password) put there by someone.
+	createOwnedSecret(t, owner, "creds", map[string][]byte{"username": []byte("admin"), "password": {}})
 
 	for _, dataKey := range []string{"token", "password"} {
 		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "creds"}, dataKey)
@@ -240,8 +243,8 @@ func TestEnsureGeneratedSecretAddsMissingKeyOnly(t *testing.T) {
 	if len(s.Data["token"]) != 48 || len(s.Data["password"]) != 48 {
 		t.Errorf("token %d bytes, password %d bytes; want 48 each", len(s.Data["token"]), len(s.Data["password"]))
 	}
-	if len(s.OwnerReferences) != 0 {
-		t.Errorf("an existing Secret gained owner references %v", s.OwnerReferences)
+	if len(s.OwnerReferences) != 1 || !metav1.IsControlledBy(s, owner) {
+		t.Errorf("owner references changed: %v", s.OwnerReferences)
 	}
 }
 
@@ -295,7 +298,10 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 	const theirs = "Competitor0Value0Written0First00"
 	cases := map[string]struct {
 		// competitor is the data the competing writer creates the Secret with.
-		competitor  map[string][]byte
+		competitor map[string][]byte
+		// unowned makes the competitor a writer other than the owner's controller
+		// (kubectl, Helm): its Secret has no controller reference.
+		unowned     bool
 		wantOutcome secrets.GenerateOutcome
 		wantPatches int
 	}{
@@ -306,6 +312,9 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 		"the winner's Secret lacks the key: add it, keep the rest": {
 			competitor:  map[string][]byte{"username": []byte("admin")},
 			wantOutcome: secrets.SecretGenerated, wantPatches: 1,
+		},
+		"the winner is not the owner's: refused, untouched": {
+			competitor: map[string][]byte{"username": []byte("admin")}, unowned: true,
 		},
 	}
 	for name, tc := range cases {
@@ -327,6 +336,12 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 					if creates == 1 {
 						// The competing writer gets there first.
 						winner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: gs.Key.Name}, Data: tc.competitor}
+						if !tc.unowned {
+							// Another manager of the same CR: the owner's controller reference.
+							if err := controllerutil.SetControllerReference(owner, winner, env.Scheme); err != nil {
+								t.Error(err)
+							}
+						}
 						if err := env.Client.Create(ctx, winner); err != nil {
 							t.Errorf("competing create: %v", err)
 						}
@@ -341,7 +356,11 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 			})
 
 			outcome, err := secrets.EnsureGeneratedSecret(ctx, c, env.Scheme, owner, gs)
-			if err != nil || outcome != tc.wantOutcome {
+			if tc.unowned {
+				if !errors.Is(err, apply.ErrNotControlled) {
+					t.Fatalf("= %v, %v; want apply.ErrNotControlled", outcome, err)
+				}
+			} else if err != nil || outcome != tc.wantOutcome {
 				t.Fatalf("= %v, %v; want %v", outcome, err, tc.wantOutcome)
 			}
 			if creates != 1 {
@@ -354,7 +373,7 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 			if err := env.Client.Get(ctx, gs.Key, stored); err != nil {
 				t.Fatal(err)
 			}
-			if want := string(tc.competitor["password"]); want != "" {
+			if want := string(tc.competitor["password"]); want != "" || tc.unowned {
 				if got := string(stored.Data["password"]); got != want {
 					t.Error("the competitor's value was overwritten")
 				}
@@ -367,8 +386,11 @@ func TestEnsureGeneratedSecretLosesCreateRace(t *testing.T) {
 			if string(stored.Data["username"]) != string(tc.competitor["username"]) {
 				t.Errorf("username = %q, want the competitor's %q", stored.Data["username"], tc.competitor["username"])
 			}
-			if len(stored.OwnerReferences) != 0 {
+			if tc.unowned && len(stored.OwnerReferences) != 0 {
 				t.Errorf("the competitor's Secret gained owner references %v", stored.OwnerReferences)
+			}
+			if !tc.unowned && (len(stored.OwnerReferences) != 1 || !metav1.IsControlledBy(stored, owner)) {
+				t.Errorf("owner references changed: %v", stored.OwnerReferences)
 			}
 		})
 	}
@@ -439,6 +461,7 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "x", errors.New("denied"))
 	cases := map[string]struct {
 		getFails   client.ObjectKey
+		listFails  bool
 		createFail bool
 		wantText   string
 		check      func(error) bool
@@ -448,6 +471,10 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 		},
 		"reading the synced copy fails": {
 			getFails: restore, wantText: "read synced copy Secret keystone/synced of keystone/creds", check: apierrors.IsForbidden,
+		},
+		"listing the ExternalSecrets that may restore it fails": {
+			listFails: true, wantText: "restore Secret keystone/creds: list ExternalSecrets in namespace keystone that may restore Secret keystone/synced",
+			check: apierrors.IsForbidden,
 		},
 		"creating the Secret fails": {
 			createFail: true, wantText: "create Secret keystone/creds", check: apierrors.IsForbidden,
@@ -462,6 +489,12 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 						return forbidden
 					}
 					return c.Get(ctx, k, obj, opts...)
+				},
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					if tc.listFails {
+						return forbidden
+					}
+					return c.List(ctx, list, opts...)
 				},
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					creates++
@@ -490,10 +523,13 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 func TestGenerateOutcomeString(t *testing.T) {
 	for outcome, want := range map[secrets.GenerateOutcome]string{
 		secrets.SecretKept: "Kept", secrets.SecretGenerated: "Generated", secrets.SecretRestored: "Restored",
-		secrets.GenerateOutcome(9): "GenerateOutcome(9)",
+		secrets.SecretRestorePending: "RestorePending", secrets.GenerateOutcome(9): "GenerateOutcome(9)",
 	} {
 		if got := outcome.String(); got != want {
 			t.Errorf("%d: %q, want %q", int(outcome), got, want)
+		}
+		if ready := outcome.Ready(); ready != (outcome != secrets.SecretRestorePending) {
+			t.Errorf("%v.Ready() = %v", outcome, ready)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -123,4 +124,18 @@ func fakeBase(t testing.TB) client.WithWatch {
 // secretObject returns a Secret with only its key set, for Delete.
 func secretObject(key client.ObjectKey) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+}
+
+// createOwnedSecret creates the Secret name in owner's namespace with owner as its
+// controller, as EnsureGeneratedSecret would have.
+func createOwnedSecret(t testing.TB, owner client.Object, name string, data map[string][]byte) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace()}, Data: data}
+	if err := controllerutil.SetControllerReference(owner, s, env.Scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

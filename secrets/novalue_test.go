@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,16 @@ func TestNoSecretValueLeaks(t *testing.T) {
 	if outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretRestored {
 		t.Fatalf("restore: %v, %v", outcome, err)
 	}
+	// Both Secrets lost while the ExternalSecret reports its last sync: pending.
+	for _, key := range []client.ObjectKey{gs.Key, synced} {
+		if err := env.Client.Delete(ctx, secretObject(key)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretRestorePending {
+		t.Fatalf("pending restore: %v, %v", outcome, err)
+	}
+	messages = append(messages, fmt.Sprintf(secrets.MessageRestorePending, synced))
 	denied := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, gs.Key.Name, errors.New("denied"))
 	failing := interceptor.NewClient(fakeBase(t), interceptor.Funcs{
 		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
@@ -151,7 +162,7 @@ func TestNoSecretValueLeaks(t *testing.T) {
 
 	logs := sink.text()
 	if !strings.Contains(logs, "generated credential Secret") || !strings.Contains(logs, "secret store not ready") ||
-		!strings.Contains(logs, "restored credential Secret") {
+		!strings.Contains(logs, "restored credential Secret") || !strings.Contains(logs, "waiting for an ExternalSecret") {
 		t.Fatalf("the pass did not log what it did; captured:\n%s", logs)
 	}
 	if len(errs) < 5 {

@@ -186,3 +186,99 @@ func ownedFields(t *testing.T, obj client.Object, manager string) string {
 	t.Fatalf("no managedFields entry for %s", manager)
 	return ""
 }
+
+// TestGeneratedPushSecret: the PushSecret of a generated credential never replaces a
+// value the backend holds (updatePolicy IfNotExists) and never deletes it with the
+// PushSecret (deletionPolicy None); ESO's CRD accepts it, the SDK's field manager owns
+// both policies, and a converged apply does not write.
+func TestGeneratedPushSecret(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	push := secrets.GeneratedPush{
+		StoreRef:  commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
+		RemoteKey: "keystone/admin", Property: "password",
+		RefreshInterval: &metav1.Duration{Duration: time.Minute},
+	}
+	ps, err := secrets.GeneratedPushSecret(gs, push)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := esov1alpha1.PushSecretSpec{
+		RefreshInterval: &metav1.Duration{Duration: time.Minute},
+		SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Kind: "SecretStore", Name: "tenant-bao"}},
+		UpdatePolicy:    esov1alpha1.PushSecretUpdatePolicyIfNotExists,
+		DeletionPolicy:  esov1alpha1.PushSecretDeletionPolicyNone,
+		Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "keystone-admin-source"}},
+		Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
+			SecretKey: "password", RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "keystone/admin", Property: "password"},
+		}}},
+	}
+	if diff := cmp.Diff(want, ps.Spec); diff != "" || ps.Name != gs.Key.Name || ps.Namespace != ns {
+		t.Fatalf("%s/%s spec (-want +got):\n%s", ps.Namespace, ps.Name, diff)
+	}
+	push.RefreshInterval.Duration = time.Hour
+	if ps.Spec.RefreshInterval.Duration != time.Minute {
+		t.Error("the PushSecret shares the caller's refresh interval")
+	}
+
+	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, ps); err != nil {
+		t.Fatal(err)
+	}
+	if ps.Spec.UpdatePolicy != esov1alpha1.PushSecretUpdatePolicyIfNotExists || ps.Spec.DeletionPolicy != esov1alpha1.PushSecretDeletionPolicyNone {
+		t.Errorf("stored policies: update %q, deletion %q", ps.Spec.UpdatePolicy, ps.Spec.DeletionPolicy)
+	}
+	owned := ownedFields(t, ps, apply.FieldManager)
+	for _, f := range []string{`"f:updatePolicy"`, `"f:deletionPolicy"`} {
+		if !strings.Contains(owned, f) {
+			t.Errorf("field manager %s does not own %s: %s", apply.FieldManager, f, owned)
+		}
+	}
+	again, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{
+		StoreRef:  commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
+		RemoteKey: "keystone/admin", Property: "password", RefreshInterval: &metav1.Duration{Duration: time.Minute},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, again); err != nil {
+		t.Fatal(err)
+	}
+	if again.ResourceVersion != ps.ResourceVersion {
+		t.Errorf("converged apply wrote: resourceVersion %s -> %s", ps.ResourceVersion, again.ResourceVersion)
+	}
+
+	// Defaults: the PushSecret is named after the Secret and pushes through the shared
+	// cluster store.
+	def, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{Name: "admin-push", RemoteKey: "keystone/admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Name != "admin-push" || def.Spec.RefreshInterval != nil ||
+		cmp.Diff(secrets.PushSecretStoreRefs(secrets.EffectiveStoreRef(nil)), def.Spec.SecretStoreRefs) != "" {
+		t.Errorf("defaults: name %q, refresh %v, stores %v", def.Name, def.Spec.RefreshInterval, def.Spec.SecretStoreRefs)
+	}
+
+	// Invalid input.
+	bad := gs
+	bad.DataKey = ""
+	for name, tc := range map[string]struct {
+		gs   secrets.GeneratedSecret
+		push secrets.GeneratedPush
+		want error
+	}{
+		"invalid generated Secret": {gs: bad, push: secrets.GeneratedPush{RemoteKey: "k"}, want: secrets.ErrInvalidGeneratedSecret},
+		"no remote key":            {gs: gs, want: secrets.ErrInvalidGeneratedSecret},
+		"unknown store kind": {gs: gs, push: secrets.GeneratedPush{RemoteKey: "k",
+			StoreRef: commonv1.SecretStoreRefSpec{Kind: "VaultStore", Name: "x"}}, want: secrets.ErrUnknownStoreKind},
+		"SecretStore without name": {gs: gs, push: secrets.GeneratedPush{RemoteKey: "k",
+			StoreRef: commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind}}, want: secrets.ErrMissingStoreName},
+	} {
+		if ps, err := secrets.GeneratedPushSecret(tc.gs, tc.push); !errors.Is(err, tc.want) || ps != nil {
+			t.Errorf("%s: = %v, %v; want %v", name, ps, err, tc.want)
+		} else if !strings.Contains(err.Error(), "Secret "+ns+"/keystone-admin-source") {
+			t.Errorf("%s: error %q does not name the Secret", name, err)
+		}
+	}
+}

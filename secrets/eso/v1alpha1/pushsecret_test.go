@@ -194,10 +194,14 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 	// applied within the same second and ours sorts first, our next apply (a second later)
 	// moves our entry behind the other one and that reorder alone is written, once. This
 	// test is about fields the mirror does not model, not about that upstream tie.
+	// The object is the owner's (apply.EnsureObject takes over no other): the other
+	// manager co-manages fields of it, as a GitOps tool patching an operator's child does.
 	foreign := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "external-secrets.io/v1alpha1",
 		"kind":       "PushSecret",
-		"metadata":   map[string]any{"name": "keystone-fernet", "namespace": ns},
+		"metadata": map[string]any{"name": "keystone-fernet", "namespace": ns, "ownerReferences": []any{
+			map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": owner.Name, "uid": string(owner.UID), "controller": true},
+		}},
 		"spec": map[string]any{
 			"template": map[string]any{"data": map[string]any{"0": "{{ .key0 }}"}},
 		},

@@ -1,0 +1,356 @@
+package secrets_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/secrets"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// TestEnsureGeneratedSecretWaitsForPendingRestore: the generated Secret and the
+// synced copy it restores from are both missing, as in a namespace re-created from a
+// backup before ESO has run. While an ExternalSecret that writes the synced copy may
+// still deliver the credential, no credential is generated; once ESO has answered
+// that the backend does not hold it, one is.
+func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
+	cases := map[string]struct {
+		esName  string // "" creates no ExternalSecret
+		target  string // spec.target.name
+		policy  esov1.ExternalSecretDeletionPolicy
+		none    bool // creationPolicy None
+		setup   func(t *testing.T, es client.ObjectKey)
+		wantGen bool
+	}{
+		"first install: no ExternalSecret writes the synced copy": {wantGen: true},
+		"ExternalSecret not synced yet (no status)": {
+			esName: "keystone-admin", target: "keystone-admin",
+		},
+		"ExternalSecret named differently, not synced yet": {
+			esName: "admin-password-reader", target: "keystone-admin",
+		},
+		"sync failed: SecretSyncedError (unreachable backend, or a missing key under Retain)": {
+			esName: "keystone-admin", target: "keystone-admin",
+			setup: func(t *testing.T, es client.ObjectKey) {
+				if _, err := testenv.MarkExternalSecretNotSynced(context.Background(), env.Client, es, esov1.ConditionReasonSecretSyncedError); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		"Ready=True but older than the spec": {
+			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			setup: func(t *testing.T, es client.ObjectKey) {
+				setESStatus(t, es, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, -1, time.Now())
+			},
+		},
+		"Ready=True restored with the object: refreshed before it was created": {
+			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			setup: func(t *testing.T, es client.ObjectKey) {
+				setESStatus(t, es, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, 0, time.Now().Add(-time.Hour))
+			},
+		},
+		"Ready=True SecretSynced, but the synced copy was deleted after the sync": {
+			esName: "keystone-admin", target: "keystone-admin",
+			setup: func(t *testing.T, es client.ObjectKey) {
+				bao := newBackend()
+				bao.values[adminRef] = "Held0By0The0Backend0Since0Day0One"
+				bao.sync(t, es)
+				if err := env.Client.Delete(context.Background(), secretObject(es)); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		"backend lacks the key, deletionPolicy Delete: Ready=True SecretDeleted": {
+			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			setup: func(t *testing.T, es client.ObjectKey) {
+				newBackend().sync(t, es)
+			},
+			wantGen: true,
+		},
+		"backend lacks the key, deletionPolicy Merge: synced without the key": {
+			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyMerge,
+			setup: func(t *testing.T, es client.ObjectKey) {
+				newBackend().sync(t, es)
+			},
+			wantGen: true,
+		},
+		"ExternalSecret with creationPolicy None writes no Secret": {
+			esName: "keystone-admin", target: "keystone-admin", none: true, wantGen: true,
+		},
+		"ExternalSecret for another Secret": {
+			esName: "keystone-admin", target: "glance-admin", wantGen: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns)
+			synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+			gs.RestoreFrom = &synced
+			if tc.esName != "" {
+				es := desiredExternalSecret(ns, tc.esName, tc.target, secrets.EffectiveStoreRef(nil))
+				es.Spec.Target.DeletionPolicy = tc.policy
+				if tc.none {
+					es.Spec.Target.CreationPolicy = esov1.CreatePolicyNone
+				}
+				if err := env.Client.Create(ctx, es); err != nil {
+					t.Fatal(err)
+				}
+				if tc.setup != nil {
+					tc.setup(t, client.ObjectKeyFromObject(es))
+				}
+			}
+
+			for pass := range 2 {
+				outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs)
+				if err != nil {
+					t.Fatalf("pass %d: %v", pass+1, err)
+				}
+				if tc.wantGen {
+					want := secrets.SecretGenerated
+					if pass > 0 {
+						want = secrets.SecretKept
+					}
+					if outcome != want {
+						t.Fatalf("pass %d = %v, want %v", pass+1, outcome, want)
+					}
+					continue
+				}
+				if outcome != secrets.SecretRestorePending || outcome.Ready() {
+					t.Fatalf("pass %d = %v (ready %v), want RestorePending, not ready", pass+1, outcome, outcome.Ready())
+				}
+				if err := env.Client.Get(ctx, gs.Key, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+					t.Fatalf("pass %d wrote the generated Secret while the restore is pending (get: %v)", pass+1, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRestoredNamespaceKeepsTheBackendCredential runs a whole life: the first install
+// generates and pushes the credential with no manual step; the namespace is then
+// re-created from a backup (the CR, the ExternalSecret and the PushSecret come back,
+// the Secrets do not) and the operator runs before ESO. The credential in the backend
+// is never replaced, and the generated Secret comes back with it.
+func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
+	ctx := context.Background()
+	bao := newBackend()
+	ref := secrets.EffectiveStoreRef(nil)
+
+	type world struct {
+		ns     string
+		owner  client.Object
+		gs     secrets.GeneratedSecret
+		synced client.ObjectKey
+	}
+	newWorld := func() world {
+		ns := env.Namespace(t)
+		synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+		gs.RestoreFrom = &synced
+		return world{ns: ns, owner: newOwner(t, ns), gs: gs, synced: synced}
+	}
+	// pass is the operator's Secrets step: the ExternalSecret (deletionPolicy Delete,
+	// so ESO reports a key the backend lacks as a completed sync), the generated
+	// credential, then its PushSecret.
+	pass := func(w world) secrets.GenerateOutcome {
+		t.Helper()
+		es := desiredExternalSecret(w.ns, w.synced.Name, w.synced.Name, ref)
+		es.Spec.Target.DeletionPolicy = esov1.DeletionPolicyDelete
+		if err := env.Client.Create(ctx, es); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, w.owner, w.gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !outcome.Ready() {
+			return outcome
+		}
+		ps, err := secrets.GeneratedPushSecret(w.gs, secrets.GeneratedPush{
+			StoreRef: ref, RemoteKey: "keystone/admin", Property: "password",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, w.owner, ps); err != nil {
+			t.Fatal(err)
+		}
+		return outcome
+	}
+	eso := func(w world) {
+		t.Helper()
+		bao.push(t, client.ObjectKey{Namespace: w.ns, Name: w.gs.Key.Name})
+		bao.sync(t, w.synced)
+	}
+
+	// First install: the ExternalSecret is there before anything was pushed.
+	first := newWorld()
+	if got := pass(first); got != secrets.SecretRestorePending {
+		t.Fatalf("first pass before ESO ran = %v, want RestorePending", got)
+	}
+	eso(first) // the backend lacks the key: Ready=True, SecretDeleted
+	if got := pass(first); got != secrets.SecretGenerated {
+		t.Fatalf("first install after ESO answered = %v, want Generated", got)
+	}
+	eso(first)
+	value, _ := readValue(t, first.gs.Key, "password")
+	if got, _ := bao.get("keystone/admin/password"); got != value {
+		t.Fatal("the generated credential was not pushed to the backend")
+	}
+	if got, _ := readValue(t, first.synced, "password"); got != value {
+		t.Fatal("the synced copy does not hold the generated credential")
+	}
+	if got := pass(first); got != secrets.SecretKept {
+		t.Fatalf("converged pass = %v, want Kept", got)
+	}
+	writes := bao.writes
+
+	// The namespace is re-created from a backup; the operator runs before ESO.
+	restored := newWorld()
+	for range 3 {
+		if got := pass(restored); got != secrets.SecretRestorePending {
+			t.Fatalf("pass before ESO synced = %v, want RestorePending", got)
+		}
+		eso := restored
+		bao.push(t, client.ObjectKey{Namespace: eso.ns, Name: eso.gs.Key.Name})
+	}
+	bao.sync(t, restored.synced)
+	if got := pass(restored); got != secrets.SecretRestored {
+		t.Fatalf("pass after ESO synced = %v, want Restored", got)
+	}
+	eso(restored)
+	if got, _ := readValue(t, restored.gs.Key, "password"); got != value {
+		t.Error("the restored generated Secret does not hold the backend's credential")
+	}
+	if got, _ := bao.get("keystone/admin/password"); got != value || bao.writes != writes {
+		t.Errorf("the backend's credential was replaced (%d writes after the first install, want %d)", bao.writes, writes)
+	}
+}
+
+// TestGeneratedPushNeverOverwritesTheBackend: even when a credential is generated
+// while the backend holds one (no restore source was configured), the PushSecret
+// built by GeneratedPushSecret leaves the backend's value alone; a PushSecret with
+// ESO's default updatePolicy (Replace) would have replaced it.
+func TestGeneratedPushNeverOverwritesTheBackend(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	ref := secrets.EffectiveStoreRef(nil)
+	bao := newBackend()
+	bao.values["keystone/admin/password"] = "Held0By0The0Backend0Since0Day0One"
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	if outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretGenerated {
+		t.Fatalf("= %v, %v", outcome, err)
+	}
+	ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{StoreRef: ref, RemoteKey: "keystone/admin", Property: "password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, ps); err != nil {
+		t.Fatal(err)
+	}
+	bao.push(t, client.ObjectKeyFromObject(ps))
+	if got, _ := bao.get("keystone/admin/password"); got != "Held0By0The0Backend0Since0Day0One" {
+		t.Fatal("the generated credential replaced the backend's")
+	}
+
+	// The same push with ESO's default update policy replaces it: the simulator
+	// models the difference.
+	replace := desiredPushSecret(ns, gs.Key.Name, ref)
+	replace.Name = "replacing"
+	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, replace); err != nil {
+		t.Fatal(err)
+	}
+	bao.push(t, client.ObjectKeyFromObject(replace))
+	if got, _ := bao.get("keystone/admin/password"); got == "Held0By0The0Backend0Since0Day0One" {
+		t.Fatal("the simulator did not replace the value under updatePolicy Replace")
+	}
+}
+
+// TestWaitForExternalSecretIgnoresStaleStatus: a Ready condition from a sync of an
+// older spec (ESO's status.syncedResourceVersion "<generation>-<hash>" behind
+// metadata.generation) is not ready.
+func TestWaitForExternalSecretIgnoresStaleStatus(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	ref := secrets.EffectiveStoreRef(nil)
+	es := desiredExternalSecret(ns, "keystone-admin", "keystone-admin", ref)
+	if err := env.Client.Create(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(es)
+	ready := func() bool {
+		t.Helper()
+		exists, ready, err := secrets.WaitForExternalSecret(ctx, env.Client, key)
+		if err != nil || !exists {
+			t.Fatalf("= (%v, %v, %v)", exists, ready, err)
+		}
+		return ready
+	}
+	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"password": []byte("pw")}); err != nil {
+		t.Fatal(err)
+	}
+	if !ready() {
+		t.Fatal("synced ExternalSecret (simulator's syncedResourceVersion) is not ready")
+	}
+	setESStatus(t, key, corev1.ConditionTrue, esov1.ConditionReasonSecretSynced, 0, time.Now())
+	if !ready() {
+		t.Fatal("synced ExternalSecret (ESO's <generation>-<hash>) is not ready")
+	}
+
+	// The spec changes: generation 2, the status still reports the sync of 1.
+	current := &esov1.ExternalSecret{}
+	if err := env.Client.Get(ctx, key, current); err != nil {
+		t.Fatal(err)
+	}
+	current.Spec.Data[0].RemoteRef.Property = "new-password"
+	if err := env.Client.Update(ctx, current); err != nil {
+		t.Fatal(err)
+	}
+	if current.Generation != 2 {
+		t.Fatalf("generation %d after a spec change, want 2", current.Generation)
+	}
+	if ready() {
+		t.Error("Ready=True of the previous spec reads as ready")
+	}
+	setESStatus(t, key, corev1.ConditionTrue, esov1.ConditionReasonSecretSynced, 0, time.Now())
+	if !ready() {
+		t.Error("ExternalSecret synced at the current generation is not ready")
+	}
+	// A label change does not change the spec: still ready.
+	if err := env.Client.Get(ctx, key, current); err != nil {
+		t.Fatal(err)
+	}
+	current.Labels = map[string]string{"team": "identity"}
+	if err := env.Client.Update(ctx, current); err != nil {
+		t.Fatal(err)
+	}
+	if !ready() {
+		t.Error("a metadata-only change made the ExternalSecret not ready")
+	}
+
+	// Ready=True without a syncedResourceVersion, or with one that is not ESO's, proves
+	// nothing about the spec it synced.
+	for _, v := range []string{"", "abc-def", "-1"} {
+		err := env.Client.Get(ctx, key, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		current.Status.SyncedResourceVersion = v
+		if err := env.Client.Status().Update(ctx, current); err != nil {
+			t.Fatal(err)
+		}
+		if ready() {
+			t.Errorf("syncedResourceVersion %q reads as ready", v)
+		}
+	}
+}
