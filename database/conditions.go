@@ -15,14 +15,15 @@ const (
 	// not exist (yet).
 	ReasonMariaDBNotFound = "MariaDBNotFound"
 	// ReasonMariaDBNotReady (False): the MariaDB server exists but its Ready condition
-	// is not True. Nothing is applied until it is.
+	// is not True, or was observed for an older generation than its spec. Nothing is
+	// applied until it is.
 	ReasonMariaDBNotReady = "MariaDBNotReady"
 	// ReasonDatabaseNotReady (False): the Database is applied but mariadb-operator has
 	// not reported it Ready.
 	ReasonDatabaseNotReady = "DatabaseNotReady"
 	// ReasonPasswordSecretNotReady (False): the password Secret the User references is
-	// missing (and the flow does not generate it) or lacks a non-empty value under its
-	// key.
+	// missing (and the flow does not generate it), is being deleted, or lacks a
+	// non-empty value under its key.
 	ReasonPasswordSecretNotReady = "PasswordSecretNotReady"
 	// ReasonUserNotReady (False): the User is applied but not Ready.
 	ReasonUserNotReady = "DatabaseUserNotReady"
@@ -48,6 +49,5 @@ const (
 )
 
 // PollInterval is the requeue of both flows while something they wait for is not
-// ready: 10 s, the specification's polling interval for children that become ready on
-// their own.
+// ready: 10 s, the polling interval for children that become ready on their own.
 const PollInterval = 10 * time.Second

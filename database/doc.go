@@ -8,12 +8,45 @@
 // [EnsureDatabase] and [EnsureDatabaseUser] apply the desired objects through
 // Server-Side Apply ([apply.EnsureObject] under [apply.FieldManager]) with the owner as
 // controller, and report readiness as data: (true, nil) once mariadb-operator has set
-// the Ready condition True — on the Database, or on both the User and the Grant —
-// (false, nil) before, (false, err) on failure. The field manager owns only what the
-// builder sets, so server defaults (a Database's characterSet and collate, a User's
-// maxUserConnections) are kept and a converged object is not rewritten: its
-// resourceVersion does not move. EnsureDatabaseUser applies the User first and does
-// not attempt the Grant when the User fails.
+// the Ready condition True for the current spec — on the Database, or on both the User
+// and the Grant — (false, nil) before, (false, err) on failure (see Readiness). The
+// field manager owns only what the builder sets, so server defaults (a Database's
+// characterSet and collate, a User's maxUserConnections) are kept and a converged
+// object is not rewritten: its resourceVersion does not move. EnsureDatabaseUser
+// applies the User first and does not attempt the Grant when the User fails.
+//
+// # Readiness
+//
+// Ready means a Ready condition with status True that describes the object's current
+// spec. A Ready condition whose observedGeneration is below metadata.generation was
+// written for an older spec — right after a change, the operator has not acted on it
+// yet — and counts as not ready; so does a MariaDB server in that state, for the gate
+// of [ReconcileProvision]. mariadb-operator v25 leaves observedGeneration unset (0) on
+// its conditions, and such a condition cannot be dated: it is taken at face value, so
+// right after a spec change a Database, User or MariaDB it manages still counts as
+// ready on the Ready=True of its previous spec. For a Grant the operator's own record
+// narrows that gap: a Grant whose
+// status.currentPrivileges (the privileges mariadb-operator last granted) differ from
+// spec.privileges is not ready, whatever its condition says. The not-ready message
+// names the generations or the privileges that differ.
+//
+// # Objects of others
+//
+// No helper takes over, writes over or deletes an object the owner does not control.
+// An existing Database, User or Grant of the desired name that has no controller (made
+// by kubectl or Helm) or another one is refused by [apply.EnsureObject] with an error
+// wrapping apply.ErrNotControlled that names its controller, and one that is being
+// deleted with apply.ErrBeingDeleted; the object is left as it is and the flows write
+// nothing after it. The password Secret is the one exception by design: an existing
+// Secret — synced by an ExternalSecret (which controls it), written by hand, or
+// generated earlier — is only ever read, never written or adopted. A password Secret
+// that is being deleted is waited for ([ReasonPasswordSecretNotReady]): its password is
+// going away, so the User is not applied with it and nothing is created over it. A
+// sync Job of the desired name that the owner does not control is refused by
+// [job.RunJob] and never deleted or re-run.
+//
+// Every exported function refuses a nil *runtime.Scheme with an error wrapping
+// apply.ErrNilScheme that names the object, before any API call.
 //
 // One field of the upstream Go types cannot be left to the server: MariaDBRef.WaitForIt
 // has no omitempty, so the zero value false is applied over the CRD default true. Set

@@ -35,13 +35,16 @@ const (
 	passwordReady   passwordState = iota // the Secret has a non-empty value under the key
 	passwordMissing                      // no Secret, and none was to be generated
 	passwordNoKey                        // the Secret exists without a non-empty value under the key
+	passwordGoing                        // the Secret is being deleted
 )
 
 // ensurePasswordSecret makes sure the Secret key holds a password under dataKey. When
 // the Secret does not exist and generate is set, it creates it, controlled by owner,
-// with a random password; an existing Secret is never written, so a password is never
-// regenerated. The password itself never leaves this function: not in the result, an
-// error or a log line.
+// with a random password; an existing Secret is never written, whoever controls it, so
+// a password is never regenerated and nobody else's Secret is taken over. A Secret that
+// is being deleted is reported as such: its password is going away and nothing is
+// created over it. The password itself never leaves this function: not in the result,
+// an error or a log line.
 func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
 	key client.ObjectKey, dataKey string, generate bool) (passwordState, error) {
 	secret := &corev1.Secret{}
@@ -63,6 +66,9 @@ func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 		return passwordMissing, nil
 	case err != nil:
 		return passwordMissing, fmt.Errorf("get password Secret %s: %w", key, err)
+	}
+	if secret.DeletionTimestamp != nil {
+		return passwordGoing, nil
 	}
 	if len(secret.Data[dataKey]) == 0 {
 		return passwordNoKey, nil

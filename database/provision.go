@@ -47,20 +47,26 @@ type ProvisionParams struct {
 //  2. The Database is applied ([EnsureDatabase]) and must be Ready
 //     ([ReasonDatabaseNotReady]).
 //  3. The password Secret the User references must hold a non-empty value under its
-//     key ([ReasonPasswordSecretNotReady]); with GeneratePassword a missing Secret is
-//     created first. The User would fail without it, so it is settled before the User
-//     is applied.
+//     key and not be in deletion ([ReasonPasswordSecretNotReady]); with
+//     GeneratePassword a missing Secret is created first. An existing Secret is only
+//     read, whoever controls it (an ExternalSecret, the user, the owner). The User
+//     would fail without it, so it is settled before the User is applied.
 //  4. The User and the Grant are applied ([EnsureDatabaseUser]); the User must be Ready
 //     ([ReasonUserNotReady]), then the Grant ([ReasonGrantNotReady]).
 //
-// Each not-ready state returns a False condition and ctrl.Result{RequeueAfter:
-// [PollInterval]} with a nil error. When all is ready the condition is True with reason
+// "Ready" means a Ready condition with status True for the object's current spec: one
+// observed for an older generation counts as not ready (see [EnsureDatabase]), and so
+// does a Grant whose recorded privileges are not the specified ones. Each not-ready
+// state returns a False condition and ctrl.Result{RequeueAfter: [PollInterval]} with a
+// nil error. When all is ready the condition is True with reason
 // [ReasonDatabaseProvisioned] and the result is zero, so the pipeline moves on.
 //
-// Invalid parameters are refused with [ErrInvalidParams] before any API call; API
-// failures return the zero Condition (no Type) and the error, so the caller keeps the
-// condition it has. Empty namespaces are taken from owner. The password never appears
-// in a condition, an error or a log line.
+// Invalid parameters are refused with [ErrInvalidParams], and a nil scheme with an error
+// wrapping apply.ErrNilScheme, before any API call; API failures return the zero
+// Condition (no Type) and the error, so the caller keeps the condition it has. A
+// Database, User or Grant the owner does not control is refused that way too (see the
+// package documentation). Empty namespaces are taken from owner. The password never
+// appears in a condition, an error or a log line.
 func ReconcileProvision(
 	ctx context.Context,
 	c client.Client,
@@ -72,6 +78,9 @@ func ReconcileProvision(
 		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
 	db, user, grant := p.Database, p.User, p.Grant
+	if err := apply.CheckScheme(scheme); err != nil {
+		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning of Database %s: %w", keyOf(db), err)
+	}
 
 	// 1. The server.
 	serverKey := mariaDBKey(db)
@@ -82,9 +91,9 @@ func ReconcileProvision(
 		}
 		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: get MariaDB %s: %w", serverKey, err)
 	}
-	if !readyTrue(server.Status.Conditions) {
+	if !isMariaDBReady(server) {
 		return notReady(ReasonMariaDBNotReady,
-			fmt.Sprintf("waiting for MariaDB %s: %s", serverKey, readyDetail(server.Status.Conditions)))
+			fmt.Sprintf("waiting for MariaDB %s: %s", serverKey, readyDetail(server.Status.Conditions, server.Generation)))
 	}
 
 	// 2. The Database.
@@ -94,7 +103,7 @@ func ReconcileProvision(
 	}
 	if !ready {
 		return notReady(ReasonDatabaseNotReady,
-			fmt.Sprintf("waiting for Database %s: %s", keyOf(db), readyDetail(db.Status.Conditions)))
+			fmt.Sprintf("waiting for Database %s: %s", keyOf(db), readyDetail(db.Status.Conditions, db.Generation)))
 	}
 
 	// 3. The password Secret.
@@ -108,6 +117,9 @@ func ReconcileProvision(
 	case passwordMissing:
 		return notReady(ReasonPasswordSecretNotReady,
 			fmt.Sprintf("waiting for password Secret %s of User %s", secretKey, keyOf(user)))
+	case passwordGoing:
+		return notReady(ReasonPasswordSecretNotReady,
+			fmt.Sprintf("password Secret %s of User %s is being deleted", secretKey, keyOf(user)))
 	case passwordNoKey:
 		return notReady(ReasonPasswordSecretNotReady,
 			fmt.Sprintf("password Secret %s of User %s has no value under key %q", secretKey, keyOf(user), ref.Key))
@@ -119,11 +131,11 @@ func ReconcileProvision(
 	}
 	if !isUserReady(user) {
 		return notReady(ReasonUserNotReady,
-			fmt.Sprintf("waiting for User %s: %s", keyOf(user), readyDetail(user.Status.Conditions)))
+			fmt.Sprintf("waiting for User %s: %s", keyOf(user), readyDetail(user.Status.Conditions, user.Generation)))
 	}
 	if !isGrantReady(grant) {
 		return notReady(ReasonGrantNotReady,
-			fmt.Sprintf("waiting for Grant %s: %s", keyOf(grant), readyDetail(grant.Status.Conditions)))
+			fmt.Sprintf("waiting for Grant %s: %s", keyOf(grant), grantDetail(grant)))
 	}
 	return metav1.Condition{
 		Type: ConditionType, Status: metav1.ConditionTrue, Reason: ReasonDatabaseProvisioned,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
 )
 
@@ -42,8 +43,10 @@ type SyncJob struct {
 //     again. A changed pod template or re-run key re-runs it.
 //   - Every Job completed: True with reason [ReasonDatabaseSynced] and a zero result.
 //
-// No Job, or a nil Job, is refused with [ErrInvalidParams]; API failures and Jobs
-// [job.RunJob] refuses return the zero Condition and the error.
+// No Job, or a nil Job, is refused with [ErrInvalidParams], and a nil scheme with an
+// error wrapping apply.ErrNilScheme, before any API call. API failures and Jobs
+// [job.RunJob] refuses — among them a Job of the desired name that owner does not
+// control, which is never deleted or re-run — return the zero Condition and the error.
 func ReconcileSyncJobs(
 	ctx context.Context,
 	c client.Client,
@@ -58,6 +61,9 @@ func ReconcileSyncJobs(
 		if sj.Job == nil {
 			return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync: %w: sync Job %d is nil", ErrInvalidParams, i)
 		}
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync Job %s: %w", keyOf(jobs[0].Job), err)
 	}
 	names := make([]string, 0, len(jobs))
 	for _, sj := range jobs {

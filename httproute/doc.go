@@ -42,9 +42,21 @@
 // route is not accepted, and the controller's periodic resync for GatewayAPINotInstalled,
 // bring the verdict in.
 //
+// # Routes of others
+//
+// The flow never takes over, writes over or deletes an HTTPRoute the owner does not
+// control. A wanted route whose name is taken by an HTTPRoute without a controller
+// (made by kubectl or Helm) or with another one is refused with an error wrapping
+// apply.ErrNotControlled that names its controller, and one that is being deleted with
+// apply.ErrBeingDeleted; the existing route is left as it is. When no route is wanted,
+// only a route the owner controls is deleted; any other is left in place and the
+// message says so.
+//
 // # Errors
 //
-// A call never returns a non-zero ctrl.Result together with an error. When it returns
+// A call never returns a non-zero ctrl.Result together with an error. A nil owner or
+// *runtime.Scheme is refused before any API call (apply.ErrNilOwner,
+// apply.ErrNilScheme). When it returns
 // an error, the condition is the CapabilityProbeFailed condition described above or
 // the zero value (Type ""), which means "leave the condition as it is": API errors of
 // the apply or delete propagate, as the condition table has no False reason for them.

@@ -40,7 +40,7 @@ const (
 )
 
 // AcceptancePollInterval is the requeue while a parent Gateway has not accepted the
-// route: 10 s (the "HTTPRoute acceptance" interval of the specification).
+// route: 10 s, the polling interval for a Gateway's verdict.
 const AcceptancePollInterval = 10 * time.Second
 
 // GVK is the kind the flow applies and probes for.
@@ -55,7 +55,9 @@ var ErrKeyMismatch = errors.New("desired HTTPRoute does not match the route key"
 // from [Build]), or nil when the owner wants none. An empty name or namespace on
 // desired is taken from key; a different one is refused with [ErrKeyMismatch].
 //
-// On return desired holds the server's copy of the route, status included.
+// On return desired holds the server's copy of the route, status included. A nil owner
+// or scheme is refused before any API call, with an error wrapping apply.ErrNilOwner or
+// apply.ErrNilScheme.
 func Reconcile(
 	ctx context.Context,
 	c client.Client,
@@ -66,6 +68,9 @@ func Reconcile(
 ) (metav1.Condition, ctrl.Result, error) {
 	if owner == nil || (reflect.ValueOf(owner).Kind() == reflect.Pointer && reflect.ValueOf(owner).IsNil()) {
 		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("HTTPRoute %s: %w", key, apply.ErrNilOwner)
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("HTTPRoute %s: %w", key, err)
 	}
 	if desired == nil {
 		msg, err := remove(ctx, c, owner, key)

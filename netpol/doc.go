@@ -24,9 +24,20 @@
 // propagates and the request is retried with back-off until the CR is fixed. To allow all
 // ingress, list one empty rule ({}); to drop the policy, stop wanting one (nil).
 //
+// # Policies of others
+//
+// The flow never takes over, writes over or deletes a NetworkPolicy the owner does not
+// control. A wanted policy whose name is taken by a NetworkPolicy without a controller
+// (made by kubectl or Helm) or with another one is refused with an error wrapping
+// apply.ErrNotControlled that names its controller, and one that is being deleted with
+// apply.ErrBeingDeleted; the existing policy, and the traffic it allows, stay as they
+// are.
+//
 // # Errors
 //
-// The condition table has no False reason for this flow: errors propagate. When
+// A nil owner or *runtime.Scheme is refused before any API call (apply.ErrNilOwner,
+// apply.ErrNilScheme). The condition table has no False reason for this flow: errors
+// propagate. When
 // [Reconcile] returns an error the condition is the zero value (Type ""), which means
 // "leave the condition as it is".
 package netpol

@@ -39,7 +39,9 @@ var (
 // Reconcile runs the NetworkPolicy flow for the policy key; see the package
 // documentation. desired is the wanted NetworkPolicy, or nil when the owner wants none.
 // An empty name or namespace on desired is taken from key; a different one is refused
-// with [ErrKeyMismatch]. On return desired holds the server's copy.
+// with [ErrKeyMismatch]. On return desired holds the server's copy. A nil owner or
+// scheme is refused before any API call, with an error wrapping apply.ErrNilOwner or
+// apply.ErrNilScheme.
 func Reconcile(
 	ctx context.Context,
 	c client.Client,
@@ -50,6 +52,9 @@ func Reconcile(
 ) (metav1.Condition, error) {
 	if owner == nil || (reflect.ValueOf(owner).Kind() == reflect.Pointer && reflect.ValueOf(owner).IsNil()) {
 		return metav1.Condition{}, fmt.Errorf("NetworkPolicy %s: %w", key, apply.ErrNilOwner)
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return metav1.Condition{}, fmt.Errorf("NetworkPolicy %s: %w", key, err)
 	}
 	if desired == nil {
 		msg, err := remove(ctx, c, owner, key)

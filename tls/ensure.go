@@ -25,7 +25,9 @@ var ErrNilCertificate = errors.New("certificate is nil")
 // the case right after it was created), and (false, err) on failure. The fields of
 // cert's spec are owned by the SDK's field manager and restored when another manager
 // changes them; spec fields cert leaves unset are left to others. On return cert holds
-// the server's copy, status included.
+// the server's copy, status included. An existing Certificate the owner does not
+// control, or one being deleted, is refused and left untouched (apply.ErrNotControlled,
+// apply.ErrBeingDeleted), and a nil scheme is refused with apply.ErrNilScheme.
 func EnsureCertificate(
 	ctx context.Context,
 	c client.Client,
