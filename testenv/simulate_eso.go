@@ -2,6 +2,9 @@ package testenv
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -24,7 +27,8 @@ const ESOManagedLabel = "reconcile.external-secrets.io/managed"
 // MarkExternalSecretSynced stands in for External Secrets Operator, which envtest does
 // not run: it writes data, as fetched from the provider, into the ExternalSecret's
 // target Secret and sets the ExternalSecret's Ready condition True (reason
-// SecretSynced), with refreshTime, syncedResourceVersion and binding filled in.
+// SecretSynced), with refreshTime, binding and syncedResourceVersion filled in (as ESO
+// writes it: "<generation>-<hash of labels and annotations>").
 //
 // The target Secret is spec.target.name, or the ExternalSecret's name when that is
 // empty, in the ExternalSecret's namespace. It follows spec.target.creationPolicy as ESO
@@ -190,7 +194,7 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 		}
 		if target != "" {
 			es.Status.RefreshTime = now
-			es.Status.SyncedResourceVersion = strconv.FormatInt(es.Generation, 10)
+			es.Status.SyncedResourceVersion = syncedResourceVersion(es)
 			es.Status.Binding = corev1.LocalObjectReference{Name: target}
 		}
 		return c.Status().Update(ctx, es)
@@ -199,6 +203,14 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 		return nil, fmt.Errorf("testenv: set ExternalSecret %s Ready=%s: %w", key, status, err)
 	}
 	return es, nil
+}
+
+// syncedResourceVersion is what ESO records for the spec it synced:
+// "<metadata.generation>-<hash of labels and annotations>".
+func syncedResourceVersion(es *esov1.ExternalSecret) string {
+	meta, _ := json.Marshal(map[string]map[string]string{"labels": es.Labels, "annotations": es.Annotations})
+	sum := sha256.Sum256(meta)
+	return strconv.FormatInt(es.Generation, 10) + "-" + hex.EncodeToString(sum[:16])
 }
 
 // setStoreCondition writes the Ready condition of a SecretStore or ClusterSecretStore
