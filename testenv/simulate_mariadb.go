@@ -13,8 +13,11 @@ import (
 
 // The simulators below stand in for mariadb-operator, which envtest does not run. They
 // write the Ready condition mariadb-operator writes, with its reasons and messages,
-// through the status subresource for the object's current generation, retrying on
-// conflict, and return the updated object.
+// through the status subresource, retrying on conflict, and return the updated object.
+// Unlike mariadb-operator v25.10.4, which leaves a condition's observedGeneration at 0,
+// they stamp it with the object's current generation, so a test can make a status stale
+// by changing the spec afterwards; a Ready Grant also records status.currentPrivileges,
+// as the operator does after running GRANT.
 
 // MarkMariaDBReady sets the MariaDB server's Ready condition True (reason
 // StatefulSetReady, message Running), as mariadb-operator does once its StatefulSet is
