@@ -128,7 +128,7 @@ func TestEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, m)
 				}
 			}
-			if tc.want == apply.ErrNotControlled {
+			if errors.Is(tc.want, apply.ErrNotControlled) {
 				var nce *apply.NotControlledError
 				if !errors.As(err, &nce) || nce.Owner != "ConfigMap "+ns+"/owner" {
 					t.Errorf("error %v is not a *NotControlledError naming the owner", err)
@@ -144,7 +144,7 @@ func TestEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 			if after.ResourceVersion != before.ResourceVersion || after.Data["key"] != "theirs" {
 				t.Errorf("existing object was changed: rv %s -> %s, data %v", before.ResourceVersion, after.ResourceVersion, after.Data)
 			}
-			if tc.want == apply.ErrNotControlled && metav1.IsControlledBy(after, owner) {
+			if errors.Is(tc.want, apply.ErrNotControlled) && metav1.IsControlledBy(after, owner) {
 				t.Error("the owner became the controller of an object it was refused")
 			}
 		})

@@ -182,7 +182,7 @@ func TestCreateImmutableRefusesSomeoneElsesObject(t *testing.T) {
 					if got != "" {
 						t.Errorf("name %q returned with an error", got)
 					}
-					if tc.want == config.ErrForeignObject {
+					if errors.Is(tc.want, config.ErrForeignObject) {
 						var nce *apply.NotControlledError
 						if !errors.Is(err, apply.ErrNotControlled) || !errors.As(err, &nce) {
 							t.Errorf("error %v does not match apply.ErrNotControlled with a *apply.NotControlledError", err)

@@ -117,14 +117,12 @@ func TestReconcileNeverTakesOver(t *testing.T) {
 			owner := newOwner(t, env, ns)
 			before := createRoute(t, tc, ns, owner)
 			cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, routeKey(ns), desiredRoute(t, ns))
-			want, text := apply.ErrNotControlled, "not controlled by" // "has no controller" or "is controlled by"
+			want, text := apply.ErrNotControlled, "is controlled by ConfigMap helm-release"
 			switch {
 			case tc.deleting:
 				want, text = apply.ErrBeingDeleted, "being deleted"
 			case name == "unowned":
 				text = "has no controller"
-			default:
-				text = "is controlled by ConfigMap helm-release"
 			}
 			if !errors.Is(err, want) || !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), "HTTPRoute "+ns+"/horizon") {
 				t.Fatalf("err = %v, want %v naming the HTTPRoute and containing %q", err, want, text)

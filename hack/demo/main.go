@@ -151,8 +151,11 @@ func run() error {
 	want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon-config", Namespace: "demo"},
 		Data: map[string]string{"owner": "the operator"}}
 	err = apply.EnsureObject(ctx, c, env.Scheme, horizon, want, apply.FieldManager)
-	if !errors.Is(err, apply.ErrNotControlled) {
-		return fmt.Errorf("apply over a hand-made ConfigMap: got %v, want a refusal", err)
+	switch {
+	case err == nil:
+		return errors.New("apply over a hand-made ConfigMap was not refused")
+	case !errors.Is(err, apply.ErrNotControlled):
+		return fmt.Errorf("apply over a hand-made ConfigMap: %w, want a refusal", err)
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(handmade), handmade); err != nil {
 		return err
