@@ -84,7 +84,7 @@ func EnsureDeployment(
 		return false, fmt.Errorf("ensure %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
 		if ctrlErr := apply.CheckControlled(owner, existing, deploymentGVK); ctrlErr != nil {
-			return false, fmt.Errorf("ensure %s: %w (%w); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr)
+			return false, fmt.Errorf("ensure %s: %w (%s); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr.Error())
 		}
 		// Being deleted (by us after a selector change, or by someone else): wait until
 		// it is gone, then create it afresh.

@@ -166,7 +166,7 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 		return false, fmt.Errorf("run %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
 		if ctrlErr := apply.CheckControlled(owner, existing, jobGVK); ctrlErr != nil {
-			return false, fmt.Errorf("run %s: %w (%w); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr)
+			return false, fmt.Errorf("run %s: %w (%s); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr.Error())
 		}
 		// Deleted for a re-run (or by someone else): create it once it is gone.
 		return false, nil
