@@ -73,29 +73,30 @@ func CheckControlled(owner, existing client.Object, gvk schema.GroupVersionKind)
 // checkExisting reads the object obj names and refuses to apply over it when it is
 // being deleted, or when owner does not control it, unless it has no controller and
 // either carries AdoptAnnotation=true or was applied by fieldManager before. A missing
-// object is no error: the apply creates it.
-func checkExisting(ctx context.Context, c client.Client, owner, obj client.Object, gvk schema.GroupVersionKind, fieldManager string) error {
+// object is no error (nil is returned): the apply creates it. Otherwise the existing
+// object is returned.
+func checkExisting(ctx context.Context, c client.Client, owner, obj client.Object, gvk schema.GroupVersionKind, fieldManager string) (client.Object, error) {
 	existing := emptyLike(obj, gvk)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil
+			return nil, nil
 		}
-		return fmt.Errorf("get existing: %w", err)
+		return nil, fmt.Errorf("get existing: %w", err)
 	}
 	if existing.GetDeletionTimestamp() != nil {
-		return fmt.Errorf("%w: retry once it is gone", ErrBeingDeleted)
+		return nil, fmt.Errorf("%w: retry once it is gone", ErrBeingDeleted)
 	}
 	err := CheckControlled(owner, existing, gvk)
 	if err == nil {
-		return nil
+		return existing, nil
 	}
 	if metav1.GetControllerOfNoCopy(existing) != nil {
-		return err
+		return nil, err
 	}
 	if existing.GetAnnotations()[AdoptAnnotation] == "true" || appliedBy(existing, fieldManager) {
-		return nil
+		return existing, nil
 	}
-	return err
+	return nil, err
 }
 
 // appliedBy reports whether fieldManager has applied to obj before: the object was made

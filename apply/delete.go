@@ -55,9 +55,15 @@ func DeleteObject(ctx context.Context, c client.Client, obj client.Object) error
 	if uid := obj.GetUID(); uid != "" {
 		opts = append(opts, client.Preconditions{UID: &uid})
 	}
-	if err := c.Delete(ctx, obj, opts...); err != nil && !apierrors.IsNotFound(err) {
+	err := c.Delete(ctx, obj, opts...)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
 		return fmt.Errorf("delete %s %s: %w", kindName(c, obj), objectKey(obj), err)
 	}
+	gvk, _ := c.GroupVersionKindFor(obj)
+	Record(ctx, Write{Action: ActionDeleted, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
 	return nil
 }
 

@@ -105,7 +105,9 @@ func EnsureObject[T client.Object](
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 
-	if err := checkExisting(ctx, c, owner, obj, gvk, fieldManager); err != nil {
+	fieldManager = fieldManagerFor(c, fieldManager)
+	existing, err := checkExisting(ctx, c, owner, obj, gvk, fieldManager)
+	if err != nil {
 		if errors.Is(err, ErrNotControlled) {
 			return err
 		}
@@ -118,10 +120,29 @@ func EnsureObject[T client.Object](
 	}
 	u.SetGroupVersionKind(gvk)
 
+	applier, _ := c.(*Applier)
+	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
+	key := skipKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}
+	var desired [32]byte
+	if skipping {
+		if desired, err = digestDesired(u, fieldManager); err != nil {
+			return fmt.Errorf("apply %s: digest: %w", desc, err)
+		}
+		if existing != nil && applier.state.converged(key, existing, desired, fieldManager) {
+			if err := copyInto(existing, obj); err != nil {
+				return fmt.Errorf("apply %s: read cached object: %w", desc, err)
+			}
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			Record(ctx, Write{Action: ActionSkipped, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
+			return nil
+		}
+	}
+
+	body := u
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		// Apply decodes the response into its argument: work on a copy so that a retry
 		// sends the same desired body again.
-		applied := u.DeepCopy()
+		applied := body.DeepCopy()
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 			client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
 			return err
@@ -130,7 +151,14 @@ func EnsureObject[T client.Object](
 		return nil
 	})
 	if err != nil {
+		if skipping {
+			applier.state.forget(key)
+		}
 		return fmt.Errorf("apply %s: %w", desc, err)
+	}
+	Record(ctx, applyWrite(gvk, body, existing, u))
+	if skipping {
+		applier.state.remember(key, u, desired, fieldManager)
 	}
 	if err := decodeInto(u, obj); err != nil {
 		return fmt.Errorf("apply %s: decode response: %w", desc, err)

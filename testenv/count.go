@@ -89,3 +89,10 @@ func CountingClient(cfg *rest.Config, scheme *runtime.Scheme) (client.Client, *R
 func (e *Env) CountingClient() (client.Client, *RequestCounter, error) {
 	return CountingClient(e.Config, e.Scheme)
 }
+
+// Wrap returns rt with every request counted by r: set it as a rest.Config's
+// WrapTransport to count what a manager, a cache or any client built from that config
+// sends.
+func (r *RequestCounter) Wrap(rt http.RoundTripper) http.RoundTripper {
+	return &countingTransport{next: rt, counter: r}
+}

@@ -1,0 +1,275 @@
+package apply
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DefaultMaxTracked bounds how many applied objects an Applier remembers for its skip.
+const DefaultMaxTracked = 100_000
+
+// ApplierOptions configure an Applier.
+type ApplierOptions struct {
+	// FieldManager is the operator's own field-manager name. Every write the SDK's
+	// helpers make through the Applier is made under it: where a helper names
+	// FieldManager (the SDK's default) or no field manager at all, the Applier puts
+	// this name instead. Empty means FieldManager.
+	FieldManager string
+	// DisableSkip turns the converged-apply skip off: every EnsureObject through the
+	// Applier sends its apply (naive Server-Side Apply).
+	DisableSkip bool
+	// MaxTracked bounds the objects remembered for the skip; zero means
+	// DefaultMaxTracked. When full, an arbitrary entry is forgotten (its next apply is
+	// sent, then it is remembered again).
+	MaxTracked int
+}
+
+// DefaultApplierOptions returns the options NewApplier uses for a nil-valued field:
+// FieldManager, the skip on, DefaultMaxTracked.
+func DefaultApplierOptions() ApplierOptions {
+	return ApplierOptions{FieldManager: FieldManager, MaxTracked: DefaultMaxTracked}
+}
+
+// Applier is a client.Client built once per controller (or per manager) that carries
+// the operator's field manager and remembers what it applied, so that a converged
+// EnsureObject sends no request at all. Pass it wherever the SDK takes a client.Client:
+// every Ensure*/flow helper of the SDK then writes under the operator's field manager
+// and skips converged applies, without a signature change. See the package
+// documentation for how the skip decides and what it cannot see.
+//
+// An Applier is safe for concurrent use by several workers and several controllers.
+type Applier struct {
+	client.Client
+	opts  ApplierOptions
+	state *skipState
+}
+
+// NewApplier wraps c (normally the manager's client, so reads come from its informers)
+// into an Applier.
+func NewApplier(c client.Client, opts ApplierOptions) *Applier {
+	def := DefaultApplierOptions()
+	if opts.FieldManager == "" {
+		opts.FieldManager = def.FieldManager
+	}
+	if opts.MaxTracked <= 0 {
+		opts.MaxTracked = def.MaxTracked
+	}
+	return &Applier{Client: c, opts: opts, state: &skipState{max: opts.MaxTracked, entries: map[skipKey]skipEntry{}}}
+}
+
+// FieldManager returns the field-manager name the Applier writes under.
+func (a *Applier) FieldManager() string { return a.opts.FieldManager }
+
+// Tracked returns how many applied objects the Applier remembers for its skip.
+func (a *Applier) Tracked() int { return a.state.len() }
+
+// fieldManagerFor resolves the field manager a write through c uses: an Applier's own
+// name replaces the SDK's default.
+func fieldManagerFor(c client.Client, requested string) string {
+	if a, ok := c.(*Applier); ok && (requested == FieldManager || requested == "") {
+		return a.opts.FieldManager
+	}
+	return requested
+}
+
+// owner returns the field-owner option to use for a write that asked for opts.
+func (a *Applier) owner(requested string) client.FieldOwner {
+	if requested == FieldManager || requested == "" {
+		return client.FieldOwner(a.opts.FieldManager)
+	}
+	return client.FieldOwner(requested)
+}
+
+// Create creates obj under the Applier's field manager (see ApplierOptions.FieldManager).
+func (a *Applier) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	co := (&client.CreateOptions{}).ApplyOptions(opts)
+	co.FieldManager = string(a.owner(co.FieldManager))
+	return a.Client.Create(ctx, obj, co)
+}
+
+// Update updates obj under the Applier's field manager.
+func (a *Applier) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
+	uo.FieldManager = string(a.owner(uo.FieldManager))
+	return a.Client.Update(ctx, obj, uo)
+}
+
+// Patch patches obj under the Applier's field manager.
+func (a *Applier) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	po := (&client.PatchOptions{}).ApplyOptions(opts)
+	po.FieldManager = string(a.owner(po.FieldManager))
+	return a.Client.Patch(ctx, obj, patch, po)
+}
+
+// Apply applies obj under the Applier's field manager.
+func (a *Applier) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
+	ao.FieldManager = string(a.owner(ao.FieldManager))
+	return a.Client.Apply(ctx, obj, ao)
+}
+
+// Delete deletes obj and forgets what the Applier remembered of it.
+func (a *Applier) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	err := a.Client.Delete(ctx, obj, opts...)
+	if err == nil {
+		a.state.forgetObject(obj)
+	}
+	return err
+}
+
+// Status returns the status writer of the wrapped client, writing under the Applier's
+// field manager.
+func (a *Applier) Status() client.SubResourceWriter {
+	return &applierStatus{SubResourceWriter: a.Client.Status(), a: a}
+}
+
+type applierStatus struct {
+	client.SubResourceWriter
+	a *Applier
+}
+
+func (s *applierStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	uo := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
+	uo.FieldManager = string(s.a.owner(uo.FieldManager))
+	return s.SubResourceWriter.Update(ctx, obj, uo)
+}
+
+func (s *applierStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	po := (&client.SubResourcePatchOptions{}).ApplyOptions(opts)
+	po.FieldManager = string(s.a.owner(po.FieldManager))
+	return s.SubResourceWriter.Patch(ctx, obj, patch, po)
+}
+
+// skipKey names one applied object.
+type skipKey struct {
+	gvk       schema.GroupVersionKind
+	namespace string
+	name      string
+}
+
+// skipEntry is what the Applier remembers of its last apply of one object.
+type skipEntry struct {
+	uid types.UID
+	// desired is the digest of the body applied (the desired object after stripping,
+	// owner reference included) and the field manager.
+	desired [sha256.Size]byte
+	// managed is the digest of the field manager's Apply entry of managedFields in the
+	// server's answer: it changes when anyone takes or removes one of our fields.
+	managed [sha256.Size]byte
+}
+
+type skipState struct {
+	mu      sync.Mutex
+	max     int
+	entries map[skipKey]skipEntry
+}
+
+func (s *skipState) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries)
+}
+
+func (s *skipState) get(k skipKey) (skipEntry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[k]
+	return e, ok
+}
+
+func (s *skipState) put(k skipKey, e skipEntry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.entries[k]; !ok && len(s.entries) >= s.max {
+		for old := range s.entries {
+			delete(s.entries, old)
+			break
+		}
+	}
+	s.entries[k] = e
+}
+
+func (s *skipState) forget(k skipKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.entries, k)
+}
+
+// forgetObject drops every entry for obj's namespace/name (of any kind: the Delete
+// caller's object may carry no GVK).
+func (s *skipState) forgetObject(obj client.Object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, e := range s.entries {
+		if k.namespace == obj.GetNamespace() && k.name == obj.GetName() &&
+			(obj.GetUID() == "" || obj.GetUID() == e.uid) {
+			delete(s.entries, k)
+		}
+	}
+}
+
+// digestDesired digests the body to apply and the field manager.
+func digestDesired(u *unstructured.Unstructured, fieldManager string) ([sha256.Size]byte, error) {
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte(fieldManager))
+	h.Write([]byte{0})
+	h.Write(raw)
+	var out [sha256.Size]byte
+	copy(out[:], h.Sum(nil))
+	return out, nil
+}
+
+// digestManaged digests fieldManager's Apply entry of obj's managedFields; ok is false
+// when there is none.
+func digestManaged(obj metav1.Object, fieldManager string) ([sha256.Size]byte, bool) {
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Manager != fieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.Subresource != "" {
+			continue
+		}
+		h := sha256.New()
+		h.Write([]byte(mf.APIVersion))
+		h.Write([]byte{0})
+		if mf.FieldsV1 != nil {
+			h.Write(mf.FieldsV1.Raw)
+		}
+		var out [sha256.Size]byte
+		copy(out[:], h.Sum(nil))
+		return out, true
+	}
+	return [sha256.Size]byte{}, false
+}
+
+// converged reports whether the Applier's last apply of key sent the same desired body
+// to this very object (same UID) and the object's managedFields still hold our entry as
+// that apply left it: nobody took, removed or changed one of our fields since.
+func (s *skipState) converged(k skipKey, existing client.Object, desired [sha256.Size]byte, fieldManager string) bool {
+	e, ok := s.get(k)
+	if !ok || e.uid != existing.GetUID() || e.desired != desired {
+		return false
+	}
+	managed, ok := digestManaged(existing, fieldManager)
+	return ok && managed == e.managed
+}
+
+// remember records the server's answer u to an apply of the desired body.
+func (s *skipState) remember(k skipKey, u *unstructured.Unstructured, desired [sha256.Size]byte, fieldManager string) {
+	managed, ok := digestManaged(u, fieldManager)
+	if !ok {
+		s.forget(k)
+		return
+	}
+	s.put(k, skipEntry{uid: u.GetUID(), desired: desired, managed: managed})
+}
