@@ -59,6 +59,56 @@
 // [CheckControlled] is the same check for helpers that delete or recreate an object they
 // read.
 //
+// # The Applier: the operator's field manager, and converged applies that send nothing
+//
+// [NewApplier] wraps the manager's client once per operator (or per controller) into an
+// [Applier], itself a client.Client:
+//
+//	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: "keystone-operator"})
+//
+// Every helper of the SDK takes a client.Client, so passing the Applier there is all it
+// takes: the helpers keep their signatures (EnsureObject, CreateImmutableConfigMap,
+// EnsureDeployment, ...) and gain the operator's field manager and the skip through
+// their client argument. That is why the Applier is a client wrapper rather than a value
+// each helper would take: a second parameter on every helper would break the stable
+// signatures, and a client is what helpers already thread through.
+//
+// Field manager: where a helper names [FieldManager] (the SDK's default) or no field
+// manager at all, a write through the Applier (Apply, Create, Update, Patch and status
+// writes) is made under ApplierOptions.FieldManager instead, so kubectl
+// --show-managed-fields tells two operators built on the SDK apart. An explicit other
+// name is kept.
+//
+// The skip: EnsureObject through an Applier reads the existing object through the
+// wrapped client (from the informer, with a manager's client) for its ownership check
+// anyway. It sends nothing when all of these hold: the Applier's last apply of this
+// kind/namespace/name went to the same object (same UID); the desired body, digested
+// after stripping and with the owner reference and field manager, is the same as then;
+// and the field manager's Apply entry in the object's managedFields is still what that
+// apply left. Anything else sends a real apply: a kubectl edit or a forced apply by
+// another manager of one of our fields (either moves the field out of our entry), a
+// deleted or re-created child, a new desired body, a restart of the operator (the
+// memory is empty). A skipped call fills obj from the cached object and reports
+// [ActionSkipped].
+//
+// What the skip cannot see: a change to a field we own made without changing its
+// owner (only possible by someone applying as our own field manager), and an informer
+// that lags behind the server (the first pass after our own write usually re-applies
+// once, a no-op, until the informer has the object; a drift is repaired on the first
+// pass after the informer sees it). Memory: one entry of about 150 bytes per applied
+// object, at most ApplierOptions.MaxTracked (DefaultMaxTracked) entries; an entry is
+// dropped when the object is deleted through the Applier or its apply fails. Opt out per
+// call with [WithoutSkip], or for the whole Applier with ApplierOptions.DisableSkip.
+//
+// # Writes as data
+//
+// [WithWrites] returns a context that collects, as [Write] values, what every SDK write
+// made with it did: [ActionCreated], [ActionConfigured] (with the applied field paths
+// whose value changed), [ActionUnchanged], [ActionSkipped] or [ActionDeleted]. It is the
+// one shape in which the SDK hands back its writes, whatever the helper returns, so a
+// reconciler can log, count and emit events ("Deployment ns/name configured") without a
+// Get. Helpers that write without EnsureObject report through [Record].
+//
 // # Removing children
 //
 // [DeleteControlled] is the counterpart for optional children the owner no longer
