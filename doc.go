@@ -37,4 +37,15 @@
 // higher-level Ensure* helper built on it), which applies them under the SDK's field
 // manager with the custom resource as controller. Readiness comes back as data, the
 // step sets a condition and asks for a requeue when a child is not ready yet.
+//
+// # One applier per operator, and what it wrote
+//
+// Build one apply.Applier from the manager's client with the operator's own field-manager
+// name and pass it wherever a helper takes a client.Client: every write of the SDK is then
+// made under that name, and a converged apply sends nothing (the Applier remembers what
+// it applied and compares with the informer's copy). Helpers answer in the shapes their
+// signatures give (a readiness bool, a condition, a result); what they wrote comes back
+// in one shape for all of them: wrap the pass's context with apply.WithWrites and read
+// the collected apply.Write values (Created, Configured with the changed field paths,
+// Unchanged, Skipped, Deleted) to log, count or emit events without a Get.
 package reconcilersdk
