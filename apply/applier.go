@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,11 @@ type ApplierOptions struct {
 	// DefaultMaxTracked. When full, an arbitrary entry is forgotten (its next apply is
 	// sent, then it is remembered again).
 	MaxTracked int
+	// APIReader (the manager's GetAPIReader()) confirms a not-found answer of the
+	// wrapped client for the kinds CacheOptions caches by label only (Secrets and
+	// ConfigMaps): such a cache does not hold an object without the label, so a Get it
+	// cannot answer is read from the API server. Nil reads only through the client.
+	APIReader client.Reader
 }
 
 // DefaultApplierOptions returns the options NewApplier uses for a nil-valued field:
@@ -72,6 +78,19 @@ func (a *Applier) FieldManager() string { return a.opts.FieldManager }
 // Tracked returns how many applied objects the Applier remembers for its skip.
 func (a *Applier) Tracked() int { return a.state.len() }
 
+// label stamps ManagedByLabel on an object the Applier writes.
+func (a *Applier) label(obj metav1.Object) {
+	labels := obj.GetLabels()
+	if labels[ManagedByLabel] == a.opts.FieldManager {
+		return
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[ManagedByLabel] = a.opts.FieldManager
+	obj.SetLabels(labels)
+}
+
 // fieldManagerFor resolves the field manager a write through c uses: an Applier's own
 // name replaces the SDK's default.
 func fieldManagerFor(c client.Client, requested string) string {
@@ -91,6 +110,7 @@ func (a *Applier) owner(requested string) client.FieldOwner {
 
 // Create creates obj under the Applier's field manager (see ApplierOptions.FieldManager).
 func (a *Applier) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	a.label(obj)
 	co := (&client.CreateOptions{}).ApplyOptions(opts)
 	co.FieldManager = string(a.owner(co.FieldManager))
 	return a.Client.Create(ctx, obj, co)
@@ -115,6 +135,17 @@ func (a *Applier) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opt
 	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
 	ao.FieldManager = string(a.owner(ao.FieldManager))
 	return a.Client.Apply(ctx, obj, ao)
+}
+
+// Get reads through the wrapped client; for a label-filtered kind (see CacheOptions) a
+// not-found answer is confirmed through ApplierOptions.APIReader, so an object the
+// operator did not label (a user's Secret, an override ConfigMap) is still found.
+func (a *Applier) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	err := a.Client.Get(ctx, key, obj, opts...)
+	if apierrors.IsNotFound(err) && a.opts.APIReader != nil && labelFiltered(obj) {
+		return a.opts.APIReader.Get(ctx, key, obj, opts...)
+	}
+	return err
 }
 
 // Delete deletes obj and forgets what the Applier remembered of it.

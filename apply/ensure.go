@@ -121,6 +121,9 @@ func EnsureObject[T client.Object](
 	u.SetGroupVersionKind(gvk)
 
 	applier, _ := c.(*Applier)
+	if applier != nil {
+		applier.label(u)
+	}
 	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
 	key := skipKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}
 	var desired [32]byte
