@@ -100,6 +100,16 @@
 // dropped when the object is deleted through the Applier or its apply fails. Opt out per
 // call with [WithoutSkip], or for the whole Applier with ApplierOptions.DisableSkip.
 //
+// # Cache memory that does not grow with the cluster
+//
+// Every object an Applier creates or applies carries [ManagedByLabel] set to its field
+// manager. [CacheOptions] makes the manager cache only the Secrets and ConfigMaps that
+// carry it, so the operator does not hold every Secret and ConfigMap of the cluster;
+// with ApplierOptions.APIReader set, a Get of one the operator did not write (a user's
+// Secret, an override ConfigMap) misses the cache and is read from the API server, never
+// taken for missing. Pods, ReplicaSets' pod templates and ControllerRevisions are better
+// not cached at all (reconcile.UncachedObjects).
+//
 // # Writes as data
 //
 // [WithWrites] returns a context that collects, as [Write] values, what every SDK write
