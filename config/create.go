@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -28,8 +30,11 @@ const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 // hash is [ContentHash] of data, and returns that name.
 //
 // The ConfigMap carries data, Immutable: true, the label [ConfigBaseLabel] = baseName
-// and a controller reference to owner. If a ConfigMap of that name already exists
-// (AlreadyExists), it is read and the name is returned without error, provided the
+// and a controller reference to owner. It is read first, through c (with a manager's
+// cached client, from its informer), and created only when it is missing. If it
+// exists, or the create meets AlreadyExists (it was created since the read, or the
+// cache had not seen it yet: it is then read again, as unstructured, which a manager's
+// client sends to the API server), the name is returned without error, provided the
 // existing ConfigMap is controlled by owner and holds data immutably. Otherwise nothing
 // is written and the existing ConfigMap is left as it is:
 //
@@ -51,6 +56,11 @@ const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 // never persisted or unsuitable owner (apply.ErrNilOwner, apply.ErrOwnerNotPersisted,
 // apply.ErrInvalidOwner). API errors are wrapped with the ConfigMap's namespace and
 // name. data is not modified.
+//
+// The create and an adoption are reported through apply.Record (apply.ActionCreated,
+// apply.ActionConfigured); a call that finds the ConfigMap in place writes nothing
+// and records nothing. Through an apply.Applier over a manager's cached client such a
+// converged call sends no request at all; through an uncached client it costs one GET.
 func CreateImmutableConfigMap(
 	ctx context.Context,
 	c client.Client,
@@ -70,8 +80,10 @@ func CreateImmutableConfigMap(
 
 // CreateImmutableSecret is [CreateImmutableConfigMap] for a Secret of type Opaque: it
 // creates the immutable Secret baseName-<hash> holding data and returns its name, with
-// the same label, owner reference, idempotency, refusals and opt-in adoption. Error
-// texts never contain the data.
+// the same label, owner reference, idempotency, refusals, opt-in adoption and reported
+// writes. Error texts never contain the data. Its read goes through the client's cache
+// for Secrets only when the manager caches Secrets: with Secrets read past the cache
+// (reconcile.UncachedObjects recommends it), a converged call costs one GET.
 func CreateImmutableSecret(
 	ctx context.Context,
 	c client.Client,
@@ -125,14 +137,24 @@ func createImmutable[T client.Object](
 		return "", fmt.Errorf("create %s: %w: %w", desc, apply.ErrInvalidOwner, err)
 	}
 
-	err = c.Create(ctx, desired)
-	if err == nil {
-		return name, nil
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("create %s: %w", desc, err)
-	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, existing); err != nil {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	err = c.Get(ctx, key, existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		err = c.Create(ctx, desired)
+		if err == nil {
+			apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: gvk, Key: key})
+			return name, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return "", fmt.Errorf("create %s: %w", desc, err)
+		}
+		// Created since the read (by a second manager), or read from a cache that has
+		// not seen it yet: read it again past the cache.
+		if err := readUncached(ctx, c, key, gvk, existing); err != nil {
+			return "", fmt.Errorf("read existing %s: %w", desc, err)
+		}
+	case err != nil:
 		return "", fmt.Errorf("read existing %s: %w", desc, err)
 	}
 	if existing.GetDeletionTimestamp() != nil {
@@ -148,12 +170,30 @@ func createImmutable[T client.Object](
 		if err := adopt(ctx, c, scheme, owner, existing, baseName); err != nil {
 			return "", fmt.Errorf("adopt existing %s: %w", desc, err)
 		}
+		apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: gvk, Key: key,
+			Fields: []string{"metadata.labels." + ConfigBaseLabel, "metadata.ownerReferences"}})
 		return name, nil
 	}
 	if !sameContent(existing) {
 		return "", fmt.Errorf("existing %s: %w (hash collision, or the object was replaced)", desc, ErrContentMismatch)
 	}
 	return name, nil
+}
+
+// readUncached reads the object at key into obj (an empty object of kind gvk) as
+// unstructured: a manager's client serves unstructured reads from the API server, not
+// from its informers (unless its cache was told to cache unstructured objects), so the
+// read sees an object the cache has not caught up with yet.
+func readUncached(ctx context.Context, c client.Client, key client.ObjectKey, gvk schema.GroupVersionKind, obj client.Object) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := c.Get(ctx, key, u); err != nil {
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return fmt.Errorf("convert from unstructured: %w", err)
+	}
+	return nil
 }
 
 // adopt makes owner the controller of existing and labels it with baseName, patching

@@ -58,11 +58,26 @@
 //
 // # API access
 //
-// [CreateImmutableConfigMap] creates ConfigMaps and, when one exists, gets it and, to
-// adopt it, patches it; [CreateImmutableSecret] does the same with Secrets. The prune
+// [CreateImmutableConfigMap] gets the ConfigMap and creates it only when it is missing
+// (reading it again, past the cache, when the create meets AlreadyExists) and, to
+// adopt one, patches it; [CreateImmutableSecret] does the same with Secrets. The prune
 // functions list ConfigMaps (or Secrets, as metadata only), delete them, and get one
 // again when a delete meets a Conflict; with SpareInUse they also list Pods,
 // ReplicaSets, Deployments, StatefulSets, DaemonSets and ControllerRevisions (group
-// apps) and Jobs and CronJobs (group batch) in the namespace. All reads go through the
-// client passed in: with a manager's cached client each listed kind starts an informer.
+// apps) and Jobs and CronJobs (group batch) in the namespace, but only when there is
+// something to delete. All reads go through the client passed in: with a manager's
+// cached client each listed kind starts an informer.
+//
+// Every write is reported through apply.Record — a create as apply.ActionCreated, an
+// adoption as apply.ActionConfigured, a pruned object as apply.ActionDeleted — so a
+// reconciler that collects its writes with apply.WithWrites sees them with the rest;
+// a call that finds everything in place records nothing. Writes through an
+// apply.Applier carry the operator's field manager.
+//
+// A converged pass — the current object exists, nothing is left to prune — writes
+// nothing. Through an apply.Applier over a manager's cached client it sends no request
+// at all: the read is served by the ConfigMap (or Secret) informer and the prune's list
+// by a metadata informer. Through an uncached client it costs one GET and one LIST. A
+// manager that reads Secrets past its cache (reconcile.UncachedObjects) pays one GET
+// per [CreateImmutableSecret] call.
 package config

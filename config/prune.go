@@ -69,7 +69,11 @@ func DefaultPruneOptions() PruneOptions {
 // object with another UID since the list (the delete's Conflict, confirmed by reading
 // it again), is skipped. Delete failures do not stop the other deletions; they are
 // returned joined. A ConfigMap lacking the label is never seen, so never pruned; its
-// owner reference still lets the garbage collector remove it with the owner.
+// owner reference still lets the garbage collector remove it with the owner. Each
+// deletion is reported through apply.Record (apply.ActionDeleted).
+//
+// The list reads metadata only; with a manager's cached client it is served from a
+// metadata informer, so a prune with nothing to delete sends no request.
 //
 // currentName is required: an empty currentName, or one outside baseName-*, is
 // refused with [ErrInvalidCurrentName], since such a prune (with retain 0, or after a
@@ -206,6 +210,7 @@ func prune(
 		}
 		switch {
 		case err == nil:
+			apply.Record(ctx, apply.Write{Action: apply.ActionDeleted, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
 			logger.Info("Deleted stale immutable object", "kind", rk.kind, "namespace", namespace,
 				"name", obj.Name, "baseName", baseName, "created", obj.CreationTimestamp.UTC())
 		case errors.Is(err, errReplaced):

@@ -104,7 +104,7 @@ func TestCreateAndPruneFaultMatrix(t *testing.T) {
 	scenarios := map[string]struct {
 		kind string
 		// rerun creates the current object before the first pass: the steady state
-		// of a reconciler, where the create meets AlreadyExists and reads it.
+		// of a reconciler, where the read finds it and nothing is created.
 		rerun bool
 	}{
 		"ConfigMap":        {kind: "ConfigMap"},
@@ -112,13 +112,7 @@ func TestCreateAndPruneFaultMatrix(t *testing.T) {
 	}
 	for name, sc := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{MayAbsorb: func(v testenv.Verb, f testenv.Fault) bool {
-				// A timeout is injected after the write is served; on a re-run the server
-				// refuses that create with AlreadyExists, which the kit returns instead
-				// of the timeout, and which the pass rightly takes for success.
-				return f.Name == testenv.FaultConflict.Name ||
-					(sc.rerun && v == testenv.VerbCreate && f.Name == testenv.FaultTimeout.Name)
-			}, Setup: func(t *testing.T) testenv.FaultRun {
+			testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 				w := newConfigWorld(t, kinds[sc.kind])
 				if sc.rerun {
 					if _, err := w.k.create(context.Background(), env.Client, w.owner, base, w.ns, w.data); err != nil {

@@ -91,6 +91,22 @@
 // [ReasonDBSyncFailed] with a terminal error wrapping [job.ErrJobFailed] when one failed
 // permanently — no requeue until its spec or re-run key changes.
 //
+// # Requests, caches and writes
+//
+// The flows read through the client they are given: the MariaDB server, the Database,
+// User and Grant (the control check of apply.EnsureObject), the password Secret and the
+// sync Jobs. Pass an apply.Applier over the manager's cached client and a converged
+// pass — everything Ready, nothing to change — sends no request at all: the reads are
+// served by informers and the Applier skips the converged applies. A manager that reads
+// Secrets past its cache, as reconcile.UncachedObjects recommends, pays one GET of the
+// password Secret per ReconcileProvision pass. The writes carry the operator's field
+// manager (ApplierOptions.FieldManager), and every one is reported through apply.Record:
+// the applies like every apply.EnsureObject, the password Secret as apply.ActionCreated,
+// the sync Jobs as [job.RunJob] reports them. When the create of the password Secret
+// meets AlreadyExists (a second manager created it, or the cache had not seen it yet),
+// the Secret is read again past the cache, as unstructured, which a manager's client
+// sends to the API server.
+//
 // # Testing
 //
 // envtest runs no mariadb-operator: the testenv simulators (testenv.MarkMariaDBReady,

@@ -28,9 +28,11 @@ var deploymentGVK = appsv1.SchemeGroupVersion.WithKind("Deployment")
 // failure. On return deploy holds the server's copy, status included.
 //
 // Pass a freshly built desired object on every call. A converged Deployment is not
-// rewritten: the call costs two GETs (its own, and the one apply.EnsureObject makes to
-// check who controls the object) and one no-op PATCH. The GET before the apply serves
-// exactly two purposes:
+// rewritten: through a plain client the call costs two GETs (its own, and the one
+// apply.EnsureObject makes to check who controls the object) and one no-op PATCH;
+// through an apply.Applier over a manager's cached client it sends no request at all
+// (both reads are served by the Deployment informer and the Applier skips the converged
+// apply). The GET before the apply serves exactly two purposes:
 //
 //   - spec.selector is immutable: when the desired selector differs from the stored
 //     one, the stored Deployment is deleted (background propagation, so the garbage
@@ -40,10 +42,10 @@ var deploymentGVK = appsv1.SchemeGroupVersion.WithKind("Deployment")
 //     it), EnsureDeployment returns (false, nil) and re-creates it on a later call; a
 //     Deployment that is being deleted is never applied to.
 //   - spec.replicas left nil hands the replica count to someone else, typically a
-//     HorizontalPodAutoscaler. Server-Side Apply would reset a field that the SDK's
-//     field manager owned and no longer applies to its default (1 replica); so while
-//     the field manager still owns spec.replicas, the stored count is applied back
-//     instead. Once the autoscaler writes the count (through the scale subresource),
+//     HorizontalPodAutoscaler. Server-Side Apply would reset a field that the
+//     operator's field manager (apply.FieldManager, or an apply.Applier's own) owned
+//     and no longer applies to its default (1 replica); so while that field manager
+//     still owns spec.replicas, the stored count is applied back instead. Once the autoscaler writes the count (through the scale subresource),
 //     ownership moves to it and EnsureDeployment stops sending the field.
 //
 // A Deployment of that name that owner does not control (installed by Helm or kubectl,
@@ -107,7 +109,7 @@ func EnsureDeployment(
 		existing = nil
 	}
 
-	if existing != nil && deploy.Spec.Replicas == nil && ownsField(existing.ManagedFields, "f:spec", "f:replicas") {
+	if existing != nil && deploy.Spec.Replicas == nil && ownsField(existing.ManagedFields, fieldManagerOf(c), "f:spec", "f:replicas") {
 		deploy.Spec.Replicas = existing.Spec.Replicas
 	}
 
@@ -209,11 +211,20 @@ func deleteForRecreate(ctx context.Context, c client.Client, obj client.Object) 
 	return false, nil
 }
 
-// ownsField reports whether the SDK's field manager owns the field at path (in fieldsV1
-// notation, e.g. "f:spec", "f:replicas") through an Apply operation.
-func ownsField(entries []metav1.ManagedFieldsEntry, path ...string) bool {
+// fieldManagerOf returns the field manager apply.EnsureObject applies under through c:
+// an apply.Applier's own name, else apply.FieldManager.
+func fieldManagerOf(c client.Client) string {
+	if a, ok := c.(*apply.Applier); ok {
+		return a.FieldManager()
+	}
+	return apply.FieldManager
+}
+
+// ownsField reports whether fieldManager owns the field at path (in fieldsV1 notation,
+// e.g. "f:spec", "f:replicas") through an Apply operation.
+func ownsField(entries []metav1.ManagedFieldsEntry, fieldManager string, path ...string) bool {
 	for _, mf := range entries {
-		if mf.Manager != apply.FieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
+		if mf.Manager != fieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
 			continue
 		}
 		var cur map[string]json.RawMessage

@@ -68,10 +68,21 @@
 // control check of apply.EnsureObject), so with a manager's cached client it reads
 // from an informer for that kind: Deployments, Services, PodDisruptionBudgets,
 // HorizontalPodAutoscalers and VerticalPodAutoscalers. EnsureDeployment reads the
-// Deployment once more itself; a converged EnsureDeployment costs two GETs and one
-// no-op PATCH, the other helpers one GET and one no-op PATCH per object. The VPA flow
-// also lists VerticalPodAutoscalers in the owner's namespace, and asks the client's
-// RESTMapper whether the kind is served.
+// Deployment once more itself; through a plain client a converged EnsureDeployment
+// costs two GETs and one no-op PATCH, the other helpers one GET and one no-op PATCH per
+// object. The VPA flow also lists VerticalPodAutoscalers in the owner's namespace, and
+// asks the client's RESTMapper whether the kind is served.
+//
+// Pass an apply.Applier over the manager's cached client and a converged pass sends no
+// request at all: every read is served by an informer, the RESTMapper answers from what
+// it discovered before, and the Applier skips the converged applies. One exception: on
+// a cluster that does not serve the VerticalPodAutoscaler kind, a manager's RESTMapper
+// asks discovery again (one GET) on every ReconcileVPA call. The children are
+// then applied under the operator's field manager (ApplierOptions.FieldManager), which
+// is also the manager whose ownership of spec.replicas EnsureDeployment checks. Every
+// write is reported through apply.Record — the applies, and the deletes of a selector
+// change, of an HPA or of a VPA no longer wanted — so a reconciler that collects its
+// writes with apply.WithWrites sees them all.
 //
 // The VerticalPodAutoscaler types are k8s.io/autoscaler/vertical-pod-autoscaler
 // (autoscaling.k8s.io/v1); register them in the manager's scheme with

@@ -14,8 +14,11 @@ import (
 // EnsureCronJob creates or updates the CronJob cronJob, controlled by owner, through
 // Server-Side Apply under apply.FieldManager. A converged CronJob is not rewritten;
 // a changed spec is applied and takes effect from the next scheduled run (Jobs already
-// started keep their template). On return cronJob holds the server's copy. A converged
-// call costs one GET and one no-op PATCH.
+// started keep their template). On return cronJob holds the server's copy. The apply
+// is reported through apply.Record like every apply.EnsureObject. A converged call
+// costs one GET and one no-op PATCH through a plain client, and no request at all
+// through an apply.Applier over a manager's cached client (the GET is served by the
+// informer and the Applier skips the converged apply).
 //
 // A CronJob of that name that owner does not control (made by kubectl or Helm, or
 // controlled by another object) is refused with an error wrapping apply.ErrNotControlled

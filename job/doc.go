@@ -72,6 +72,15 @@
 //
 // RunJob reads the Job through the client it is given (with a manager's cached client,
 // from an informer for Jobs) and writes only to create or delete it: a completed Job
-// costs one GET per pass. EnsureCronJob reads the CronJob once (the control check) and
-// applies it: a converged CronJob costs one GET and one no-op PATCH.
+// costs one GET per pass through a plain client. EnsureCronJob reads the CronJob once
+// (the control check) and applies it: a converged CronJob costs one GET and one no-op
+// PATCH through a plain client.
+//
+// Pass an apply.Applier over the manager's cached client and a converged pass — the
+// Job completed, the CronJob unchanged — sends no request at all: both reads are
+// served by informers and the Applier skips the converged apply. The writes carry the
+// operator's field manager (ApplierOptions.FieldManager), and every write is reported
+// through apply.Record (the Job created, the finished run deleted for a re-run, the
+// CronJob applied), so a reconciler collecting them with apply.WithWrites logs them
+// with the rest.
 package job

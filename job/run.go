@@ -69,8 +69,13 @@ var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
 // TTL, which is why a Job with spec.ttlSecondsAfterFinished is refused) runs it again
 // on the next call.
 //
-// Call it on every reconcile pass; once the Job has completed, further calls cost one
-// GET and write nothing.
+// The Job it creates and a finished run it deletes for a re-run are reported through
+// apply.Record (apply.ActionCreated, apply.ActionDeleted); a call that writes nothing
+// records nothing.
+//
+// Call it on every reconcile pass; once the Job has completed, further calls write
+// nothing and cost one GET, which a manager's cached client (or an apply.Applier over
+// it) serves from its informer: no request at all.
 func RunJob(
 	ctx context.Context,
 	c client.Client,
@@ -187,7 +192,10 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 		err := c.Delete(ctx, existing,
 			client.PropagationPolicy(metav1.DeletePropagationBackground),
 			client.Preconditions{UID: new(existing.UID)})
-		if err != nil && !apierrors.IsNotFound(err) {
+		switch {
+		case err == nil:
+			apply.Record(ctx, apply.Write{Action: apply.ActionDeleted, GVK: jobGVK, Key: client.ObjectKeyFromObject(existing)})
+		case !apierrors.IsNotFound(err):
 			return false, fmt.Errorf("run %s: delete the %s run for a re-run: %w", desc, outcome, err)
 		}
 		return false, create(ctx, c, job, key, desc)
@@ -222,8 +230,8 @@ type refusal struct {
 func (r *refusal) Error() string { return r.text }
 func (r *refusal) Unwrap() error { return r.err }
 
-// create creates job with the re-run key annotation. A Job that still exists (the old
-// run is not gone yet) is no error: the next call sees it.
+// create creates job with the re-run key annotation and records the write. A Job that
+// still exists (the old run is not gone yet) is no error: the next call sees it.
 func create(ctx context.Context, c client.Client, job *batchv1.Job, key, desc string) error {
 	if job.Annotations == nil {
 		job.Annotations = map[string]string{}
@@ -231,7 +239,10 @@ func create(ctx context.Context, c client.Client, job *batchv1.Job, key, desc st
 	job.Annotations[PodSpecHashAnnotation] = key
 	job.ResourceVersion = ""
 	err := c.Create(ctx, job, client.FieldOwner(apply.FieldManager))
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	switch {
+	case err == nil:
+		apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: jobGVK, Key: client.ObjectKeyFromObject(job)})
+	case !apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("run %s: create: %w", desc, err)
 	}
 	return nil

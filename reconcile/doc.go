@@ -56,6 +56,17 @@
 // idempotent and leave the in-memory status alone, and [IgnoreStatusWrites] keeps the
 // controller from being woken by its own status writes.
 //
+// # Writes and converged passes
+//
+// The finalizer patches and the status write are reported through apply.Record, as
+// apply.ActionConfigured of the custom resource with the paths they changed
+// (metadata.finalizers, status.conditions, ...), in the one shape in which every helper
+// of the SDK reports its writes; [PassOptions].LogWrites logs all the writes of a pass.
+// Pass an apply.Applier over the manager's cached client as the client, and the writes
+// carry the operator's field manager. A converged pass — no finalizer to add, no status
+// change, steps that are converged themselves — then sends no request at all: the
+// object is read from the informer, and a status equal to the one read is not written.
+//
 // # Under faults, races and shutdown
 //
 //   - The status write has a context of its own, derived from the pass's without its

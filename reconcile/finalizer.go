@@ -7,6 +7,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // AddFinalizer adds finalizer to obj on the API server and reports whether it wrote.
@@ -16,7 +18,9 @@ import (
 // (a concurrent change gives a 409 Conflict instead of losing another party's
 // finalizer). Only obj's finalizers and resourceVersion are updated from the response:
 // conditions and other status the pass has set in memory are kept for the status write
-// at the end of the pass.
+// at the end of the pass. The patch is reported through apply.Record as
+// apply.ActionConfigured of obj with the field metadata.finalizers; through an
+// apply.Applier it is made under the operator's field manager.
 func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) (bool, error) {
 	if controllerutil.ContainsFinalizer(obj, finalizer) {
 		return false, nil
@@ -31,7 +35,7 @@ func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, final
 // wrote. It is idempotent: an object without the finalizer costs no request, and an
 // object that is already gone counts as done. Removing the last finalizer of an object
 // being deleted lets the API server delete it; [RunPass] then skips the status write.
-// The write is guarded like [AddFinalizer]'s.
+// The write is guarded and reported like [AddFinalizer]'s.
 func RemoveFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) (bool, error) {
 	if !controllerutil.ContainsFinalizer(obj, finalizer) {
 		return false, nil
@@ -61,7 +65,16 @@ func patchFinalizers(ctx context.Context, c client.Client, obj client.Object, ch
 	}
 	obj.SetFinalizers(patched.GetFinalizers())
 	obj.SetResourceVersion(patched.GetResourceVersion())
+	recordWrite(ctx, c, obj, "metadata.finalizers")
 	return nil
+}
+
+// recordWrite reports a write that changed fields of obj, the custom resource, through
+// apply.Record.
+func recordWrite(ctx context.Context, c client.Client, obj client.Object, fields ...string) {
+	gvk, _ := c.GroupVersionKindFor(obj)
+	apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: gvk,
+		Key: client.ObjectKeyFromObject(obj), Fields: fields})
 }
 
 // describe names obj as "Kind namespace/name" for errors.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +19,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // PassOptions configure [RunPass].
@@ -50,6 +53,13 @@ type PassOptions struct {
 	// sends to the API server (unless its cache was told to cache unstructured
 	// objects), and the conflict re-read goes through the client as it is.
 	APIReader client.Reader
+	// LogWrites logs, once the pass and its status write are done, every write the
+	// SDK's helpers made with the pass's context (see apply.WithWrites): those that
+	// changed something (created, configured, deleted) at info level, the others
+	// (unchanged, skipped) at V(1), each as "Kind namespace/name action" with the
+	// changed field paths. The writes still reach a collection that the context given
+	// to RunPass carries.
+	LogWrites bool
 }
 
 // StatusWriteTimeout bounds the status write at the end of a pass when
@@ -102,6 +112,15 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // leader-election overlap — writes the status of the new generation, and reapplying
 // the old view over it would flip conditions back and forth.
 //
+// The status write is reported through apply.Record as apply.ActionConfigured of the
+// object, with the paths of the top-level status fields it changed
+// ("status.conditions", ...), so a caller collecting its writes with apply.WithWrites
+// (or logging them with [PassOptions].LogWrites) sees it with the children's. Through
+// an apply.Applier it is made under the operator's field manager. A pass that changes no
+// status writes nothing, and its read of the object is served by the informer of a
+// manager's cached client: with steps that are converged too, such a pass sends no
+// request at all.
+//
 // RunPass returns pass's result or error, never both (the error wins). When the status
 // write fails, its error is returned joined to pass's error with [JoinErrors], and a
 // result is dropped: controller-runtime then retries with backoff, even when pass's
@@ -109,6 +128,12 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // pass's view of the object afterwards, not necessarily what was stored after a
 // conflict.
 func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, opts PassOptions, pass StepFunc[T]) (ctrl.Result, error) {
+	if opts.LogWrites {
+		outer := ctx
+		var writes *apply.Writes
+		ctx, writes = apply.WithWrites(ctx)
+		defer logWrites(outer, writes)
+	}
 	if err := c.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, nil
@@ -169,6 +194,7 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	err = c.Status().Update(ctx, after)
 	switch {
 	case err == nil:
+		recordWrite(ctx, c, after, statusPaths(bs, as)...)
 		return nil
 	case apierrors.IsNotFound(err):
 		return statusNotFound(ctx, c, opts.APIReader, key, after, err)
@@ -217,12 +243,51 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		if equality.Semantic.DeepEqual(fs, ns) {
 			return nil
 		}
-		return c.Status().Update(ctx, fresh)
+		if err := c.Status().Update(ctx, fresh); err != nil {
+			return err
+		}
+		recordWrite(ctx, c, fresh, statusPaths(fs, ns)...)
+		return nil
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("write status of %s %s after a conflict: %w", kindOf(c, after), key, err)
 	}
 	return nil
+}
+
+// statusPaths returns the sorted paths ("status.<field>") of the top-level status fields
+// that differ between the unstructured statuses before and after.
+func statusPaths(before, after any) []string {
+	bm, _ := before.(map[string]any)
+	am, _ := after.(map[string]any)
+	var out []string
+	for k, v := range am {
+		if !equality.Semantic.DeepEqual(bm[k], v) {
+			out = append(out, "status."+k)
+		}
+	}
+	for k := range bm {
+		if _, ok := am[k]; !ok {
+			out = append(out, "status."+k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// logWrites logs the writes collected during a pass (see PassOptions.LogWrites) and
+// records them into the collection of ctx, the context RunPass was given, if any.
+func logWrites(ctx context.Context, writes *apply.Writes) {
+	logger := log.FromContext(ctx)
+	for _, w := range writes.All() {
+		apply.Record(ctx, w)
+		switch w.Action {
+		case apply.ActionCreated, apply.ActionConfigured, apply.ActionDeleted:
+			logger.Info(w.String(), "fields", w.Fields)
+		default:
+			logger.V(1).Info(w.String())
+		}
+	}
 }
 
 // statusNotFound tells the two 404s of a status write apart: the object is gone (its

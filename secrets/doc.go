@@ -45,6 +45,16 @@
 // (the error names the controller), and one being deleted is refused with
 // apply.ErrBeingDeleted; nothing is created over it.
 //
+// Pass an apply.Applier (over the manager's cached client) as the client and the writes
+// carry the operator's field manager; every write is reported through apply.Record, so
+// a reconciler that collects its writes with apply.WithWrites sees the Secret created or
+// patched and the PushSecret applied. A converged pass — the generated Secret holds its
+// credential, the PushSecret is unchanged — writes nothing, and through an
+// apply.Applier over a manager's cached client sends no request at all. A manager that
+// reads Secrets past its cache, as reconcile.UncachedObjects recommends (caching them
+// would hold every Secret of the cluster in memory), pays one GET per
+// [EnsureGeneratedSecret] call, and one per [IsSecretReady] or [GetSecretValue] call.
+//
 // # Generated credentials
 //
 // [EnsureGeneratedSecret] creates a random credential Secret once, with crypto/rand,

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/retry"
@@ -133,7 +134,10 @@ func (o GenerateOutcome) String() string {
 // controller is refused.
 //
 // Two passes racing to create the Secret both end with the winner's value: the loser
-// sees AlreadyExists, reads the Secret again and keeps it. A failed read (of the
+// sees AlreadyExists, reads the Secret again and keeps it. Every read after a lost race
+// (AlreadyExists, or a Conflict of the patch) goes past the cache, as unstructured,
+// which a manager's client sends to the API server: a cache that has not seen the
+// Secret yet cannot make the call fail or generate twice. A failed read (of the
 // Secret, of gs.RestoreFrom or of the ExternalSecrets that write it) other than
 // NotFound is returned as an error, never answered with a new credential.
 //
@@ -141,6 +145,15 @@ func (o GenerateOutcome) String() string {
 // creationPolicy Owner deletes its target with it. The usual layout is generated
 // Secret → PushSecret ([GeneratedPushSecret]) → backend → ExternalSecret → a second
 // Secret, named by gs.RestoreFrom, that consumers mount.
+//
+// The create and the patch are reported through apply.Record: apply.ActionCreated, and
+// apply.ActionConfigured with the fields data.<DataKey> (a key added) and
+// metadata.ownerReferences (an adoption). A pass that keeps the Secret writes and
+// records nothing, and costs one GET of the Secret: none when the client serves Secrets
+// from a cache, so that such a pass through an apply.Applier over a manager's cached
+// client sends no request at all. With Secrets read past the cache, as
+// reconcile.UncachedObjects recommends, it costs exactly that one GET. Writes through an
+// apply.Applier carry the operator's field manager.
 //
 // A nil scheme returns an error wrapping apply.ErrNilScheme, invalid input one
 // wrapping [ErrInvalidGeneratedSecret] that names the Secret and the field; neither
@@ -168,10 +181,19 @@ func EnsureGeneratedSecret(
 
 	var outcome GenerateOutcome
 	var pending *pendingRestore
+	raced := false
 	err = retry.OnError(retry.DefaultRetry, retriable, func() error {
 		outcome, pending = SecretKept, nil
 		current := &corev1.Secret{}
-		err := c.Get(ctx, gs.Key, current)
+		var err error
+		if raced {
+			// A write lost a race, or the read came from a cache that lags behind
+			// the server: read past the cache.
+			err = getUncached(ctx, c, gs.Key, current)
+		} else {
+			err = c.Get(ctx, gs.Key, current)
+		}
+		raced = true
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("get Secret %s: %w", gs.Key, err)
 		}
@@ -335,6 +357,22 @@ func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, 
 		}
 		return fmt.Errorf("create Secret %s: %w", gs.Key, err)
 	}
+	apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: secretGVK, Key: gs.Key})
+	return nil
+}
+
+// getUncached reads the Secret at key into secret as unstructured: a manager's client
+// serves unstructured reads from the API server, not from its informers (unless its
+// cache was told to cache unstructured objects).
+func getUncached(ctx context.Context, c client.Client, key client.ObjectKey, secret *corev1.Secret) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(secretGVK)
+	if err := c.Get(ctx, key, u); err != nil {
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, secret); err != nil {
+		return fmt.Errorf("convert Secret %s from unstructured: %w", key, err)
+	}
 	return nil
 }
 
@@ -365,6 +403,14 @@ func patchSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, o
 		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	var fields []string
+	if value != nil {
+		fields = append(fields, "data."+gs.DataKey)
+	}
+	if adopt {
+		fields = append(fields, "metadata.ownerReferences")
+	}
+	apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: secretGVK, Key: gs.Key, Fields: fields})
 	return nil
 }
 

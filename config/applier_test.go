@@ -1,0 +1,288 @@
+package config_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/config"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// operatorName is the field manager the Applier tests name the operator with.
+const operatorName = "my-operator"
+
+// managerApplier starts a manager whose cache sees namespace ns and whose requests the
+// returned counter counts, and wraps its cached client into an Applier writing under
+// operatorName.
+func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	counter := &testenv.RequestCounter{}
+	cfg.Wrap(counter.Wrap)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: new(true)},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
+}
+
+// settleQuiet runs pass until one records no change and sends no request (the
+// informers have caught up with the earlier passes' writes), then runs three more
+// passes and fails the test unless each of them, too, records no change and sends no
+// request.
+func settleQuiet(t *testing.T, counter *testenv.RequestCounter, pass func(context.Context) error) {
+	t.Helper()
+	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
+		ctx, writes := apply.WithWrites(ctx)
+		counter.Reset()
+		if err := pass(ctx); err != nil {
+			return false, nil, 0, err
+		}
+		n := counter.Total()
+		return n == 0 && len(writes.Changed()) == 0, writes.Changed(), n, nil
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			ok, _, _, err := quiet(ctx)
+			return ok, err
+		})
+	if err != nil {
+		t.Fatalf("the passes never converged to sending nothing: %v", err)
+	}
+	for i := range 3 {
+		ok, changed, n, err := quiet(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("converged pass %d sent %d requests and recorded %v, want 0 and nothing", i+1, n, changed)
+		}
+	}
+}
+
+// writeStrings renders writes as "Kind ns/name action fields".
+func writeStrings(writes []apply.Write) []string {
+	var out []string
+	for _, w := range writes {
+		s := w.String()
+		for i, f := range w.Fields {
+			if i == 0 {
+				s += " "
+			} else {
+				s += ","
+			}
+			s += f
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// managers lists obj's managedFields entries as "manager/operation", leaving out the
+// entries of status writes (a controller's, or a simulator's).
+func managers(obj client.Object) []string {
+	var out []string
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Subresource == "" {
+			out = append(out, mf.Manager+"/"+string(mf.Operation))
+		}
+	}
+	return out
+}
+
+// TestConvergedPassThroughApplierSendsNothing: a create-and-prune pass through an
+// Applier over a manager's cache creates the current object and prunes the stale one
+// once; once the informers have seen that, a pass sends no request at all.
+func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
+	for kname, k := range kinds {
+		t.Run(kname, func(t *testing.T) {
+			w := newConfigWorld(t, k)
+			a, counter := managerApplier(t, w.ns)
+			pass := func(ctx context.Context) error { _, err := w.pass(ctx, a); return err }
+
+			ctx, writes := apply.WithWrites(context.Background())
+			if err := pass(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				kname + " " + w.ns + "/" + w.current + " created",
+				kname + " " + w.ns + "/" + w.stale + " deleted",
+			}
+			if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+				t.Errorf("first pass writes (-want +got):\n%s", diff)
+			}
+			settleQuiet(t, counter, pass)
+			w.check(t)
+			if got := k.existing(t, w.ns, w.stale, w.inUse, w.current); !cmp.Equal(got, []string{w.inUse, w.current}) {
+				t.Errorf("objects = %v, want %s and %s", got, w.inUse, w.current)
+			}
+		})
+	}
+}
+
+// TestCreateAndPruneRecordWrites: every write of the package is reported through
+// apply.Record (created, configured by an adoption, deleted by a prune) and a call that
+// finds everything in place records nothing.
+func TestCreateAndPruneRecordWrites(t *testing.T) {
+	for kname, k := range kinds {
+		t.Run(kname, func(t *testing.T) {
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns, "keystone")
+			data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+			adoptData := map[string]string{"adopted": "yes"}
+			adoptName := "cfg-" + config.ContentHash(adoptData)
+			if err := env.Client.Create(context.Background(), k.build(metav1.ObjectMeta{Name: adoptName, Namespace: ns,
+				Annotations: map[string]string{apply.AdoptAnnotation: "true"}}, adoptData)); err != nil {
+				t.Fatal(err)
+			}
+			ctx, writes := apply.WithWrites(context.Background())
+
+			name, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.create(ctx, env.Client, owner, "cfg", ns, data); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.create(ctx, env.Client, owner, "cfg", ns, adoptData); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.prune(ctx, env.Client, owner, "cfg", ns, name, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.prune(ctx, env.Client, owner, "cfg", ns, name, 0); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				kname + " " + ns + "/" + name + " created",
+				kname + " " + ns + "/" + adoptName + " configured metadata.labels." + config.ConfigBaseLabel + ",metadata.ownerReferences",
+				kname + " " + ns + "/" + adoptName + " deleted",
+			}
+			if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
+			}
+			for _, w := range writes.All() {
+				if w.GVK != corev1.SchemeGroupVersion.WithKind(kname) {
+					t.Errorf("write %s has GVK %v", w, w.GVK)
+				}
+			}
+		})
+	}
+}
+
+// TestCreateImmutableThroughApplierWritesUnderTheOperatorsName: the create and the
+// adoption patch made through an Applier carry the operator's field manager.
+func TestCreateImmutableThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
+	for kname, k := range kinds {
+		t.Run(kname, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns, "keystone")
+			a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+			adoptData := map[string]string{"adopted": "yes"}
+			if err := env.Client.Create(ctx, k.build(metav1.ObjectMeta{Name: "cfg-" + config.ContentHash(adoptData), Namespace: ns,
+				Annotations: map[string]string{apply.AdoptAnnotation: "true"}}, adoptData), client.FieldOwner("kubectl-create")); err != nil {
+				t.Fatal(err)
+			}
+
+			created, err := k.create(ctx, a, owner, "cfg", ns, map[string]string{"a": "1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			adopted, err := k.create(ctx, a, owner, "cfg", ns, adoptData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{operatorName + "/Update"}, managers(k.get(t, ns, created))); diff != "" {
+				t.Errorf("managers of the created object (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"kubectl-create/Update", operatorName + "/Update"}, managers(k.get(t, ns, adopted))); diff != "" {
+				t.Errorf("managers of the adopted object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCreateImmutableReadsPastAStaleCache: when the first read misses an object that
+// exists (a cache that has not seen it yet, or a second manager that created it since),
+// the create meets AlreadyExists and the object is read again past the cache and
+// accepted: no error, no second write.
+func TestCreateImmutableReadsPastAStaleCache(t *testing.T) {
+	for kname, k := range kinds {
+		t.Run(kname, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns, "keystone")
+			data := map[string]string{"a": "1"}
+			first, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rv := k.get(t, ns, first).GetResourceVersion()
+			cfg := rest.CopyConfig(env.Config)
+			counter := &testenv.RequestCounter{}
+			cfg.Wrap(counter.Wrap)
+			ww, err := client.NewWithWatch(cfg, client.Options{Scheme: env.Scheme})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stale := interceptor.NewClient(ww, interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if _, typed := obj.(*unstructured.Unstructured); !typed {
+						return apierrors.NewNotFound(schema.GroupResource{Resource: "stale-cache"}, key.Name)
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+			})
+			ctx, writes := apply.WithWrites(ctx)
+			got, err := k.create(ctx, stale, owner, "cfg", ns, data)
+			if err != nil || got != first {
+				t.Fatalf("create past a stale cache = %q, %v; want %q, nil", got, err, first)
+			}
+			if w := writes.All(); len(w) != 0 {
+				t.Errorf("recorded %v, want nothing", w)
+			}
+			if got := k.get(t, ns, first).GetResourceVersion(); got != rv {
+				t.Errorf("resourceVersion moved %s -> %s", rv, got)
+			}
+			if counter.Method("POST") != 1 {
+				t.Errorf("POST = %d, want the one create refused with AlreadyExists", counter.Method("POST"))
+			}
+		})
+	}
+}

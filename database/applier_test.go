@@ -1,0 +1,264 @@
+package database_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/database"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// operatorName is the field manager the Applier tests name the operator with.
+const operatorName = "my-operator"
+
+// managerApplier starts a manager whose cache sees namespace ns (and reads the kinds of
+// uncached past it) and whose requests the returned counter counts, and wraps its
+// cached client into an Applier writing under operatorName.
+func managerApplier(t *testing.T, ns string, uncached ...client.Object) (*apply.Applier, *testenv.RequestCounter) {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	counter := &testenv.RequestCounter{}
+	cfg.Wrap(counter.Wrap)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: new(true)},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: uncached}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
+}
+
+// settleQuiet runs pass until one records no change and sends exactly gets GET
+// requests and nothing else (the informers have caught up with the earlier passes'
+// writes), then runs three more passes and fails the test unless each of them does
+// the same.
+func settleQuiet(t *testing.T, counter *testenv.RequestCounter, gets int, pass func(context.Context) error) {
+	t.Helper()
+	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
+		ctx, writes := apply.WithWrites(ctx)
+		counter.Reset()
+		if err := pass(ctx); err != nil {
+			return false, nil, 0, err
+		}
+		n := counter.Total()
+		return n == gets && counter.Method("GET") == gets && len(writes.Changed()) == 0, writes.Changed(), n, nil
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			ok, _, _, err := quiet(ctx)
+			return ok, err
+		})
+	if err != nil {
+		t.Fatalf("the passes never converged to sending %d GET: %v", gets, err)
+	}
+	for i := range 3 {
+		ok, changed, n, err := quiet(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("converged pass %d sent %d requests and recorded %v, want %d GET and nothing", i+1, n, changed, gets)
+		}
+	}
+}
+
+// writeStrings renders writes as "Kind ns/name action fields".
+func writeStrings(writes []apply.Write) []string {
+	var out []string
+	for _, w := range writes {
+		s := w.String()
+		for i, f := range w.Fields {
+			if i == 0 {
+				s += " "
+			} else {
+				s += ","
+			}
+			s += f
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// managers lists obj's managedFields entries as "manager/operation", leaving out the
+// entries of status writes (a controller's, or a simulator's).
+func managers(obj client.Object) []string {
+	var out []string
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Subresource == "" {
+			out = append(out, mf.Manager+"/"+string(mf.Operation))
+		}
+	}
+	return out
+}
+
+// provisionUntilReady runs the provisioning flow through c, marking each object Ready
+// as the flow waits for it, until the flow reports the database provisioned.
+func provisionUntilReady(ctx context.Context, t *testing.T, c client.Client, owner client.Object) {
+	t.Helper()
+	ns := owner.GetNamespace()
+	eventually(t, "the provisioning flow to report ready", func(context.Context) (bool, string, error) {
+		cond, _, err := database.ReconcileProvision(ctx, c, env.Scheme, owner, params(ns, true))
+		if err != nil {
+			return false, "", err
+		}
+		switch cond.Reason {
+		case database.ReasonDatabaseNotReady:
+			_, err = testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone"))
+		case database.ReasonUserNotReady:
+			_, err = testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone"))
+		case database.ReasonGrantNotReady:
+			_, err = testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone"))
+		}
+		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, err
+	})
+}
+
+// TestConvergedPassThroughApplierSendsNothing: the provisioning flow through an Applier
+// over a manager's cache creates the Database, the password Secret, the User and the
+// Grant once each; once all are ready and the informers have caught up, a pass sends
+// no request at all, and with Secrets read past the cache exactly one GET.
+func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
+	cases := map[string]struct {
+		uncached []client.Object
+		gets     int
+	}{
+		"Secrets cached":   {gets: 0},
+		"Secrets uncached": {uncached: []client.Object{&corev1.Secret{}}, gets: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ns := env.Namespace(t)
+			owner := newOwner(t, ns)
+			need(t)(testenv.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
+			a, counter := managerApplier(t, ns, tc.uncached...)
+
+			ctx, writes := apply.WithWrites(context.Background())
+			provisionUntilReady(ctx, t, a, owner)
+			want := []string{
+				"Database " + ns + "/keystone created",
+				"Secret " + ns + "/" + passwordSecret + " created",
+				"User " + ns + "/keystone created",
+				"Grant " + ns + "/keystone created",
+			}
+			if diff := cmp.Diff(want, writeStrings(writes.Changed())); diff != "" {
+				t.Errorf("writes up to ready (-want +got):\n%s", diff)
+			}
+			settleQuiet(t, counter, tc.gets, func(ctx context.Context) error {
+				cond, res, err := database.ReconcileProvision(ctx, a, env.Scheme, owner, params(ns, true))
+				if err == nil && (cond.Status != metav1.ConditionTrue || !res.IsZero()) {
+					t.Errorf("converged pass = %s (%s), %+v; want True and a zero result", cond.Reason, cond.Message, res)
+				}
+				return err
+			})
+		})
+	}
+}
+
+// TestPasswordSecretReadPastAStaleCache: when the read misses a password Secret that
+// exists (a cache that has not seen it yet), the create meets AlreadyExists and the
+// Secret is read past the cache: the flow goes on with it, no error, nothing recorded.
+func TestPasswordSecretReadPastAStaleCache(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	settle(ctx, t, owner, false)
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	if _, _, err := provision(ctx, t, env.Client, owner, true); err != nil {
+		t.Fatal(err)
+	}
+	stored := &corev1.Secret{}
+	if err := env.Client.Get(ctx, objectKey(ns, passwordSecret), stored); err != nil {
+		t.Fatal(err)
+	}
+	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := interceptor.NewClient(base, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, typed := obj.(*corev1.Secret); typed {
+				return apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, key.Name)
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	ctx, writes := apply.WithWrites(ctx)
+	cond, _, err := provision(ctx, t, stale, owner, true)
+	if err != nil || cond.Reason != database.ReasonUserNotReady {
+		t.Fatalf("pass past a stale cache = %s (%s), %v; want %s", cond.Reason, cond.Message, err, database.ReasonUserNotReady)
+	}
+	if got := writes.Changed(); len(got) != 0 {
+		t.Errorf("recorded %v, want no change", got)
+	}
+	now := &corev1.Secret{}
+	if err := env.Client.Get(ctx, objectKey(ns, passwordSecret), now); err != nil {
+		t.Fatal(err)
+	}
+	if now.ResourceVersion != stored.ResourceVersion {
+		t.Errorf("the password Secret changed (rv %s -> %s)", stored.ResourceVersion, now.ResourceVersion)
+	}
+}
+
+// TestProvisionThroughApplierWritesUnderTheOperatorsName: the objects the flow applies
+// and the password Secret it creates through an Applier carry the operator's field
+// manager.
+func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+	provisionUntilReady(ctx, t, a, owner)
+
+	for _, obj := range []client.Object{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}} {
+		if err := env.Client.Get(ctx, objectKey(ns, "keystone"), obj); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{operatorName + "/Apply"}, managers(obj)); diff != "" {
+			t.Errorf("managers of %T (-want +got):\n%s", obj, diff)
+		}
+	}
+	secret := &corev1.Secret{}
+	if err := env.Client.Get(ctx, objectKey(ns, passwordSecret), secret); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{operatorName + "/Update"}, managers(secret)); diff != "" {
+		t.Errorf("managers of the password Secret (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,252 @@
+package deployment_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// operatorName is the field manager the Applier tests name the operator with.
+const operatorName = "my-operator"
+
+// managerApplier starts a manager whose cache sees namespace ns and whose requests the
+// returned counter counts, and wraps its cached client into an Applier writing under
+// operatorName.
+func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	counter := &testenv.RequestCounter{}
+	cfg.Wrap(counter.Wrap)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlconfig.Controller{SkipNameValidation: new(true)},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
+}
+
+// settleQuiet runs pass until one records no change and sends no request (the
+// informers have caught up with the earlier passes' writes), then runs three more
+// passes and fails the test unless each of them, too, records no change and sends no
+// request.
+func settleQuiet(t *testing.T, counter *testenv.RequestCounter, pass func(context.Context) error) {
+	t.Helper()
+	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
+		ctx, writes := apply.WithWrites(ctx)
+		counter.Reset()
+		if err := pass(ctx); err != nil {
+			return false, nil, 0, err
+		}
+		n := counter.Total()
+		return n == 0 && len(writes.Changed()) == 0, writes.Changed(), n, nil
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			ok, _, _, err := quiet(ctx)
+			return ok, err
+		})
+	if err != nil {
+		t.Fatalf("the passes never converged to sending nothing: %v", err)
+	}
+	for i := range 3 {
+		ok, changed, n, err := quiet(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("converged pass %d sent %d requests and recorded %v, want 0 and nothing", i+1, n, changed)
+		}
+	}
+}
+
+// writeStrings renders writes as "Kind ns/name action fields".
+func writeStrings(writes []apply.Write) []string {
+	var out []string
+	for _, w := range writes {
+		s := w.String()
+		for i, f := range w.Fields {
+			if i == 0 {
+				s += " "
+			} else {
+				s += ","
+			}
+			s += f
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// managers lists obj's managedFields entries as "manager/operation", leaving out the
+// entries of status writes (a controller's, or a simulator's).
+func managers(obj client.Object) []string {
+	var out []string
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Subresource == "" {
+			out = append(out, mf.Manager+"/"+string(mf.Operation))
+		}
+	}
+	return out
+}
+
+// workloadPass is a reconciler's workload step: the Deployment, its Service and
+// PodDisruptionBudget, no HorizontalPodAutoscaler and one VerticalPodAutoscaler.
+func workloadPass(c client.Client, owner client.Object, ready *bool) func(context.Context) error {
+	ns := owner.GetNamespace()
+	return func(ctx context.Context) error {
+		var err error
+		if *ready, err = deployment.EnsureDeployment(ctx, c, env.Scheme, owner, desiredDeployment(ns, "web", nil)); err != nil {
+			return err
+		}
+		if err := deployment.EnsureService(ctx, c, env.Scheme, owner, desiredService(ns, corev1.ServiceTypeClusterIP)); err != nil {
+			return err
+		}
+		if err := deployment.EnsurePodDisruptionBudget(ctx, c, env.Scheme, owner, desiredPDB(ns, 1)); err != nil {
+			return err
+		}
+		if _, err := deployment.ReconcileHPA(ctx, c, env.Scheme, owner, client.ObjectKey{Namespace: ns, Name: "web"}, nil); err != nil {
+			return err
+		}
+		_, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+		return err
+	}
+}
+
+// TestConvergedPassThroughApplierSendsNothing: the workload step through an Applier
+// over a manager's cache creates each child once; once the Deployment is ready and the
+// informers have caught up, a pass sends no request at all — EnsureDeployment's own
+// read included.
+func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	a, counter := managerApplier(t, ns)
+	var ready bool
+	pass := workloadPass(a, owner, &ready)
+
+	ctx, writes := apply.WithWrites(context.Background())
+	if err := pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Deployment " + ns + "/web created",
+		"Service " + ns + "/web created",
+		"PodDisruptionBudget " + ns + "/web created",
+		"VerticalPodAutoscaler " + ns + "/web created",
+	}
+	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+		t.Errorf("first pass writes (-want +got):\n%s", diff)
+	}
+	eventually(t, "the Deployment to be ready, seen through the cache", func(ctx context.Context) (bool, string, error) {
+		err := pass(ctx)
+		return ready, fmt.Sprintf("ready=%v", ready), err
+	})
+	settleQuiet(t, counter, pass)
+	if !ready {
+		t.Error("a converged pass reported the Deployment not ready")
+	}
+}
+
+// TestEnsureDeploymentRecordsWrites: the create, a converged call and the delete and
+// re-create of a selector change are reported through apply.Record. (Through an
+// Applier, so that the converged call is reported as skipped whatever the Deployment
+// controller writes to the status meanwhile.)
+func TestEnsureDeploymentRecordsWrites(t *testing.T) {
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+	ctx, writes := apply.WithWrites(context.Background())
+	for _, app := range []string{"web", "web", "web-v2"} {
+		if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, desiredDeployment(ns, app, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := "Deployment " + ns + "/web"
+	want := []string{key + " created", key + " skipped", key + " deleted", key + " created"}
+	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkloadsThroughApplierWriteUnderTheOperatorsName: every child the package
+// applies through an Applier carries the operator's field manager.
+func TestWorkloadsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+	var ready bool
+	if err := workloadPass(a, owner, &ready)(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, desiredPDB(ns, 1), &vpav1.VerticalPodAutoscaler{}} {
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, obj); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{operatorName + "/Apply"}, managers(obj)); diff != "" {
+			t.Errorf("managers of %T (-want +got):\n%s", obj, diff)
+		}
+	}
+}
+
+// TestEnsureDeploymentThroughApplierKeepsOwnedReplicas: the replica hand-off to an
+// autoscaler works under the operator's own field manager: a count the operator's
+// manager owned is kept when the desired count becomes nil, until the autoscaler takes
+// it over.
+func TestEnsureDeploymentThroughApplierKeepsOwnedReplicas(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, desiredDeployment(ns, "web", new(int32(3)))); err != nil {
+		t.Fatal(err)
+	}
+	d := desiredDeployment(ns, "web", nil)
+	key := client.ObjectKeyFromObject(d)
+	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, d); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := storedReplicas(t, key); got != 3 {
+		t.Fatalf("replicas = %d after the desired count became nil, want the owned 3 kept", got)
+	}
+	scaleAsHPA(t, key, 5)
+	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, desiredDeployment(ns, "web", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := storedReplicas(t, key); got != 5 {
+		t.Errorf("replicas = %d after the autoscaler scaled, want 5", got)
+	}
+}
