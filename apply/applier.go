@@ -91,11 +91,22 @@ func (a *Applier) label(obj metav1.Object) {
 	obj.SetLabels(labels)
 }
 
+// FieldManagerFor returns the field manager the SDK's helpers write under through c:
+// an Applier's own name, else FieldManager. Only c itself is looked at: a client that
+// wraps an Applier (an interceptor, a fault injector) hides it, so wrap the Applier's
+// inner client instead (NewApplier(wrapped, opts)).
+func FieldManagerFor(c client.Client) string {
+	if a, ok := c.(*Applier); ok {
+		return a.opts.FieldManager
+	}
+	return FieldManager
+}
+
 // fieldManagerFor resolves the field manager a write through c uses: an Applier's own
 // name replaces the SDK's default.
 func fieldManagerFor(c client.Client, requested string) string {
-	if a, ok := c.(*Applier); ok && (requested == FieldManager || requested == "") {
-		return a.opts.FieldManager
+	if requested == FieldManager || requested == "" {
+		return FieldManagerFor(c)
 	}
 	return requested
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // applyWrite describes an apply of body: created when nothing existed before, otherwise
-// configured (with the applied paths whose value changed) or unchanged by the
-// resourceVersion of the answer.
+// configured (with the applied paths whose value changed) or unchanged (the same
+// resourceVersion, or no applied path changed).
 func applyWrite(gvk schema.GroupVersionKind, body *unstructured.Unstructured, before client.Object, after *unstructured.Unstructured) Write {
 	w := Write{GVK: gvk, Key: client.ObjectKey{Namespace: after.GetNamespace(), Name: after.GetName()}}
 	switch {
@@ -21,9 +21,13 @@ func applyWrite(gvk schema.GroupVersionKind, body *unstructured.Unstructured, be
 	case before.GetResourceVersion() == after.GetResourceVersion():
 		w.Action = ActionUnchanged
 	default:
+		// The resourceVersion also moves when someone else wrote in between (a
+		// controller updating status): only a changed applied field makes it Configured.
 		w.Action = ActionConfigured
 		if prev, err := toUnstructured(before); err == nil {
-			w.Fields = changedPaths(body.Object, prev, after.Object, "")
+			if w.Fields = changedPaths(body.Object, prev, after.Object, ""); len(w.Fields) == 0 {
+				w.Action = ActionUnchanged
+			}
 		}
 	}
 	return w

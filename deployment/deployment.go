@@ -109,7 +109,7 @@ func EnsureDeployment(
 		existing = nil
 	}
 
-	if existing != nil && deploy.Spec.Replicas == nil && ownsField(existing.ManagedFields, fieldManagerOf(c), "f:spec", "f:replicas") {
+	if existing != nil && deploy.Spec.Replicas == nil && ownsField(existing.ManagedFields, apply.FieldManagerFor(c), "f:spec", "f:replicas") {
 		deploy.Spec.Replicas = existing.Spec.Replicas
 	}
 
@@ -209,15 +209,6 @@ func deleteForRecreate(ctx context.Context, c client.Client, obj client.Object) 
 		return false, fmt.Errorf("get after delete: %w", err)
 	}
 	return false, nil
-}
-
-// fieldManagerOf returns the field manager apply.EnsureObject applies under through c:
-// an apply.Applier's own name, else apply.FieldManager.
-func fieldManagerOf(c client.Client) string {
-	if a, ok := c.(*apply.Applier); ok {
-		return a.FieldManager()
-	}
-	return apply.FieldManager
 }
 
 // ownsField reports whether fieldManager owns the field at path (in fieldsV1 notation,
