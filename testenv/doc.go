@@ -57,6 +57,24 @@
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //
+// # Converged passes
+//
+// A pass through an Applier over a manager's cache should, once converged, send no
+// request at all (or only the reads it makes past the cache). [Env.StartManager] starts
+// a manager on the control plane with test defaults (the Env's scheme, no metrics or
+// probe server) and a [RequestCounter] of every request it sends; [ExpectQuiet] runs a
+// pass until one records no change through apply.WithWrites and sends exactly the
+// expected number of GET requests and nothing else, then asserts three more such
+// passes; [FieldManagers] lists an object's managedFields as "manager/Operation":
+//
+//	mgr, counter := env.StartManager(t, ctrl.Options{
+//		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+//	})
+//	a := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: "my-operator"})
+//	testenv.ExpectQuiet(t, counter, 0, func(ctx context.Context) error {
+//		return apply.EnsureObject(ctx, a, env.Scheme, owner, desired(ns), apply.FieldManager)
+//	})
+//
 // # Faults
 //
 // [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,

@@ -1,0 +1,11 @@
+package testenv
+
+import "time"
+
+// SetQuietTimeout sets how long ExpectQuiet waits for the first quiet pass, and returns
+// a function that restores the default.
+func SetQuietTimeout(d time.Duration) (restore func()) {
+	old := quietTimeout
+	quietTimeout = d
+	return func() { quietTimeout = old }
+}

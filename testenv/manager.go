@@ -1,0 +1,128 @@
+package testenv
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+)
+
+// StartManager starts a controller-runtime manager on the control plane and returns it
+// with a counter of every request it sends (its cache's lists and watches, its client's
+// reads past the cache and its writes). Where opts leaves them zero, the test defaults
+// are filled in: Scheme is [Env.Scheme], the metrics server and the health probes are
+// off (BindAddress "0") and controller name validation is skipped, so that several
+// managers of one test binary may register the same controller. Scope the cache with
+// opts.Cache (e.g. DefaultNamespaces: the test's namespace) and read kinds past it with
+// opts.Client.Cache.DisableFor.
+//
+// StartManager returns once the cache has synced; the manager stops when the test ends,
+// and an error from its Start fails the test.
+func (e *Env) StartManager(t testing.TB, opts ctrl.Options) (manager.Manager, *RequestCounter) {
+	t.Helper()
+	if opts.Scheme == nil {
+		opts.Scheme = e.Scheme
+	}
+	if opts.Metrics.BindAddress == "" {
+		opts.Metrics.BindAddress = "0"
+	}
+	if opts.HealthProbeBindAddress == "" {
+		opts.HealthProbeBindAddress = "0"
+	}
+	if opts.Controller.SkipNameValidation == nil {
+		opts.Controller.SkipNameValidation = new(true)
+	}
+	counter := &RequestCounter{}
+	cfg := rest.CopyConfig(e.Config)
+	cfg.Wrap(counter.Wrap)
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return mgr, counter
+}
+
+// quietTimeout bounds how long ExpectQuiet waits for the first quiet pass.
+var quietTimeout = 30 * time.Second
+
+// ExpectQuiet asserts that pass, a reconcile pass through a client whose requests
+// counter counts (typically a manager's from [Env.StartManager]), converges to a quiet
+// pass: one that records no change (no write reported through [apply.WithWrites]
+// created, configured or deleted anything) and sends exactly gets GET requests and no
+// other request — gets is 0 when every read is served by the cache, and the number of
+// reads past it otherwise.
+//
+// It runs pass until a pass is quiet (the informers have caught up with the earlier
+// passes' writes), failing the test if none is within 30 seconds, then runs three more
+// passes and reports each of them that is not quiet. An error from pass fails the test.
+func ExpectQuiet(t testing.TB, counter *RequestCounter, gets int, pass func(context.Context) error) {
+	t.Helper()
+	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
+		ctx, writes := apply.WithWrites(ctx)
+		counter.Reset()
+		if err := pass(ctx); err != nil {
+			return false, nil, 0, err
+		}
+		n := counter.Total()
+		changed := writes.Changed()
+		return n == gets && counter.Method(http.MethodGet) == gets && len(changed) == 0, changed, n, nil
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, quietTimeout, true,
+		func(ctx context.Context) (bool, error) {
+			ok, _, _, err := quiet(ctx)
+			return ok, err
+		})
+	if err != nil {
+		t.Fatalf("the passes never converged to sending %d GET and nothing else: %v", gets, err)
+	}
+	for i := range 3 {
+		ok, changed, n, err := quiet(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("converged pass %d sent %d requests and recorded %v, want %d GET and nothing", i+1, n, changed, gets)
+		}
+	}
+}
+
+// FieldManagers lists obj's managedFields entries, in order, as "manager/Operation"
+// (e.g. "my-operator/Apply"): those of the object itself, and those of the named
+// subresources as "manager/Operation/subresource" (e.g. "my-operator/Update/status").
+// The entries of other subresources (a controller's or a simulator's status writes,
+// unless "status" is named) are left out.
+func FieldManagers(obj client.Object, subresources ...string) []string {
+	var out []string
+	for _, mf := range obj.GetManagedFields() {
+		s := mf.Manager + "/" + string(mf.Operation)
+		if mf.Subresource != "" {
+			if !slices.Contains(subresources, mf.Subresource) {
+				continue
+			}
+			s += "/" + mf.Subresource
+		}
+		out = append(out, s)
+	}
+	return out
+}
