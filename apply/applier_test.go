@@ -11,12 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -33,31 +30,7 @@ func cachedApplier(t *testing.T, opts apply.ApplierOptions) (*apply.Applier, *te
 // the manager's API reader.
 func cachedApplierWith(t *testing.T, opts apply.ApplierOptions, cacheOpts cache.Options, live bool) (*apply.Applier, *testenv.RequestCounter) {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
-	counter := &testenv.RequestCounter{}
-	cfg.Wrap(counter.Wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: new(true)},
-		Cache:                  cacheOpts,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
+	mgr, counter := env.StartManager(t, ctrl.Options{Cache: cacheOpts})
 	if live {
 		opts.APIReader = mgr.GetAPIReader()
 	}
@@ -235,13 +208,13 @@ func TestApplierReportsWrites(t *testing.T) {
 	}
 	var got []string
 	for _, w := range writes.All() {
-		got = append(got, w.String()+" "+join(w.Fields))
+		got = append(got, w.String())
 	}
 	want := []string{
-		"ConfigMap " + ns + "/child created ",
-		"ConfigMap " + ns + "/child unchanged ",
+		"ConfigMap " + ns + "/child created",
+		"ConfigMap " + ns + "/child unchanged",
 		"ConfigMap " + ns + "/child configured data.key",
-		"ConfigMap " + ns + "/child deleted ",
+		"ConfigMap " + ns + "/child deleted",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
@@ -249,17 +222,6 @@ func TestApplierReportsWrites(t *testing.T) {
 	if n := len(writes.Changed()); n != 3 {
 		t.Errorf("Changed() = %d writes, want 3", n)
 	}
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ","
-		}
-		out += x
-	}
-	return out
 }
 
 func TestApplierWithLabelFilteredCache(t *testing.T) {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,9 +41,15 @@ type Write struct {
 	Fields []string
 }
 
-// String renders the write as "Deployment ns/name configured".
+// String renders the write as "Deployment ns/name configured", followed by the
+// changed fields when Fields lists any: "Deployment ns/name configured
+// spec.replicas,spec.template.spec.containers".
 func (w Write) String() string {
-	return w.GVK.Kind + " " + w.Key.String() + " " + string(lower(w.Action))
+	s := w.GVK.Kind + " " + w.Key.String() + " " + string(lower(w.Action))
+	if len(w.Fields) > 0 {
+		s += " " + strings.Join(w.Fields, ",")
+	}
+	return s
 }
 
 func lower(a Action) Action {

@@ -3,7 +3,6 @@ package database_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
@@ -11,14 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/database"
@@ -33,95 +28,18 @@ const operatorName = "my-operator"
 // cached client into an Applier writing under operatorName.
 func managerApplier(t *testing.T, ns string, uncached ...client.Object) (*apply.Applier, *testenv.RequestCounter) {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
-	counter := &testenv.RequestCounter{}
-	cfg.Wrap(counter.Wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             ctrlconfig.Controller{SkipNameValidation: new(true)},
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: uncached}},
+	mgr, counter := env.StartManager(t, ctrl.Options{
+		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: uncached}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
 	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
 }
 
-// settleQuiet runs pass until one records no change and sends exactly gets GET
-// requests and nothing else (the informers have caught up with the earlier passes'
-// writes), then runs three more passes and fails the test unless each of them does
-// the same.
-func settleQuiet(t *testing.T, counter *testenv.RequestCounter, gets int, pass func(context.Context) error) {
-	t.Helper()
-	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
-		ctx, writes := apply.WithWrites(ctx)
-		counter.Reset()
-		if err := pass(ctx); err != nil {
-			return false, nil, 0, err
-		}
-		n := counter.Total()
-		return n == gets && counter.Method("GET") == gets && len(writes.Changed()) == 0, writes.Changed(), n, nil
-	}
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			ok, _, _, err := quiet(ctx)
-			return ok, err
-		})
-	if err != nil {
-		t.Fatalf("the passes never converged to sending %d GET: %v", gets, err)
-	}
-	for i := range 3 {
-		ok, changed, n, err := quiet(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			t.Errorf("converged pass %d sent %d requests and recorded %v, want %d GET and nothing", i+1, n, changed, gets)
-		}
-	}
-}
-
-// writeStrings renders writes as "Kind ns/name action fields".
+// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
 func writeStrings(writes []apply.Write) []string {
 	var out []string
 	for _, w := range writes {
-		s := w.String()
-		for i, f := range w.Fields {
-			if i == 0 {
-				s += " "
-			} else {
-				s += ","
-			}
-			s += f
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// managers lists obj's managedFields entries as "manager/operation", leaving out the
-// entries of status writes (a controller's, or a simulator's).
-func managers(obj client.Object) []string {
-	var out []string
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Subresource == "" {
-			out = append(out, mf.Manager+"/"+string(mf.Operation))
-		}
+		out = append(out, w.String())
 	}
 	return out
 }
@@ -178,7 +96,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 			if diff := cmp.Diff(want, writeStrings(writes.Changed())); diff != "" {
 				t.Errorf("writes up to ready (-want +got):\n%s", diff)
 			}
-			settleQuiet(t, counter, tc.gets, func(ctx context.Context) error {
+			testenv.ExpectQuiet(t, counter, tc.gets, func(ctx context.Context) error {
 				cond, res, err := database.ReconcileProvision(ctx, a, env.Scheme, owner, params(ns, true))
 				if err == nil && (cond.Status != metav1.ConditionTrue || !res.IsZero()) {
 					t.Errorf("converged pass = %s (%s), %+v; want True and a zero result", cond.Reason, cond.Message, res)
@@ -250,7 +168,7 @@ func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
 		if err := env.Client.Get(ctx, objectKey(ns, "keystone"), obj); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{operatorName + "/Apply"}, managers(obj)); diff != "" {
+		if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(obj)); diff != "" {
 			t.Errorf("managers of %T (-want +got):\n%s", obj, diff)
 		}
 	}
@@ -258,7 +176,7 @@ func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
 	if err := env.Client.Get(ctx, objectKey(ns, passwordSecret), secret); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{operatorName + "/Update"}, managers(secret)); diff != "" {
+	if diff := cmp.Diff([]string{operatorName + "/Update"}, testenv.FieldManagers(secret)); diff != "" {
 		t.Errorf("managers of the password Secret (-want +got):\n%s", diff)
 	}
 }

@@ -11,13 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -31,82 +28,17 @@ const operatorName = "my-operator"
 // operatorName.
 func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
-	counter := &testenv.RequestCounter{}
-	cfg.Wrap(counter.Wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             ctrlconfig.Controller{SkipNameValidation: new(true)},
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+	mgr, counter := env.StartManager(t, ctrl.Options{
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
 	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
 }
 
-// settleQuiet runs pass until one records no change and sends no request (the
-// informers have caught up with the earlier passes' writes), then runs three more
-// passes and fails the test unless each of them, too, records no change and sends no
-// request.
-func settleQuiet(t *testing.T, counter *testenv.RequestCounter, pass func(context.Context) error) {
-	t.Helper()
-	quiet := func(ctx context.Context) (bool, []apply.Write, int, error) {
-		ctx, writes := apply.WithWrites(ctx)
-		counter.Reset()
-		if err := pass(ctx); err != nil {
-			return false, nil, 0, err
-		}
-		n := counter.Total()
-		return n == 0 && len(writes.Changed()) == 0, writes.Changed(), n, nil
-	}
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true,
-		func(ctx context.Context) (bool, error) {
-			ok, _, _, err := quiet(ctx)
-			return ok, err
-		})
-	if err != nil {
-		t.Fatalf("the passes never converged to sending nothing: %v", err)
-	}
-	for i := range 3 {
-		ok, changed, n, err := quiet(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			t.Errorf("converged pass %d sent %d requests and recorded %v, want 0 and nothing", i+1, n, changed)
-		}
-	}
-}
-
-// writeStrings renders writes as "Kind ns/name action fields".
+// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
 func writeStrings(writes []apply.Write) []string {
 	var out []string
 	for _, w := range writes {
-		s := w.String()
-		for i, f := range w.Fields {
-			if i == 0 {
-				s += " "
-			} else {
-				s += ","
-			}
-			s += f
-		}
-		out = append(out, s)
+		out = append(out, w.String())
 	}
 	return out
 }
@@ -157,7 +89,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		t.Errorf("first pass writes (-want +got):\n%s", diff)
 	}
 	cacheCaughtUp(t, a, key)
-	settleQuiet(t, counter, pass)
+	testenv.ExpectQuiet(t, counter, 0, pass)
 	assertConditions(t, getWidget(t, key), allReadyConditions(1)...)
 }
 

@@ -283,7 +283,9 @@ func logWrites(ctx context.Context, writes *apply.Writes) {
 		apply.Record(ctx, w)
 		switch w.Action {
 		case apply.ActionCreated, apply.ActionConfigured, apply.ActionDeleted:
-			logger.Info(w.String(), "fields", w.Fields)
+			msg := w
+			msg.Fields = nil // logged as a value of their own
+			logger.Info(msg.String(), "fields", w.Fields)
 		default:
 			logger.V(1).Info(w.String())
 		}
