@@ -285,7 +285,7 @@ func digestManaged(obj metav1.Object, fieldManager string) ([sha256.Size]byte, b
 		h.Write([]byte(mf.APIVersion))
 		h.Write([]byte{0})
 		if mf.FieldsV1 != nil {
-			h.Write(mf.FieldsV1.Raw)
+			h.Write(mf.FieldsV1.GetRawBytes())
 		}
 		var out [sha256.Size]byte
 		copy(out[:], h.Sum(nil))

@@ -38,7 +38,7 @@ func cachedApplierWith(t *testing.T, opts apply.ApplierOptions, cacheOpts cache.
 }
 
 // settle applies until a pass is skipped: the informer has caught up with the last apply.
-func settle(t *testing.T, ctx context.Context, a *apply.Applier, owner client.Object, build func() client.Object) {
+func settle(ctx context.Context, t *testing.T, a *apply.Applier, owner client.Object, build func() client.Object) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		ctx, writes := apply.WithWrites(ctx)
@@ -67,7 +67,7 @@ func TestApplierConvergedPassSendsNothing(t *testing.T) {
 	if got := writes.All(); len(got) != 1 || got[0].Action != apply.ActionCreated {
 		t.Fatalf("first apply reported %v, want one Created", got)
 	}
-	settle(t, ctx, a, owner, build)
+	settle(ctx, t, a, owner, build)
 	counter.Reset()
 	for range 5 {
 		ctxN, writes := apply.WithWrites(ctx)
@@ -134,7 +134,7 @@ func TestApplierRepairsDriftInOnePass(t *testing.T) {
 			owner := newOwner(t, ns)
 			a, _ := cachedApplier(t, apply.ApplierOptions{FieldManager: "keystone-operator"})
 			build := func() client.Object { return desiredDeployment(ns) }
-			settle(t, ctx, a, owner, build)
+			settle(ctx, t, a, owner, build)
 
 			tc.drift(t, ns)
 			// Wait until the informer sees the drift, then one pass repairs it.
@@ -250,7 +250,7 @@ func TestApplierWithLabelFilteredCache(t *testing.T) {
 	if cm.Labels[apply.ManagedByLabel] != "glance-operator" {
 		t.Errorf("applied labels = %v, want %s=glance-operator", cm.Labels, apply.ManagedByLabel)
 	}
-	settle(t, ctx, a, owner, func() client.Object { return desiredConfigMap(ns) })
+	settle(ctx, t, a, owner, func() client.Object { return desiredConfigMap(ns) })
 	counter.Reset()
 	ctx2, writes := apply.WithWrites(ctx)
 	if err := apply.EnsureObject(ctx2, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
