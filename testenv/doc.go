@@ -57,6 +57,13 @@
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //
+// # Objects being deleted
+//
+// [Env.CreateBeingDeleted] creates an object held by [HoldFinalizer] and starts its
+// deletion, so that a test meets it with a deletionTimestamp; [Env.DeleteHeld] does the
+// same for an object the test created with a finalizer of its own. Both release the
+// finalizers when the test ends; [Env.ReleaseFinalizers] lets the object go earlier.
+//
 // # Faults
 //
 // [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,
