@@ -22,8 +22,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-const holdFinalizer = "test.c5c3.io/hold"
-
 // existingRoute is an HTTPRoute of the flow's key that is there before the flow runs.
 type existingRoute struct {
 	prepare  func(t *testing.T, ns string, owner, route client.Object)
@@ -66,22 +64,11 @@ func createRoute(t *testing.T, tc existingRoute, ns string, owner client.Object)
 	route := desiredRoute(t, ns, "someone-elses.example.org")
 	tc.prepare(t, ns, owner, route)
 	if tc.deleting {
-		route.Finalizers = []string{holdFinalizer}
+		env.CreateBeingDeleted(t, route)
+		return route
 	}
 	if err := env.Client.Create(ctx, route); err != nil {
 		t.Fatal(err)
-	}
-	if tc.deleting {
-		t.Cleanup(func() {
-			cur := &gatewayv1.HTTPRoute{}
-			if err := env.Client.Get(ctx, routeKey(ns), cur); err == nil {
-				cur.Finalizers = nil
-				_ = env.Client.Update(ctx, cur)
-			}
-		})
-		if err := env.Client.Delete(ctx, route); err != nil {
-			t.Fatal(err)
-		}
 	}
 	stored := &gatewayv1.HTTPRoute{}
 	if err := env.Client.Get(ctx, routeKey(ns), stored); err != nil {
