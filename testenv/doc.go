@@ -93,6 +93,9 @@
 //		}
 //	}}.Run(t)
 //
+// [FaultMatrix.RunWritesAndReads] runs a smaller matrix: every write verb with every
+// fault, and Get and List only with the faults a read can meet ([ReadFaults]).
+//
 // # Real controllers
 //
 // With [Options.Controllers] the kit runs real controllers next to the control plane:
