@@ -218,14 +218,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 					},
 				}
 			}
-			t.Run("writes", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbApply, testenv.VerbCreate,
-					testenv.VerbUpdate, testenv.VerbPatch, testenv.VerbDelete}}.Run(t)
-			})
-			t.Run("reads", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbList},
-					Faults: []testenv.Fault{testenv.FaultInternal, testenv.FaultCanceled}}.Run(t)
-			})
+			testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
 		})
 	}
 }
