@@ -224,32 +224,19 @@ func newNamedOwner(t *testing.T, ns, name string) *corev1.ConfigMap {
 // controlled by the owner "owner" in ns when controlled is true.
 func beingDeleted(t *testing.T, ns string, controlled bool) *corev1.ConfigMap {
 	t.Helper()
-	ctx := context.Background()
 	owner := &corev1.ConfigMap{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "owner"}, owner); err != nil {
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "owner"}, owner); err != nil {
 		t.Fatal(err)
 	}
 	cm := existingChild(t, ns, func(cm *corev1.ConfigMap) {
-		cm.Finalizers = []string{"test.c5c3.io/hold"}
+		cm.Finalizers = []string{testenv.HoldFinalizer}
 		if controlled {
 			if err := controllerutil.SetControllerReference(owner, cm, env.Scheme); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
-	t.Cleanup(func() {
-		cur := &corev1.ConfigMap{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cur); err == nil {
-			cur.Finalizers = nil
-			_ = env.Client.Update(ctx, cur)
-		}
-	})
-	if err := env.Client.Delete(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
-		t.Fatal(err)
-	}
+	env.DeleteHeld(t, cm)
 	return cm
 }
 

@@ -22,9 +22,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// holdFinalizer keeps an object in deletion for as long as a test needs it.
-const holdFinalizer = "test.c5c3.io/hold"
-
 // existing describes an object of the desired name that is already there before a
 // helper runs: made by someone else or on its way out.
 type existing struct {
@@ -76,37 +73,16 @@ func createExisting(t *testing.T, tc existing, ns string, owner, obj client.Obje
 	ctx := context.Background()
 	tc.prepare(t, ns, owner, obj)
 	if tc.deleting {
-		obj.SetFinalizers([]string{holdFinalizer})
+		return env.CreateBeingDeleted(t, obj)
 	}
 	if err := env.Client.Create(ctx, obj); err != nil {
 		t.Fatalf("create existing %T: %v", obj, err)
-	}
-	if tc.deleting {
-		t.Cleanup(func() { release(t, obj) })
-		// Background propagation: the default for a Job (orphan) adds a finalizer that
-		// the garbage collector removes, a write of its own.
-		if err := env.Client.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
-			t.Fatal(err)
-		}
 	}
 	stored := obj.DeepCopyObject().(client.Object)
 	if err := env.Client.Get(ctx, key(obj), stored); err != nil {
 		t.Fatal(err)
 	}
 	return stored
-}
-
-// release removes the hold finalizer so that the object can go.
-func release(t *testing.T, obj client.Object) {
-	ctx := context.Background()
-	cur := obj.DeepCopyObject().(client.Object)
-	if err := env.Client.Get(ctx, key(obj), cur); err != nil {
-		return
-	}
-	cur.SetFinalizers(nil)
-	if err := env.Client.Update(ctx, cur); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("release %s: %v", key(obj), err)
-	}
 }
 
 // untouched fails the test when the object at before's key was written since before

@@ -173,32 +173,10 @@ func typeName(o runtime.Object) string {
 // cancelled context; a read with 500 or a cancelled context): the password is generated once and never replaced, nothing is deleted or
 // re-created, and every run converges to the world of the run that never failed.
 func TestReconcileProvisionFaultMatrix(t *testing.T) {
-	runMatrix(t, func(t *testing.T) testenv.FaultRun {
+	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 		w := newProvisionWorld(t)
 		return testenv.FaultRun{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
-	})
-}
-
-// runMatrix runs the fault matrix of setup in two parts to keep it small: every write
-// verb with every fault, and the reads with the faults a read can meet. A read never
-// answers 409, and a timed-out read has no effect on the server, so for reads the
-// timeout is the same case as the cancelled context.
-func runMatrix(t *testing.T, setup func(t *testing.T) testenv.FaultRun) {
-	t.Helper()
-	reads := []testenv.Verb{testenv.VerbGet, testenv.VerbList}
-	var writes []testenv.Verb
-	for _, v := range testenv.Verbs() {
-		if v != testenv.VerbGet && v != testenv.VerbList {
-			writes = append(writes, v)
-		}
-	}
-	t.Run("writes", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: setup, Verbs: writes}.Run(t)
-	})
-	t.Run("reads", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: setup, Verbs: reads,
-			Faults: []testenv.Fault{testenv.FaultInternal, testenv.FaultCanceled}}.Run(t)
-	})
+	}}.RunWritesAndReads(t)
 }
 
 // TestReconcileProvisionKilledMidPass stops a provisioning pass right after each of its
@@ -410,13 +388,13 @@ func TestReconcileSyncJobsFaultMatrix(t *testing.T) {
 	}
 	for name, setup := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			runMatrix(t, func(t *testing.T) testenv.FaultRun {
+			testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 				ns := env.Namespace(t)
 				w := &syncWorld{ns: ns, owner: newOwner(t, ns), uids: map[string]string{}}
 				setup(t, w)
 				w.check(t)
 				return testenv.FaultRun{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
-			})
+			}}.RunWritesAndReads(t)
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // childHelper is one Ensure*/flow helper of the package, called on a namespace in which
@@ -153,15 +154,9 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 					if err := controllerutil.SetControllerReference(owner, obj, env.Scheme); err != nil {
 						t.Fatal(err)
 					}
-					obj.SetFinalizers([]string{"test.example/hold"})
+					obj.SetFinalizers([]string{testenv.HoldFinalizer})
 				})
-				t.Cleanup(func() { releaseFinalizers(t, held.DeepCopyObject().(client.Object), client.ObjectKeyFromObject(held)) })
-				if err := env.Client.Delete(context.Background(), held); err != nil {
-					t.Fatal(err)
-				}
-				if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(held), held); err != nil {
-					t.Fatal(err)
-				}
+				env.DeleteHeld(t, held)
 				err := callCounting(t, h, owner, ns, 0)
 				if h.beingDeleted == nil && err != nil {
 					t.Fatalf("err = %v, want none: the helper waits for the deletion", err)
@@ -208,14 +203,9 @@ func TestEnsureDeploymentForeignBeingDeleted(t *testing.T) {
 		if err := controllerutil.SetControllerReference(other, obj, env.Scheme); err != nil {
 			t.Fatal(err)
 		}
-		obj.SetFinalizers([]string{"test.example/hold"})
+		obj.SetFinalizers([]string{testenv.HoldFinalizer})
 	})
-	if err := env.Client.Delete(ctx, held); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(held), held); err != nil {
-		t.Fatal(err)
-	}
+	env.DeleteHeld(t, held)
 	h := childHelpers()["EnsureDeployment"]
 	err := callCounting(t, h, owner, ns, 0)
 	if !errors.Is(err, apply.ErrBeingDeleted) || errors.Is(err, apply.ErrNotControlled) ||
@@ -224,7 +214,7 @@ func TestEnsureDeploymentForeignBeingDeleted(t *testing.T) {
 	}
 	wantUntouched(t, held)
 
-	releaseFinalizers(t, &appsv1.Deployment{}, client.ObjectKeyFromObject(held))
+	env.ReleaseFinalizers(t, held)
 	eventually(t, "the foreign Deployment to be gone", func(ctx context.Context) (bool, string, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(held), &appsv1.Deployment{})
 		return apierrors.IsNotFound(err), "", nil

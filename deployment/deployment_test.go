@@ -15,12 +15,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 func TestIsDeploymentReady(t *testing.T) {
@@ -228,7 +228,7 @@ func TestEnsureDeploymentWaitsForDeletion(t *testing.T) {
 	owner := newOwner(t, ns, "horizon")
 
 	old := desiredDeployment(ns, "web-v1", nil)
-	old.Finalizers = []string{"test.example/hold"}
+	old.Finalizers = []string{testenv.HoldFinalizer}
 	if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestEnsureDeploymentWaitsForDeletion(t *testing.T) {
 		t.Errorf("call on a Deployment being deleted sent %d writes, want 0", counter.Writes())
 	}
 
-	releaseFinalizers(t, &appsv1.Deployment{}, client.ObjectKeyFromObject(old))
+	env.ReleaseFinalizers(t, old)
 	eventually(t, "the old Deployment to be gone", func(ctx context.Context) (bool, string, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), &appsv1.Deployment{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
@@ -611,21 +611,5 @@ func TestEnsureDeploymentAPIErrors(t *testing.T) {
 				t.Errorf("error %q does not name %q", err, want)
 			}
 		})
-	}
-}
-
-// releaseFinalizers removes the finalizers of the object at key, retrying when a
-// controller wrote it in between.
-func releaseFinalizers(t *testing.T, obj client.Object, key client.ObjectKey) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := env.Client.Get(context.Background(), key, obj); err != nil {
-			return err
-		}
-		obj.SetFinalizers(nil)
-		return env.Client.Update(context.Background(), obj)
-	})
-	if err != nil {
-		t.Fatalf("release finalizers of %s: %v", key, err)
 	}
 }

@@ -22,8 +22,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-const holdFinalizer = "test.c5c3.io/hold"
-
 // existingRoute is an HTTPRoute of the flow's key that is there before the flow runs.
 type existingRoute struct {
 	prepare  func(t *testing.T, ns string, owner, route client.Object)
@@ -66,22 +64,11 @@ func createRoute(t *testing.T, tc existingRoute, ns string, owner client.Object)
 	route := desiredRoute(t, ns, "someone-elses.example.org")
 	tc.prepare(t, ns, owner, route)
 	if tc.deleting {
-		route.Finalizers = []string{holdFinalizer}
+		env.CreateBeingDeleted(t, route)
+		return route
 	}
 	if err := env.Client.Create(ctx, route); err != nil {
 		t.Fatal(err)
-	}
-	if tc.deleting {
-		t.Cleanup(func() {
-			cur := &gatewayv1.HTTPRoute{}
-			if err := env.Client.Get(ctx, routeKey(ns), cur); err == nil {
-				cur.Finalizers = nil
-				_ = env.Client.Update(ctx, cur)
-			}
-		})
-		if err := env.Client.Delete(ctx, route); err != nil {
-			t.Fatal(err)
-		}
 	}
 	stored := &gatewayv1.HTTPRoute{}
 	if err := env.Client.Get(ctx, routeKey(ns), stored); err != nil {
@@ -231,14 +218,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 					},
 				}
 			}
-			t.Run("writes", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbApply, testenv.VerbCreate,
-					testenv.VerbUpdate, testenv.VerbPatch, testenv.VerbDelete}}.Run(t)
-			})
-			t.Run("reads", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbList},
-					Faults: []testenv.Fault{testenv.FaultInternal, testenv.FaultCanceled}}.Run(t)
-			})
+			testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
 		})
 	}
 }

@@ -172,19 +172,9 @@ func createHeld(t *testing.T, obj client.Object, controller client.Object) clien
 		if err := controllerutil.SetControllerReference(controller, o, env.Scheme); err != nil {
 			t.Fatal(err)
 		}
-		o.SetFinalizers([]string{"test.example/hold"})
+		o.SetFinalizers([]string{testenv.HoldFinalizer})
 	})
-	t.Cleanup(func() { releaseFinalizers(t, held.DeepCopyObject().(client.Object), client.ObjectKeyFromObject(held)) })
-	ctx := context.Background()
-	// Background propagation: a Job's default (orphan) adds a finalizer that the
-	// garbage collector removes at a time of its choosing.
-	if err := env.Client.Delete(ctx, held, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(held), held); err != nil {
-		t.Fatal(err)
-	}
-	return held
+	return env.DeleteHeld(t, held)
 }
 
 // callCounting runs the helper through a counting client and checks it wrote nothing.

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -392,7 +391,7 @@ func TestRunJobWaitsForDeletion(t *testing.T) {
 	owner := newOwner(t, ns, "keystone")
 	held := func(image string) *batchv1.Job {
 		j := desiredJob(ns, image)
-		j.Finalizers = []string{"test.example/hold"}
+		j.Finalizers = []string{testenv.HoldFinalizer}
 		return j
 	}
 	old := runUntilDone(t, owner, func() *batchv1.Job { return held("registry.example/keystone:1") }, "")
@@ -415,7 +414,7 @@ func TestRunJobWaitsForDeletion(t *testing.T) {
 		t.Fatalf("being deleted: done=%v err=%v writes=%d, want (false, nil) and no writes", done, err, counter.Writes())
 	}
 
-	releaseFinalizers(t, &batchv1.Job{}, client.ObjectKeyFromObject(old))
+	env.ReleaseFinalizers(t, old)
 	eventually(t, "the old Job to be gone", func(ctx context.Context) (bool, string, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), &batchv1.Job{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
@@ -553,21 +552,5 @@ func TestRunJobAPIErrors(t *testing.T) {
 				t.Errorf("error %q does not name the Job and %q", err, tc.step)
 			}
 		})
-	}
-}
-
-// releaseFinalizers removes the finalizers of the object at key, retrying when a
-// controller wrote it in between.
-func releaseFinalizers(t *testing.T, obj client.Object, key client.ObjectKey) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := env.Client.Get(context.Background(), key, obj); err != nil {
-			return err
-		}
-		obj.SetFinalizers(nil)
-		return env.Client.Update(context.Background(), obj)
-	})
-	if err != nil {
-		t.Fatalf("release finalizers of %s: %v", key, err)
 	}
 }

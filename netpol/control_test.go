@@ -22,8 +22,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-const holdFinalizer = "test.c5c3.io/hold"
-
 // existingPolicy is a NetworkPolicy of the flow's key that is there before it runs.
 type existingPolicy struct {
 	// other makes another object the policy's controller; owned makes the owner its
@@ -62,22 +60,11 @@ func createPolicy(t *testing.T, tc existingPolicy, ns string, owner client.Objec
 		}
 	}
 	if tc.deleting {
-		p.Finalizers = []string{holdFinalizer}
+		env.CreateBeingDeleted(t, p)
+		return p
 	}
 	if err := env.Client.Create(ctx, p); err != nil {
 		t.Fatal(err)
-	}
-	if tc.deleting {
-		t.Cleanup(func() {
-			cur := &networkingv1.NetworkPolicy{}
-			if err := env.Client.Get(ctx, policyKey(ns), cur); err == nil {
-				cur.Finalizers = nil
-				_ = env.Client.Update(ctx, cur)
-			}
-		})
-		if err := env.Client.Delete(ctx, p); err != nil {
-			t.Fatal(err)
-		}
 	}
 	stored := &networkingv1.NetworkPolicy{}
 	if err := env.Client.Get(ctx, policyKey(ns), stored); err != nil {
@@ -222,14 +209,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 					},
 				}
 			}
-			t.Run("writes", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbApply, testenv.VerbCreate,
-					testenv.VerbUpdate, testenv.VerbPatch, testenv.VerbDelete}}.Run(t)
-			})
-			t.Run("reads", func(t *testing.T) {
-				testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbList},
-					Faults: []testenv.Fault{testenv.FaultInternal, testenv.FaultCanceled}}.Run(t)
-			})
+			testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
 		})
 	}
 }

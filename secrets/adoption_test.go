@@ -15,9 +15,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-const testFinalizer = "test.c5c3.io/hold"
 
 // existingState says who holds an object that is there before the helper runs.
 type existingState struct {
@@ -44,28 +43,9 @@ func prepareExisting(t *testing.T, ns string, obj client.Object, st existingStat
 		obj.SetAnnotations(map[string]string{apply.AdoptAnnotation: "true"})
 	}
 	if st.deleting {
-		obj.SetFinalizers([]string{testFinalizer})
+		obj.SetFinalizers([]string{testenv.HoldFinalizer})
 	}
 	return other
-}
-
-// startDeleting deletes obj, which a finalizer holds, and releases it at cleanup.
-func startDeleting(t *testing.T, obj client.Object) {
-	t.Helper()
-	ctx := context.Background()
-	if err := env.Client.Delete(ctx, obj); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return
-		}
-		obj.SetFinalizers(nil)
-		_ = env.Client.Update(ctx, obj)
-	})
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestEnsureGeneratedSecretRefusesSecretsItDoesNotControl: the generated Secret's name
@@ -133,7 +113,7 @@ func TestEnsureGeneratedSecretRefusesSecretsItDoesNotControl(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.st.deleting {
-				startDeleting(t, existing)
+				env.DeleteHeld(t, existing)
 			}
 
 			var o client.Object = owner
@@ -236,7 +216,7 @@ func TestEnsurePushSecretRefusesPushSecretsItDoesNotControl(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.st.deleting {
-				startDeleting(t, existing)
+				env.DeleteHeld(t, existing)
 			}
 
 			err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin-source", ref))
@@ -281,11 +261,11 @@ func TestEnsureGeneratedSecretNothingCreatedOverDeletedSecret(t *testing.T) {
 	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 	existing := createOwnedSecret(t, owner, gs.Key.Name, map[string][]byte{"password": []byte("Backend0Value0Held0In0OpenBao000")})
-	existing.Finalizers = []string{testFinalizer}
+	existing.Finalizers = []string{testenv.HoldFinalizer}
 	if err := env.Client.Update(ctx, existing); err != nil {
 		t.Fatal(err)
 	}
-	startDeleting(t, existing)
+	env.DeleteHeld(t, existing)
 
 	if _, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); !errors.Is(err, apply.ErrBeingDeleted) {
 		t.Fatalf("err = %v, want apply.ErrBeingDeleted", err)

@@ -75,6 +75,13 @@
 //		return apply.EnsureObject(ctx, a, env.Scheme, owner, desired(ns), apply.FieldManager)
 //	})
 //
+// # Objects being deleted
+//
+// [Env.CreateBeingDeleted] creates an object held by [HoldFinalizer] and starts its
+// deletion, so that a test meets it with a deletionTimestamp; [Env.DeleteHeld] does the
+// same for an object the test created with a finalizer of its own. Both release the
+// finalizers when the test ends; [Env.ReleaseFinalizers] lets the object go earlier.
+//
 // # Faults
 //
 // [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,
@@ -103,6 +110,9 @@
 //			State: func(t *testing.T) any { /* what the converged world looks like */ },
 //		}
 //	}}.Run(t)
+//
+// [FaultMatrix.RunWritesAndReads] runs a smaller matrix: every write verb with every
+// fault, and Get and List only with the faults a read can meet ([ReadFaults]).
 //
 // # Real controllers
 //

@@ -114,6 +114,30 @@ func (m FaultMatrix) Run(t *testing.T) {
 	}
 }
 
+// RunWritesAndReads runs the matrix in two parts, to keep it small: the subtest
+// "writes" fails every write verb of m.Verbs with every fault of m.Faults, the subtest
+// "reads" fails Get and List (those of m.Verbs) with [ReadFaults] only. Nil m.Verbs and
+// m.Faults mean Verbs() and Faults(), as for Run.
+func (m FaultMatrix) RunWritesAndReads(t *testing.T) {
+	t.Helper()
+	verbs := m.Verbs
+	if verbs == nil {
+		verbs = Verbs()
+	}
+	writes, reads := m, m
+	writes.Verbs, reads.Verbs = []Verb{}, []Verb{}
+	for _, v := range verbs {
+		if v.isWrite() {
+			writes.Verbs = append(writes.Verbs, v)
+		} else {
+			reads.Verbs = append(reads.Verbs, v)
+		}
+	}
+	reads.Faults = ReadFaults()
+	t.Run("writes", writes.Run)
+	t.Run("reads", reads.Run)
+}
+
 // converge runs passes until one returns a zero result and no error. onFault sees the
 // answer of the pass during which the armed fault fired.
 func (m FaultMatrix) converge(t *testing.T, inj *FaultInjector, run FaultRun, maxPasses int,

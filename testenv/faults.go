@@ -84,6 +84,14 @@ func Faults() []Fault {
 	return []Fault{FaultConflict, FaultInternal, FaultTimeout, FaultCanceled}
 }
 
+// ReadFaults returns the faults a read can meet that are not already covered by
+// another: 500 and a cancelled context. A read never answers 409, and a timed-out read
+// has no effect on the server, so for a read the timeout is the same case as the
+// cancelled context.
+func ReadFaults() []Fault {
+	return []Fault{FaultInternal, FaultCanceled}
+}
+
 // FaultInjector wraps a client, counts its calls per Verb and fails exactly one chosen
 // call: the nth call of one verb, counted from the last Arm. It is safe for concurrent use.
 type FaultInjector struct {

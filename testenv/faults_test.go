@@ -3,11 +3,14 @@ package testenv_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -68,5 +71,35 @@ func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 	}
 	if inj.Calls(testenv.VerbUpdate) != 1 || inj.Calls(testenv.VerbGet) != 1 || inj.Fired() {
 		t.Errorf("calls after Disarm: Get %d, Update %d, fired %v", inj.Calls(testenv.VerbGet), inj.Calls(testenv.VerbUpdate), inj.Fired())
+	}
+}
+
+// TestFaultMatrixRunWritesAndReads: the writes get every fault, the reads only 500 and
+// a cancelled context.
+func TestFaultMatrixRunWritesAndReads(t *testing.T) {
+	var runs []string
+	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		runs = append(runs, strings.TrimPrefix(t.Name(), "TestFaultMatrixRunWritesAndReads/"))
+		key := client.ObjectKey{Namespace: env.Namespace(t), Name: "cm"}
+		return testenv.FaultRun{
+			Client: env.Client,
+			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
+				err := c.Get(ctx, key, &corev1.ConfigMap{})
+				if apierrors.IsNotFound(err) {
+					err = c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}})
+				}
+				return ctrl.Result{}, err
+			},
+		}
+	}}.RunWritesAndReads(t)
+	want := []string{
+		"writes/no-fault",
+		"writes/Create/conflict/call-1", "writes/Create/internal/call-1",
+		"writes/Create/timeout/call-1", "writes/Create/canceled/call-1",
+		"reads/no-fault",
+		"reads/Get/internal/call-1", "reads/Get/canceled/call-1",
+	}
+	if diff := cmp.Diff(want, runs); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
 	}
 }

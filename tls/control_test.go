@@ -27,7 +27,6 @@ import (
 // the owner does not control (made by kubectl or Helm, or controlled by another
 // object) is refused and left exactly as it was; so is one that is being deleted.
 func TestEnsureCertificateNeverTakesOver(t *testing.T) {
-	const hold = "test.c5c3.io/hold"
 	tests := map[string]struct {
 		prepare  func(t *testing.T, ns string, owner, cert client.Object)
 		deleting bool
@@ -55,7 +54,6 @@ func TestEnsureCertificateNeverTakesOver(t *testing.T) {
 				if err := controllerutil.SetControllerReference(owner, cert, env.Scheme); err != nil {
 					t.Fatal(err)
 				}
-				cert.SetFinalizers([]string{hold})
 			},
 			deleting: true, want: apply.ErrBeingDeleted,
 		},
@@ -67,20 +65,10 @@ func TestEnsureCertificateNeverTakesOver(t *testing.T) {
 			owner := newOwner(t, ns)
 			existing := desiredCert(ns, "someone-elses.example.org")
 			tc.prepare(t, ns, owner, existing)
-			if err := env.Client.Create(ctx, existing); err != nil {
-				t.Fatal(err)
-			}
 			if tc.deleting {
-				t.Cleanup(func() {
-					cur := &certmanagerv1.Certificate{}
-					if err := env.Client.Get(ctx, client.ObjectKeyFromObject(existing), cur); err == nil {
-						cur.Finalizers = nil
-						_ = env.Client.Update(ctx, cur)
-					}
-				})
-				if err := env.Client.Delete(ctx, existing); err != nil {
-					t.Fatal(err)
-				}
+				env.CreateBeingDeleted(t, existing)
+			} else if err := env.Client.Create(ctx, existing); err != nil {
+				t.Fatal(err)
 			}
 			before := &certmanagerv1.Certificate{}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(existing), before); err != nil {
@@ -167,14 +155,7 @@ func TestEnsureCertificateFaultMatrix(t *testing.T) {
 			},
 		}
 	}
-	t.Run("writes", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbApply, testenv.VerbCreate,
-			testenv.VerbUpdate, testenv.VerbPatch, testenv.VerbDelete}}.Run(t)
-	})
-	t.Run("reads", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: setup, Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbList},
-			Faults: []testenv.Fault{testenv.FaultInternal, testenv.FaultCanceled}}.Run(t)
-	})
+	testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
 }
 
 // TestEnsureCertificateNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme

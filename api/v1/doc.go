@@ -1,5 +1,5 @@
 // Package v1 holds the spec blocks that operators built on the SDK embed in their own
-// custom resources (the spec's commonv1): the secret store a CR routes its
+// custom resources, usually imported as commonv1: the secret store a CR routes its
 // ExternalSecrets and PushSecrets through ([SecretStoreRefSpec]) and the target cluster
 // its children land on ([TargetClusterRefSpec]).
 //
