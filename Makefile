@@ -19,6 +19,12 @@ RACE ?= -race
 # How long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 20s
 BENCHFLAGS ?= -run='^$$' -bench=. -benchmem
+# The size of the side-by-side comparison (bench/): owner counts, converged passes averaged,
+# unrelated Secrets (and as many ConfigMaps) before they grow tenfold. Full size:
+# `make bench BENCH_OWNERS=50,500`.
+BENCH_OWNERS ?= 50
+BENCH_PASSES ?= 3
+BENCH_UNRELATED ?= 200
 
 .PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo downstream tidy help generate verify-generate
 
@@ -38,9 +44,11 @@ test: ## Run every test, including the envtest suites, on a real kube-apiserver 
 fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
 	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
-bench: ## Run the benchmarks (allocations and API requests per operation).
+bench: ## Run the benchmarks, then the side-by-side report: docs/bench.md, docs/bench.png, the README's table.
 	@assets="$$(hack/envtest.sh)"; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test $(BENCHFLAGS) ./...
+	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" $(GO) test -timeout 60m $(BENCHFLAGS) ./...; \
+	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" BENCH_PASSES="$(BENCH_PASSES)" BENCH_UNRELATED="$(BENCH_UNRELATED)" \
+		$(GO) test ./bench -run '^TestReport$$' -count=1 -timeout 60m -v -args -report
 
 demo: ## Show the SDK at work against a local control plane.
 	@assets="$$(hack/envtest.sh)"; \
