@@ -71,3 +71,42 @@ func TestApplierSharedByWorkers(t *testing.T) {
 	}
 	testenv.ExpectQuiet(t, counter, 0, round)
 }
+
+// TestApplierMemoryIsBounded: the Applier remembers at most MaxTracked objects, forgets
+// an object deleted through it, and WithoutSkip sends the apply of a converged object.
+func TestApplierMemoryIsBounded(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	a, counter := cachedApplier(t, apply.ApplierOptions{MaxTracked: 2})
+	cm := func(i int) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: ns},
+			Data: map[string]string{"k": "v"}}
+	}
+	for i := range 3 {
+		if err := apply.EnsureObject(ctx, a, env.Scheme, owner, cm(i), apply.FieldManager); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := a.Tracked(); n != 2 {
+		t.Errorf("after 3 applies with MaxTracked 2 the Applier remembers %d objects", n)
+	}
+	if err := apply.DeleteObject(ctx, a, cm(2)); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Tracked(); n > 1 {
+		t.Errorf("after deleting one object through the Applier it remembers %d, want at most 1", n)
+	}
+
+	// c0 converges (its entry may have been evicted: settle re-applies until skipped),
+	// then WithoutSkip still sends its apply.
+	settle(ctx, t, a, owner, func() client.Object { return cm(0) })
+	counter.Reset()
+	ctx, writes := apply.WithWrites(apply.WithoutSkip(ctx))
+	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, cm(0), apply.FieldManager); err != nil {
+		t.Fatal(err)
+	}
+	if got := writes.All(); len(got) != 1 || got[0].Action != apply.ActionUnchanged || counter.Method("PATCH") != 1 {
+		t.Errorf("WithoutSkip on a converged object: %v, %d PATCH; want one Unchanged apply sent", got, counter.Method("PATCH"))
+	}
+}
