@@ -29,7 +29,7 @@ var conditionTimeout = ConditionTimeout
 // its status.conditions hold a condition of conditionType with the wanted status that
 // is current: its observedGeneration equals the object's metadata.generation. A
 // condition written for an older generation is not accepted, so the wait does not end
-// on the status of the spec before the test's last change.
+// on a status written before the test's last change.
 //
 // The conditions are read generically (status.conditions as []metav1.Condition, through
 // the unstructured converter), so obj may be any typed object whose status carries

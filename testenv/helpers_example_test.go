@@ -155,7 +155,7 @@ type Memo struct {
 // DeepCopyObject implements runtime.Object.
 func (m *Memo) DeepCopyObject() runtime.Object {
 	out := *m
-	m.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	m.DeepCopyInto(&out.ObjectMeta)
 	return &out
 }
 
