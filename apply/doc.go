@@ -126,4 +126,29 @@
 // object of the same name is left alone and reported), tolerates a missing object or an
 // unserved kind, and preconditions the delete on the UID it read. [Validate] is the
 // shared pre-flight check of owner and object that helpers run before any API call.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs. The
+// package has no rbac.go: the kinds are the caller's, so the verbs go on the kinds the
+// caller passes, in the caller's own RBAC markers.
+//
+//   - [EnsureObject]: gets the object (the control check; informer: that kind, unless obj
+//     is unstructured) and applies it (a PATCH of type apply; through an [Applier] a
+//     converged apply is skipped). RBAC on the kind: get, list, watch, create, patch.
+//   - [DeleteControlled]: gets the object (informer: that kind) and deletes it when the
+//     owner controls it. RBAC: get, list, watch, delete.
+//   - [DeleteObject]: deletes the object; no read. RBAC: delete.
+//   - [Applier]: adds no request of its own but one: with ApplierOptions.APIReader set, a
+//     Get that misses a label-filtered cache ([CacheOptions]) is read again through the
+//     APIReader (no informer). [CacheOptions] restricts the Secret and ConfigMap
+//     informers to objects carrying [ManagedByLabel].
+//   - [CheckControlled], [CheckScheme], [Validate], [ValidateOwner], [WithWrites],
+//     [Record], [WithoutSkip], [FieldManagerFor]: no API call.
+//
+// A converged pass of EnsureObject costs one GET and one no-op apply through a plain
+// client, and no request through an Applier over a manager's cached client (see "The
+// Applier" above).
 package apply

@@ -14,6 +14,7 @@ import (
 // client and scheme come from the manager (mgr.GetClient(), mgr.GetScheme()) and the
 // owner is the custom resource being reconciled.
 func ExampleEnsureObject() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 

@@ -41,4 +41,17 @@
 // cached verdict at once (for instance from a CustomResourceDefinition watch). Positive
 // verdicts and errors are never cached by Probe: the mapper already remembers positives,
 // and an error must be retried.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs. The
+// package has no rbac.go: none is needed.
+//
+//   - [IsKindServed], [Probe.IsKindServed]: ask the RESTMapper given, which answers from
+//     discovery (GET /api and /apis, open to every authenticated user through the
+//     system:discovery ClusterRole); no object is read, no informer is started. A
+//     dynamic mapper asks discovery again for a kind it does not know; [Probe] caches
+//     that negative answer for ProbeOptions.NegativeTTL.
 package capability

@@ -13,6 +13,7 @@ import (
 // HTTPRoute watch only when the Gateway API is installed, and on every pass against the
 // RESTMapper of the target cluster a CR's children land on.
 func ExampleIsKindServed() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	mapper := env.Client.RESTMapper() // in a manager: mgr.GetRESTMapper(), or cluster.GetRESTMapper()
 
 	served, err := capability.IsKindServed(mapper, schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: "v1", Kind: "HTTPRoute"})
@@ -28,6 +29,7 @@ func ExampleIsKindServed() {
 // ExampleProbe keeps one probe per cluster, so that a kind missing on that cluster
 // costs one discovery request per TTL instead of one per pass.
 func ExampleProbe() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	probe, err := capability.NewProbe(env.Client.RESTMapper(), capability.DefaultProbeOptions())
 	if err != nil {
 		panic(err)

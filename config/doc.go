@@ -80,4 +80,33 @@
 // by a metadata informer. Through an uncached client it costs one GET and one LIST. A
 // manager that reads Secrets past its cache (reconcile.UncachedObjects) pays one GET
 // per [CreateImmutableSecret] call.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/config/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [CreateImmutableConfigMap]: gets the ConfigMap (informer: ConfigMaps), creates it
+//     when missing, gets it again as unstructured after AlreadyExists (no informer),
+//     patches it to adopt one. RBAC: configmaps get, list, watch, create, patch.
+//   - [CreateImmutableSecret]: the same with Secrets. RBAC: secrets get, list, watch,
+//     create, patch.
+//   - [PruneImmutableConfigMaps], [PruneImmutableConfigMapsWithOptions]: list ConfigMaps
+//     as metadata (informer: a metadata informer for ConfigMaps), delete the stale ones,
+//     get one as metadata after a Conflict. RBAC: configmaps list, watch, delete, get.
+//   - [PruneImmutableSecrets], [PruneImmutableSecretsWithOptions]: the same with Secrets.
+//     RBAC: secrets list, watch, delete, get.
+//   - with PruneOptions.SpareInUse (as in [DefaultPruneOptions]), only when there is
+//     something to delete, the prune also lists Pods, ReplicaSets, Deployments,
+//     StatefulSets, DaemonSets, ControllerRevisions, Jobs and CronJobs of the namespace
+//     (informer: one per kind). RBAC: list, watch on pods; on apps deployments,
+//     statefulsets, daemonsets, replicasets, controllerrevisions; on batch jobs, cronjobs.
+//   - [RenderINI], [Merge], [LiftSections], [ContentHash], [ValidateBaseName]: no API
+//     call, no RBAC.
+//
+// A converged pass costs what is said above: no request through an apply.Applier over a
+// manager's cached client, one GET and one LIST through an uncached client.
 package config

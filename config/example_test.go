@@ -53,6 +53,7 @@ func ExampleRenderINI() {
 // name, stores a changed file under a new name, and prunes the history. In a
 // reconciler the client and scheme come from the manager and the owner is the CR.
 func ExampleCreateImmutableConfigMap() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 

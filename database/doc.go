@@ -112,4 +112,28 @@
 // envtest runs no mariadb-operator: the testenv simulators (testenv.MarkMariaDBReady,
 // MarkDatabaseReady, MarkUserReady, MarkGrantReady and their NotReady twins) write the
 // Ready conditions it would.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/database/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [ReconcileProvision]: gets the MariaDB (informer: MariaDBs); gets and applies the
+//     Database, User and Grant (the control checks; informers: Databases, Users, Grants);
+//     gets the password Secret (informer: Secrets), creates it once when asked to generate
+//     it and re-reads it as unstructured after AlreadyExists (no informer). RBAC:
+//     k8s.mariadb.com mariadbs get, list, watch; databases, users, grants get, list,
+//     watch, create, patch; secrets get, list, watch, create.
+//   - [EnsureDatabase], [EnsureDatabaseUser]: get and apply the Database, or the User and
+//     the Grant (informers: those kinds). RBAC as above.
+//   - [ReconcileSyncJobs]: runs each Job through job.RunJob: gets it (informer: Jobs),
+//     creates it, deletes a finished run whose key changed. RBAC: batch jobs get, list,
+//     watch, create, delete.
+//
+// A converged pass costs what "Requests, caches and writes" says: no request through an
+// apply.Applier over a manager's cached client, one GET of the password Secret per
+// ReconcileProvision pass when Secrets are read past the cache.
 package database

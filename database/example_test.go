@@ -30,6 +30,7 @@ func exampleNamespace(ctx context.Context) (string, *corev1.ConfigMap) {
 // ExampleEnsureDatabase applies a Database and reads its readiness from the apply
 // response; mariadb-operator (here its simulator) then reports it Ready.
 func ExampleEnsureDatabase() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns, owner := exampleNamespace(ctx)
@@ -61,6 +62,7 @@ func ExampleEnsureDatabase() {
 // provisioned database, one pass at a time, with the simulators standing in for
 // mariadb-operator.
 func ExampleReconcileProvision() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns, owner := exampleNamespace(ctx)

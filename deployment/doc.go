@@ -87,4 +87,34 @@
 // The VerticalPodAutoscaler types are k8s.io/autoscaler/vertical-pod-autoscaler
 // (autoscaling.k8s.io/v1); register them in the manager's scheme with
 // vpav1.AddToScheme.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/deployment/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [EnsureDeployment]: gets the Deployment twice (its own read and the control check;
+//     informer: Deployments), applies it; on a selector change deletes it and gets it
+//     again. RBAC: apps deployments get, list, watch, create, patch, delete.
+//   - [EnsureService]: gets the Service (the control check, and once more when the desired
+//     object sets clusterIP, clusterIPs, ipFamilies or a nodePort; informer: Services),
+//     applies it. RBAC: services get, list, watch, create, patch.
+//   - [EnsurePodDisruptionBudget]: gets and applies the PodDisruptionBudget (informer:
+//     PodDisruptionBudgets). RBAC: policy poddisruptionbudgets get, list, watch, create,
+//     patch.
+//   - [ReconcileHPA]: gets and applies the HorizontalPodAutoscaler, or gets and deletes it
+//     when not wanted (informer: HorizontalPodAutoscalers). RBAC: autoscaling
+//     horizontalpodautoscalers get, list, watch, create, patch, delete.
+//   - [ReconcileVPA]: asks the client's RESTMapper whether the kind is served, gets and
+//     applies each VerticalPodAutoscaler, lists those of the owner's namespace and deletes
+//     the ones no longer wanted (informer: VerticalPodAutoscalers). RBAC:
+//     autoscaling.k8s.io verticalpodautoscalers get, list, watch, create, patch, delete.
+//   - [IsDeploymentReady]: no API call.
+//
+// A converged pass costs what "Requests and caches" says: through a plain client two GETs
+// and one no-op PATCH for EnsureDeployment, one GET and one no-op PATCH per object for the
+// other helpers; through an apply.Applier over a manager's cached client no request.
 package deployment

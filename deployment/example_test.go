@@ -20,6 +20,8 @@ import (
 // Deployment and its Service, and requeue until the Deployment is ready. Here the
 // real Deployment controller rolls it out onto a kwok node.
 func ExampleEnsureDeployment() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// waitTimeout (90 s) is the bound on waits for a real controller, defined in main_test.go.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
@@ -74,6 +76,7 @@ func ExampleEnsureDeployment() {
 
 // ExampleReconcileVPA shows the VPA flow: opt in, then opt out again.
 func ExampleReconcileVPA() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}

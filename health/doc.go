@@ -68,4 +68,9 @@
 //
 // A URL that is not an absolute http or https URL with a host is refused with an error
 // wrapping [ErrInvalidURL], before any request.
+//
+// # Footprint
+//
+// No Kubernetes API request and no RBAC: [Prober.Check] and [Prober.Probe] send one HTTP
+// GET to the URL given (plus the redirects it allows); no informer is started.
 package health

@@ -69,4 +69,18 @@
 // build the *gatewayv1.HTTPRoute themselves and pass it to [Reconcile].
 //
 // Register the Gateway API types in the scheme (gatewayv1.Install).
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/httproute/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [Reconcile]: asks the client's RESTMapper whether HTTPRoute is served (discovery, no
+//     informer); when a route is wanted, gets it (the control check; informer: HTTPRoutes)
+//     and applies it; when none is wanted, gets it and deletes it if the owner controls it.
+//     RBAC: gateway.networking.k8s.io httproutes get, list, watch, create, patch, delete.
+//   - [Accepted], [Build]: no API call.
 package httproute

@@ -16,6 +16,8 @@ import (
 // gateway block, run the flow, set the returned condition (stamping observedGeneration)
 // and return the result.
 func ExampleReconcile() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// setAccepted (simulate_test.go) writes a Gateway's Accepted verdict into the route's status, as a Gateway controller would.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}

@@ -83,4 +83,23 @@
 // through apply.Record (the Job created, the finished run deleted for a re-run, the
 // CronJob applied), so a reconciler collecting them with apply.WithWrites logs them
 // with the rest.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/job/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [RunJob], [RunJobWithKey]: get the Job (informer: Jobs), create it when missing,
+//     delete a finished run whose re-run key changed. Never patched. RBAC: batch jobs get,
+//     list, watch, create, delete.
+//   - [EnsureCronJob]: gets the CronJob (the control check; informer: CronJobs) and applies
+//     it. RBAC: batch cronjobs get, list, watch, create, patch.
+//   - [PodTemplateHash]: no API call.
+//
+// A converged pass costs what "Requests and caches" says: one GET for a completed Job, one
+// GET and one no-op PATCH for a CronJob through a plain client; no request through an
+// apply.Applier over a manager's cached client.
 package job

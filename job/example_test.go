@@ -17,6 +17,8 @@ import (
 // ExampleRunJob shows a db-sync step: run the Job, requeue until it completes. Here
 // the real Job controller runs it on a kwok node.
 func ExampleRunJob() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// waitTimeout (90 s) is the bound on waits for a real controller, defined in main_test.go.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}

@@ -40,4 +40,17 @@
 // propagate. When
 // [Reconcile] returns an error the condition is the zero value (Type ""), which means
 // "leave the condition as it is".
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/netpol/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [Reconcile]: when a policy is wanted, gets the NetworkPolicy (the control check;
+//     informer: NetworkPolicies) and applies it; when none is wanted, gets it and deletes
+//     it if the owner controls it. RBAC: networking.k8s.io networkpolicies get, list,
+//     watch, create, patch, delete.
 package netpol

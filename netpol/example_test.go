@@ -17,6 +17,7 @@ import (
 // CR's ingress rules (nil when the CR has no network policy) and set the returned
 // condition; an error propagates.
 func ExampleReconcile() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}

@@ -58,4 +58,18 @@
 // references to undefined rules) Validate returns 51 errors holding about 10 KB of
 // text and allocates about 5 MiB; the package's tests hold it under 64 KiB of text
 // and 64 MiB of allocation.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/policy/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [LoadPolicyFromConfigMap]: gets the ConfigMap (informer: ConfigMaps; under
+//     apply.CacheOptions a user's ConfigMap misses the cache, and an apply.Applier with
+//     an APIReader reads it from the API server). Writes nothing. RBAC: configmaps get,
+//     list, watch.
+//   - [Merge], [Render], [Parse], [Validate] and the syntax tree: no API call, no RBAC.
 package policy

@@ -15,6 +15,7 @@ import (
 // over the service's defaults, validates the result and renders the policy.yaml the
 // service will read. In a reconciler the client comes from the manager.
 func ExampleLoadPolicyFromConfigMap() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c := env.Client
 

@@ -110,4 +110,27 @@
 // Package steptest runs one step on controller-runtime's fake client from a table of
 // cases — given objects, expected result or error, expected conditions and objects —
 // so an operator author tests a step without a control plane.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs. The
+// package has no rbac.go: the custom resource is the operator's, so the verbs go in the
+// operator's own RBAC markers.
+//
+//   - [RunPass]: gets the custom resource (informer: the CR's kind) and writes its status
+//     subresource (an update) when it changed; on a Conflict reads it again, and on a 404
+//     confirms it, through [PassOptions].APIReader when set (no informer) or else through
+//     the client (the Conflict re-read typed, the 404 as unstructured, which starts no
+//     informer). RBAC: the CR get, list, watch; the CR's status subresource update.
+//   - [AddFinalizer], [RemoveFinalizer]: patch the custom resource's metadata.finalizers
+//     (a merge patch with an optimistic lock); no read. RBAC: the CR patch.
+//   - [NewPipeline], [Sequential], [Parallel]: no request of their own; the steps make
+//     theirs.
+//   - [SetCondition], [MarkTrue], [MarkFalse], [MarkUnknown], [AggregateReady],
+//     [IgnoreStatusWrites], [UncachedObjects], [NewMetrics]: no API call.
+//
+// A converged pass costs what "Writes and converged passes" says: no request through an
+// apply.Applier over a manager's cached client.
 package reconcile

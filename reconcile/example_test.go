@@ -76,6 +76,8 @@ func (r *WidgetReconciler) prune(context.Context, *Widget) (ctrl.Result, error) 
 // Example runs the WidgetReconciler twice against the test control plane: first with
 // two replicas (the HPA is not ready, the group's shorter requeue wins), then with one.
 func Example() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// Widget is the test custom resource, defined in widget_test.go and served by env's CRDs.
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
 	if err := env.Client.Create(ctx, ns); err != nil {
@@ -130,6 +132,7 @@ func Example() {
 // ExamplePipeline_Run shows where a pass ends: at the first step that asks for a
 // requeue, after the whole group has run.
 func ExamplePipeline_Run() {
+	// Widget is the test custom resource, defined in widget_test.go and served by env's CRDs.
 	step := func(name string, res ctrl.Result) reconcile.Step[*Widget] {
 		return reconcile.Step[*Widget]{Name: name, Condition: name + "Ready", Run: func(context.Context, *Widget) (ctrl.Result, error) {
 			fmt.Println("run", name)
@@ -158,6 +161,7 @@ func ExamplePipeline_Run() {
 
 // ExampleAggregateReady shows Ready naming the sub-condition that holds it back.
 func ExampleAggregateReady() {
+	// Widget is the test custom resource, defined in widget_test.go and served by env's CRDs.
 	subConditions := []string{"SecretsReady", "ConfigReady", "DeploymentReady"}
 	w := &Widget{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	show := func() {

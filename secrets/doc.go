@@ -134,4 +134,38 @@
 // (github.com/c5c3/reconciler-sdk/secrets/eso/v1 for ExternalSecret, SecretStore and
 // ClusterSecretStore; .../secrets/eso/v1alpha1 for PushSecret, an unstable ESO API).
 // Register both AddToScheme functions in the manager's scheme.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/secrets/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [GateStoreReady], [IsStoreRefReady]: get the selected SecretStore or
+//     ClusterSecretStore (informer: that kind), nothing for a ClusterSecretStore refused in
+//     namespace-scoped mode. [IsClusterSecretStoreReady], [IsSecretStoreReady]: the same
+//     for one kind. RBAC: external-secrets.io secretstores, clustersecretstores get, list,
+//     watch.
+//   - [WaitForExternalSecret]: gets the ExternalSecret (informer: ExternalSecrets). RBAC:
+//     external-secrets.io externalsecrets get, list, watch.
+//   - [IsSecretReady], [GetSecretValue]: get the Secret (informer: Secrets). RBAC: secrets
+//     get, list, watch.
+//   - [EnsureGeneratedSecret]: gets the Secret (informer: Secrets); with RestoreFrom, lists
+//     the ExternalSecrets of RestoreFrom's namespace (informer: ExternalSecrets) and gets
+//     RestoreFrom; creates the Secret, re-reads it as unstructured after AlreadyExists (no
+//     informer), patches it to add the key or to adopt it. RBAC: secrets get, list, watch,
+//     create, patch; externalsecrets list, watch.
+//   - [EnsurePushSecret]: gets the PushSecret (the control check; informer: PushSecrets)
+//     and applies it. RBAC: external-secrets.io pushsecrets get, list, watch, create,
+//     patch.
+//   - [StoreRefFanOut]: its map function lists the operator's own CR kind through the
+//     reader it is given (with mgr.GetClient(), the CR's informer, which the controller
+//     has anyway). The CR's RBAC is the operator's, not this package's.
+//   - [EffectiveStoreRef], [ESOSecretStoreRef], [PushSecretStoreRefs],
+//     [GeneratedPushSecret], [DefaultGeneratedSecret]: no API call.
+//
+// A converged pass costs what "Writing" says: nothing through an apply.Applier over a
+// manager's cached client, one GET per Secret read when Secrets are read past the cache.
 package secrets

@@ -32,6 +32,8 @@ func ExampleEffectiveStoreRef() {
 // ExampleGateStoreReady shows the Secrets step of a reconciler: gate on the store the
 // CR selects, then on the ExternalSecret, then on the synced Secret's keys.
 func ExampleGateStoreReady() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// desiredExternalSecret (helpers_test.go) builds an ExternalSecret that syncs a Secret from ref's store.
 	ctx := context.Background()
 	c := env.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
@@ -96,6 +98,7 @@ func ExampleGateStoreReady() {
 // ExampleEnsureGeneratedSecret creates a database password once; every later pass,
 // in this process or after a restart, keeps it.
 func ExampleEnsureGeneratedSecret() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c := env.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
@@ -126,6 +129,8 @@ func ExampleEnsureGeneratedSecret() {
 // answered, no credential is generated; once ESO reports that the backend does not
 // hold one (a first install), it is generated and pushed without replacing anything.
 func ExampleEnsureGeneratedSecret_restore() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// desiredExternalSecret (helpers_test.go) builds an ExternalSecret that syncs a Secret from ref's store.
 	ctx := context.Background()
 	c := env.Client
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}

@@ -75,12 +75,82 @@
 //		return apply.EnsureObject(ctx, a, env.Scheme, owner, desired(ns), apply.FieldManager)
 //	})
 //
+// [Env.RunManager] is StartManager without a testing.TB: it returns a stop function
+// instead (see its Example). In the snippets of this documentation, env is the test
+// package's *Env from TestMain (above), ns a namespace from env.Namespace(t), and owner,
+// desired and newOwner the test's own fixtures.
+//
+// # Waiting for a current condition
+//
+// [ExpectCondition] (and [WaitForCondition], which returns an error) polls an object
+// until a condition of a type has the wanted status and was written for the object's
+// current generation (observedGeneration equals metadata.generation), for at most
+// [ConditionTimeout]. It reads status.conditions generically, so it works for any CRD
+// whose status carries metav1.Conditions; on timeout the message lists the object's
+// generation and every condition, stale ones marked:
+//
+//	testenv.ExpectCondition(t, env.Client, memo, "Ready", metav1.ConditionTrue)
+//
+// # A converged pass writes nothing
+//
+// [ExpectUnchanged] asserts it by stored state: it snapshots the resourceVersions of the
+// objects the owner controls ([ControlledVersions], of the kinds you list, in the owner's
+// namespace), runs the pass, and names every object whose resourceVersion moved, that
+// appeared or that disappeared. [ExpectQuiet] asserts it by request count. Run both:
+// a no-op apply keeps the resourceVersion (ExpectUnchanged passes) but is still a
+// request (ExpectQuiet fails), and a cache that lags may hide a real write from a
+// count of requests that is otherwise right.
+//
+//	testenv.ExpectUnchanged(t, env.Client, owner, pass, &corev1.ConfigMapList{}, &appsv1.DeploymentList{})
+//
+// What each SDK helper sends on a converged pass (taken from each package's
+// documentation), through an apply.Applier over a manager's cached client, and through
+// a plain (uncached) client:
+//
+//	helper                             Applier over a cache        plain client
+//	apply.EnsureObject                 0                           1 GET, 1 no-op PATCH
+//	config.CreateImmutableConfigMap    0                           1 GET, 1 LIST
+//	config.CreateImmutableSecret       0 (1 GET if Secrets are     1 GET, 1 LIST
+//	                                   read past the cache)
+//	deployment.EnsureDeployment        0                           2 GET, 1 no-op PATCH
+//	other deployment helpers           0 (1 discovery GET per      1 GET, 1 no-op PATCH
+//	                                   ReconcileVPA without VPA)   per object
+//	job.RunJob (completed)             0                           1 GET
+//	job.EnsureCronJob                  0                           1 GET, 1 no-op PATCH
+//	secrets.EnsureGeneratedSecret      0 (1 GET if Secrets are     see package secrets
+//	                                   read past the cache)
+//	database flows (all Ready)         0 (1 GET of the password    see package database
+//	                                   Secret past the cache)
+//	reconcile pass (finalizer, status) 0                           see package reconcile
+//
+// "Read past the cache" is what reconcile.UncachedObjects recommends for Secrets. So a
+// converged pass through an Applier over a cache expects ExpectQuiet(t, counter, 0, ...)
+// (or the number of those reads), and ExpectUnchanged on the same pass.
+//
+// # Extending the scheme
+//
+// [Options.Scheme] replaces the kit's scheme; it does not extend it. [NewSchemeWith]
+// returns [NewScheme] plus your types:
+//
+//	scheme, err := testenv.NewSchemeWith(memov1.AddToScheme)
+//	...
+//	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}}, &env))
+//
 // # Objects being deleted
 //
 // [Env.CreateBeingDeleted] creates an object held by [HoldFinalizer] and starts its
 // deletion, so that a test meets it with a deletionTimestamp; [Env.DeleteHeld] does the
 // same for an object the test created with a finalizer of its own. Both release the
 // finalizers when the test ends; [Env.ReleaseFinalizers] lets the object go earlier.
+// They need a testing.TB, so they have no runnable Example; in a test:
+//
+//	cm := env.CreateBeingDeleted(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: ns}})
+//	// cm.GetDeletionTimestamp() != nil: run the pass that must handle it
+//
+// ExpectQuiet, ExpectUnchanged, ExpectCondition and [FaultMatrix] need a testing.TB or
+// *testing.T as well; their runnable counterparts are the Examples of [Env.RunManager],
+// [WaitForCondition] and [ControlledVersions], and the package's own tests
+// (manager_test.go, faults_test.go) run them against env from TestMain.
 //
 // # Faults
 //

@@ -9,3 +9,11 @@ func SetQuietTimeout(d time.Duration) (restore func()) {
 	quietTimeout = d
 	return func() { quietTimeout = old }
 }
+
+// SetConditionTimeout sets how long WaitForCondition waits at most, and returns a
+// function that restores the default.
+func SetConditionTimeout(d time.Duration) (restore func()) {
+	old := conditionTimeout
+	conditionTimeout = d
+	return func() { conditionTimeout = old }
+}

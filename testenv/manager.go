@@ -2,8 +2,11 @@ package testenv
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,9 +29,28 @@ import (
 // opts.Client.Cache.DisableFor.
 //
 // StartManager returns once the cache has synced; the manager stops when the test ends,
-// and an error from its Start fails the test.
+// and an error from its Start fails the test. [Env.RunManager] is the same without a
+// testing.TB: it returns a stop function instead.
 func (e *Env) StartManager(t testing.TB, opts ctrl.Options) (manager.Manager, *RequestCounter) {
 	t.Helper()
+	mgr, counter, stop, err := e.RunManager(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return mgr, counter
+}
+
+// RunManager starts a manager as [Env.StartManager] does, with the same test defaults
+// and request counter, and returns once its cache has synced. Call stop when done: it
+// stops the manager, waits for it and returns the error its Start returned. On error
+// nothing is left running. Use it where there is no testing.TB (an Example, a tool);
+// in a test prefer StartManager, which stops the manager when the test ends.
+func (e *Env) RunManager(opts ctrl.Options) (mgr manager.Manager, counter *RequestCounter, stop func() error, err error) {
 	if opts.Scheme == nil {
 		opts.Scheme = e.Scheme
 	}
@@ -41,26 +63,29 @@ func (e *Env) StartManager(t testing.TB, opts ctrl.Options) (manager.Manager, *R
 	if opts.Controller.SkipNameValidation == nil {
 		opts.Controller.SkipNameValidation = new(true)
 	}
-	counter := &RequestCounter{}
+	counter = &RequestCounter{}
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(counter.Wrap)
-	mgr, err := ctrl.NewManager(cfg, opts)
+	mgr, err = ctrl.NewManager(cfg, opts)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, fmt.Errorf("testenv: new manager: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
+	var once sync.Once
+	var stopErr error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			stopErr = <-done
+		})
+		return stopErr
 	}
-	return mgr, counter
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return nil, nil, nil, errors.Join(errors.New("testenv: manager cache did not sync"), stop())
+	}
+	return mgr, counter, stop, nil
 }
 
 // quietTimeout bounds how long ExpectQuiet waits for the first quiet pass.

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"fmt"
+
 	cmv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -35,4 +37,18 @@ func NewScheme() *runtime.Scheme {
 		utilruntime.Must(add(s))
 	}
 	return s
+}
+
+// NewSchemeWith returns [NewScheme] extended with the types that addToScheme register
+// (your operator's API group, e.g. its generated AddToScheme). Pass it as
+// [Options.Scheme], which replaces the kit's scheme rather than extending it, so that
+// the kit's client knows both the kit's types and yours.
+func NewSchemeWith(addToScheme ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
+	s := NewScheme()
+	for i, add := range addToScheme {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("testenv: addToScheme[%d]: %w", i, err)
+		}
+	}
+	return s, nil
 }

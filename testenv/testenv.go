@@ -26,7 +26,9 @@ var ErrNoAssets = errors.New("envtest binaries (kube-apiserver, etcd) not found"
 
 // Options configure [Start].
 type Options struct {
-	// Scheme the client uses; nil means [NewScheme]. Add your own API types to it.
+	// Scheme the client uses, and [Env.Scheme]; nil means [NewScheme]. A scheme set
+	// here replaces NewScheme's rather than extending it: build it with [NewSchemeWith]
+	// to keep the core and upstream types and add your own API types.
 	Scheme *runtime.Scheme
 	// CRDSources are the upstream CRDs to install from the module cache; nil means
 	// [DefaultCRDs]. Use an empty, non-nil slice to install none.

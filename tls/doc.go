@@ -17,4 +17,17 @@
 // The package uses cert-manager's typed API (github.com/cert-manager/cert-manager
 // v1.20, certmanager/v1); register it in the manager's scheme with
 // certmanagerv1.AddToScheme.
+//
+// # Footprint
+//
+// Per helper: what it reads and writes, which reads start an informer when the client is
+// a manager's cached client (a typed Get or List through mgr.GetClient() does; a read as
+// unstructured, or through an APIReader, does not), and the RBAC verbs it needs, as
+// the +kubebuilder:rbac markers in rbac.go grant them (rbac/tls/role.yaml). list and
+// watch come with every get: a cached read lists and watches the kind.
+//
+//   - [EnsureCertificate]: gets the Certificate (the control check of apply.EnsureObject;
+//     informer: Certificates) and applies it. RBAC: cert-manager.io certificates get, list,
+//     watch, create, patch. The Secret cert-manager writes is not read.
+//   - [IsCertificateReady]: no API call.
 package tls

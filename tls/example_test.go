@@ -17,6 +17,7 @@ import (
 // ExampleEnsureCertificate shows the DatabaseTLS step of a reconciler: ensure the
 // Certificate, and requeue until cert-manager reports it Ready.
 func ExampleEnsureCertificate() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
