@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -24,26 +22,6 @@ import (
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
 
-// managerApplier starts a manager whose cache sees namespace ns and whose requests the
-// returned counter counts, and wraps its cached client into an Applier writing under
-// operatorName.
-func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
-
 // TestConvergedPassThroughApplierSendsNothing: a create-and-prune pass through an
 // Applier over a manager's cache creates the current object and prunes the stale one
 // once; once the informers have seen that, a pass sends no request at all.
@@ -51,7 +29,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	for kname, k := range kinds {
 		t.Run(kname, func(t *testing.T) {
 			w := newConfigWorld(t, k)
-			a, counter := managerApplier(t, w.ns)
+			a, counter := env.StartApplier(t, w.ns, operatorName)
 			pass := func(ctx context.Context) error { _, err := w.pass(ctx, a); return err }
 
 			ctx, writes := apply.WithWrites(context.Background())
@@ -62,7 +40,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 				kname + " " + w.ns + "/" + w.current + " created",
 				kname + " " + w.ns + "/" + w.stale + " deleted",
 			}
-			if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+			if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 				t.Errorf("first pass writes (-want +got):\n%s", diff)
 			}
 			testenv.ExpectQuiet(t, counter, 0, pass)
@@ -112,7 +90,7 @@ func TestCreateAndPruneRecordWrites(t *testing.T) {
 				kname + " " + ns + "/" + adoptName + " configured metadata.labels." + config.ConfigBaseLabel + ",metadata.ownerReferences",
 				kname + " " + ns + "/" + adoptName + " deleted",
 			}
-			if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+			if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 				t.Errorf("writes (-want +got):\n%s", diff)
 			}
 			for _, w := range writes.All() {

@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -22,27 +20,6 @@ import (
 
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
-
-// managerApplier starts a manager whose cache sees namespace ns (and reads the kinds of
-// uncached past it) and whose requests the returned counter counts, and wraps its
-// cached client into an Applier writing under operatorName.
-func managerApplier(t *testing.T, ns string, uncached ...client.Object) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: uncached}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
 
 // provisionUntilReady runs the provisioning flow through c, marking each object Ready
 // as the flow waits for it, until the flow reports the database provisioned.
@@ -83,7 +60,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			need(t)(testenv.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
-			a, counter := managerApplier(t, ns, tc.uncached...)
+			a, counter := env.StartApplier(t, ns, operatorName, tc.uncached...)
 
 			ctx, writes := apply.WithWrites(context.Background())
 			provisionUntilReady(ctx, t, a, owner)
@@ -93,7 +70,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 				"User " + ns + "/keystone created",
 				"Grant " + ns + "/keystone created",
 			}
-			if diff := cmp.Diff(want, writeStrings(writes.Changed())); diff != "" {
+			if diff := cmp.Diff(want, testenv.WriteStrings(writes.Changed())); diff != "" {
 				t.Errorf("writes up to ready (-want +got):\n%s", diff)
 			}
 			testenv.ExpectQuiet(t, counter, tc.gets, func(ctx context.Context) error {

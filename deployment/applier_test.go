@@ -9,8 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -20,26 +18,6 @@ import (
 
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
-
-// managerApplier starts a manager whose cache sees namespace ns and whose requests the
-// returned counter counts, and wraps its cached client into an Applier writing under
-// operatorName.
-func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
 
 // workloadPass is a reconciler's workload step: the Deployment, its Service and
 // PodDisruptionBudget, no HorizontalPodAutoscaler and one VerticalPodAutoscaler.
@@ -71,7 +49,7 @@ func workloadPass(c client.Client, owner client.Object, ready *bool) func(contex
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
-	a, counter := managerApplier(t, ns)
+	a, counter := env.StartApplier(t, ns, operatorName)
 	var ready bool
 	pass := workloadPass(a, owner, &ready)
 
@@ -85,7 +63,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		"PodDisruptionBudget " + ns + "/web created",
 		"VerticalPodAutoscaler " + ns + "/web created",
 	}
-	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("first pass writes (-want +got):\n%s", diff)
 	}
 	eventually(t, "the Deployment to be ready, seen through the cache", func(ctx context.Context) (bool, string, error) {
@@ -114,7 +92,7 @@ func TestEnsureDeploymentRecordsWrites(t *testing.T) {
 	}
 	key := "Deployment " + ns + "/web"
 	want := []string{key + " created", key + " skipped", key + " deleted", key + " created"}
-	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 }

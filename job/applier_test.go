@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
@@ -18,33 +16,13 @@ import (
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
 
-// managerApplier starts a manager whose cache sees namespace ns and whose requests the
-// returned counter counts, and wraps its cached client into an Applier writing under
-// operatorName.
-func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
-
 // TestConvergedPassThroughApplierSendsNothing: once its Job has completed and the
 // informers have caught up, a pass of RunJob and EnsureCronJob through an Applier over
 // a manager's cache sends no request at all.
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "keystone")
-	a, counter := managerApplier(t, ns)
+	a, counter := env.StartApplier(t, ns, operatorName)
 	var done bool
 	pass := func(ctx context.Context) error {
 		var err error
@@ -59,7 +37,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"Job " + ns + "/db-sync created", "CronJob " + ns + "/trust-flush created"}
-	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("first pass writes (-want +got):\n%s", diff)
 	}
 	eventually(t, "the Job to complete, seen through the cache", func(ctx context.Context) (bool, string, error) {
@@ -87,7 +65,7 @@ func TestRunJobRecordsWrites(t *testing.T) {
 	if done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:1")); err != nil || !done {
 		t.Fatalf("completed Job: done=%v err=%v", done, err)
 	}
-	if diff := cmp.Diff([]string{key + " created"}, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff([]string{key + " created"}, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("writes up to the completed run (-want +got):\n%s", diff)
 	}
 	for _, w := range writes.All() {
@@ -99,7 +77,7 @@ func TestRunJobRecordsWrites(t *testing.T) {
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2")); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{key + " created", key + " deleted", key + " created"}, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff([]string{key + " created", key + " deleted", key + " created"}, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("writes after a template change (-want +got):\n%s", diff)
 	}
 }

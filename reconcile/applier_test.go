@@ -11,8 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -22,26 +20,6 @@ import (
 
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
-
-// managerApplier starts a manager whose cache sees namespace ns and whose requests the
-// returned counter counts, and wraps its cached client into an Applier writing under
-// operatorName.
-func managerApplier(t *testing.T, ns string) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
 
 // cacheCaughtUp waits until c (a manager's cached client) holds the widget at key as
 // the API server stores it.
@@ -67,7 +45,7 @@ func cacheCaughtUp(t *testing.T, c client.Client, key types.NamespacedName) {
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	ns := env.Namespace(t)
 	key := createWidget(t, ns)
-	a, counter := managerApplier(t, ns)
+	a, counter := env.StartApplier(t, ns, operatorName)
 	r := newWidgetReconciler(t, a)
 	pass := func(ctx context.Context) error {
 		res, err := r.Reconcile(ctx, key)
@@ -85,7 +63,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		"Widget " + key.String() + " configured metadata.finalizers",
 		"Widget " + key.String() + " configured status.conditions,status.endpoint",
 	}
-	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("first pass writes (-want +got):\n%s", diff)
 	}
 	cacheCaughtUp(t, a, key)
@@ -111,7 +89,7 @@ func TestRunPassRecordsWrites(t *testing.T) {
 				t.Errorf("write %s has GVK %v", w, w.GVK)
 			}
 		}
-		return writeStrings(writes.All())
+		return testenv.WriteStrings(writes.All())
 	}
 	w := "Widget " + key.String()
 	if diff := cmp.Diff([]string{w + " configured metadata.finalizers", w + " configured status.conditions,status.endpoint"}, run()); diff != "" {
@@ -148,7 +126,7 @@ func TestRunPassLogsWrites(t *testing.T) {
 	}
 	w := "Widget " + key.String()
 	if diff := cmp.Diff([]string{w + " configured metadata.finalizers", w + " configured status.conditions,status.endpoint"},
-		writeStrings(writes.All())); diff != "" {
+		testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("writes reaching the caller's collection (-want +got):\n%s", diff)
 	}
 	mu.Lock()

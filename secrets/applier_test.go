@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -23,27 +21,6 @@ import (
 
 // operatorName is the field manager the Applier tests name the operator with.
 const operatorName = "my-operator"
-
-// managerApplier starts a manager whose cache sees namespace ns (and reads the kinds of
-// uncached past it) and whose requests the returned counter counts, and wraps its
-// cached client into an Applier writing under operatorName.
-func managerApplier(t *testing.T, ns string, uncached ...client.Object) (*apply.Applier, *testenv.RequestCounter) {
-	t.Helper()
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: uncached}},
-	})
-	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: operatorName}), counter
-}
-
-// writeStrings renders writes as "Kind ns/name action fields" (apply.Write.String).
-func writeStrings(writes []apply.Write) []string {
-	var out []string
-	for _, w := range writes {
-		out = append(out, w.String())
-	}
-	return out
-}
 
 // generatedPass is a reconciler's credential step: generate the Secret, push it.
 func generatedPass(c client.Client, owner client.Object, gs secrets.GeneratedSecret) func(context.Context) error {
@@ -79,7 +56,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			a, counter := managerApplier(t, ns, tc.uncached...)
+			a, counter := env.StartApplier(t, ns, operatorName, tc.uncached...)
 			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
 			pass := generatedPass(a, owner, gs)
 
@@ -88,7 +65,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []string{"Secret " + gs.Key.String() + " created", "PushSecret " + gs.Key.String() + " created"}
-			if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+			if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 				t.Errorf("first pass writes (-want +got):\n%s", diff)
 			}
 			value, rv := readValue(t, gs.Key, "password")
@@ -126,7 +103,7 @@ func TestEnsureGeneratedSecretRecordsWrites(t *testing.T) {
 		"Secret " + ns + "/without-key configured data.password",
 		"Secret " + ns + "/adoptable configured metadata.ownerReferences",
 	}
-	if diff := cmp.Diff(want, writeStrings(writes.All())); diff != "" {
+	if diff := cmp.Diff(want, testenv.WriteStrings(writes.All())); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}
 	for _, w := range writes.All() {

@@ -65,7 +65,10 @@
 // probe server) and a [RequestCounter] of every request it sends; [ExpectQuiet] runs a
 // pass until one records no change through apply.WithWrites and sends exactly the
 // expected number of GET requests and nothing else, then asserts three more such
-// passes; [FieldManagers] lists an object's managedFields as "manager/Operation":
+// passes; [Env.StartApplier] is the usual setup in one call (a manager whose cache sees
+// one namespace, an apply.Applier over it, the counter); [WriteStrings] renders what a
+// pass wrote for cmp.Diff; [FieldManagers] lists an object's managedFields as
+// "manager/Operation":
 //
 //	mgr, counter := env.StartManager(t, ctrl.Options{
 //		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -148,6 +149,30 @@ func FieldManagers(obj client.Object, subresources ...string) []string {
 			s += "/" + mf.Subresource
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// StartApplier starts a manager ([Env.StartManager]) whose cache sees only namespace ns
+// and reads the uncached kinds past the cache, and returns an apply.Applier writing
+// under fieldManager over the manager's client, with the counter of every request the
+// manager sends: the setup of a "converged pass sends nothing" test.
+func (e *Env) StartApplier(t testing.TB, ns, fieldManager string, uncached ...client.Object) (*apply.Applier, *RequestCounter) {
+	t.Helper()
+	opts := ctrl.Options{Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}}
+	if len(uncached) > 0 {
+		opts.Client = client.Options{Cache: &client.CacheOptions{DisableFor: uncached}}
+	}
+	mgr, counter := e.StartManager(t, opts)
+	return apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: fieldManager}), counter
+}
+
+// WriteStrings renders writes with apply.Write.String ("Kind ns/name action fields"),
+// for comparing what a pass wrote with cmp.Diff.
+func WriteStrings(writes []apply.Write) []string {
+	var out []string // nil for no writes, as cmp.Diff against a nil want expects
+	for _, w := range writes {
+		out = append(out, w.String())
 	}
 	return out
 }
