@@ -10,9 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -151,7 +149,7 @@ func createImmutable[T client.Object](
 		}
 		// Created since the read (by a second manager), or read from a cache that has
 		// not seen it yet: read it again past the cache.
-		if err := readUncached(ctx, c, key, gvk, existing); err != nil {
+		if err := apply.GetUncached(ctx, c, key, existing); err != nil {
 			return "", fmt.Errorf("read existing %s: %w", desc, err)
 		}
 	case err != nil:
@@ -178,22 +176,6 @@ func createImmutable[T client.Object](
 		return "", fmt.Errorf("existing %s: %w (hash collision, or the object was replaced)", desc, ErrContentMismatch)
 	}
 	return name, nil
-}
-
-// readUncached reads the object at key into obj (an empty object of kind gvk) as
-// unstructured: a manager's client serves unstructured reads from the API server, not
-// from its informers (unless its cache was told to cache unstructured objects), so the
-// read sees an object the cache has not caught up with yet.
-func readUncached(ctx context.Context, c client.Client, key client.ObjectKey, gvk schema.GroupVersionKind, obj client.Object) error {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	if err := c.Get(ctx, key, u); err != nil {
-		return err
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return fmt.Errorf("convert from unstructured: %w", err)
-	}
-	return nil
 }
 
 // adopt makes owner the controller of existing and labels it with baseName, patching

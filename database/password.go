@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -61,7 +60,7 @@ func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 		}
 		// Someone created it between our read and our create, or the read came from
 		// a cache that has not seen it yet: read it past the cache and use it.
-		if err := getUncached(ctx, c, key, secret); err != nil {
+		if err := apply.GetUncached(ctx, c, key, secret); err != nil {
 			return passwordMissing, fmt.Errorf("get password Secret %s: %w", key, err)
 		}
 	case apierrors.IsNotFound(err):
@@ -113,21 +112,6 @@ func createPasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 
 // secretGVK names Secrets in the writes reported through apply.Record.
 var secretGVK = corev1.SchemeGroupVersion.WithKind("Secret")
-
-// getUncached reads the Secret at key into secret as unstructured: a manager's client
-// serves unstructured reads from the API server, not from its informers (unless its
-// cache was told to cache unstructured objects).
-func getUncached(ctx context.Context, c client.Client, key client.ObjectKey, secret *corev1.Secret) error {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(secretGVK)
-	if err := c.Get(ctx, key, u); err != nil {
-		return err
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, secret); err != nil {
-		return fmt.Errorf("convert from unstructured: %w", err)
-	}
-	return nil
-}
 
 // generatePassword returns n random characters of passwordAlphabet, drawn without
 // modulo bias from crypto/rand.

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -306,15 +305,10 @@ func statusNotFound(ctx context.Context, c client.Client, reader client.Reader, 
 		return nil
 	}
 	var err error
-	switch gvk, gvkErr := c.GroupVersionKindFor(obj); {
-	case reader != nil:
+	if reader != nil {
 		err = reader.Get(ctx, key, newObject(obj))
-	case gvkErr == nil:
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		err = c.Get(ctx, key, u)
-	default:
-		err = c.Get(ctx, key, newObject(obj))
+	} else {
+		err = apply.GetUncached(ctx, c, key, newObject(obj))
 	}
 	switch {
 	case apierrors.IsNotFound(err):

@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/retry"
@@ -189,7 +188,7 @@ func EnsureGeneratedSecret(
 		if raced {
 			// A write lost a race, or the read came from a cache that lags behind
 			// the server: read past the cache.
-			err = getUncached(ctx, c, gs.Key, current)
+			err = apply.GetUncached(ctx, c, gs.Key, current)
 		} else {
 			err = c.Get(ctx, gs.Key, current)
 		}
@@ -358,21 +357,6 @@ func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, 
 		return fmt.Errorf("create Secret %s: %w", gs.Key, err)
 	}
 	apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: secretGVK, Key: gs.Key})
-	return nil
-}
-
-// getUncached reads the Secret at key into secret as unstructured: a manager's client
-// serves unstructured reads from the API server, not from its informers (unless its
-// cache was told to cache unstructured objects).
-func getUncached(ctx context.Context, c client.Client, key client.ObjectKey, secret *corev1.Secret) error {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(secretGVK)
-	if err := c.Get(ctx, key, u); err != nil {
-		return err
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, secret); err != nil {
-		return fmt.Errorf("convert Secret %s from unstructured: %w", key, err)
-	}
 	return nil
 }
 
