@@ -1,0 +1,47 @@
+package multicluster
+
+import (
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+)
+
+// TargetClusterUnavailable is the condition reason every step reports, ahead of any
+// other work, when spec.targetClusterRef names a cluster that is not registered or no
+// longer answers. The condition message carries the resolver's error; the CR requeues
+// after reconcile.TargetClusterRetryInterval and nothing is written on any cluster.
+const TargetClusterUnavailable = "TargetClusterUnavailable"
+
+// ErrTargetClusterUnavailable is wrapped by every error a [Resolver] returns for a
+// target cluster that is not registered or does not answer. Test with errors.Is.
+var ErrTargetClusterUnavailable = errors.New("target cluster unavailable")
+
+// Target is the cluster a CR's children are written to: the management cluster (Name
+// "") or a registered target cluster.
+type Target struct {
+	// Name is the registered name of the target cluster; "" for the management cluster.
+	Name string
+	// Client reads and writes the children on that cluster. On a target cluster it is
+	// an apply.Applier configured with remote ownership: children are claimed with
+	// ownership labels, never with an owner reference the cluster cannot resolve.
+	Client client.Client
+	// APIReader reads past the cluster's informer cache.
+	APIReader client.Reader
+	// RESTMapper answers "is this kind served" for that cluster (see package capability).
+	RESTMapper meta.RESTMapper
+}
+
+// IsLocal reports whether t is the management cluster.
+func (t *Target) IsLocal() bool { return t.Name == "" }
+
+// Resolver turns a CR's spec.targetClusterRef into the cluster its children land on.
+// A nil ref (or an empty name) is the management cluster. A ref that is not registered
+// or no longer answers returns an error wrapping [ErrTargetClusterUnavailable] whose
+// text says which cluster and why; callers report it under [TargetClusterUnavailable].
+type Resolver interface {
+	Resolve(ctx context.Context, ref *commonv1.TargetClusterRefSpec) (*Target, error)
+}
