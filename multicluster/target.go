@@ -5,9 +5,12 @@ import (
 	"errors"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // TargetClusterUnavailable is the condition reason every step reports, ahead of any
@@ -33,10 +36,25 @@ type Target struct {
 	APIReader client.Reader
 	// RESTMapper answers "is this kind served" for that cluster (see package capability).
 	RESTMapper meta.RESTMapper
+	// Ownership is how children are claimed on a target cluster; nil on the management
+	// cluster, where they carry a controller owner reference.
+	Ownership *apply.RemoteOwnership
 }
 
 // IsLocal reports whether t is the management cluster.
 func (t *Target) IsLocal() bool { return t.Name == "" }
+
+// Recheck is the result a converged pass returns: zero on the management cluster, and
+// a requeue after reconcile.TargetClusterRetryInterval on a target cluster, so that a
+// target API server that stops answering (which sends no event) is noticed and
+// reported as TargetClusterUnavailable. Such a pass costs no write and, within the
+// resolver's ReachabilityTTL, no request.
+func (t *Target) Recheck() ctrl.Result {
+	if t.IsLocal() {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval}
+}
 
 // Resolver turns a CR's spec.targetClusterRef into the cluster its children land on.
 // A nil ref (or an empty name) is the management cluster. A ref that is not registered

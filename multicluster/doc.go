@@ -1,0 +1,82 @@
+// Package multicluster writes a CR's children to a target cluster: the CR lives on the
+// management cluster, spec.targetClusterRef (api/v1.TargetClusterRefSpec) names the
+// cluster its workload runs on, and a nil ref keeps everything on the management
+// cluster. It is built on sigs.k8s.io/multicluster-runtime and its kubeconfig provider;
+// the core packages (apply, reconcile) know nothing of it.
+//
+// # Registering target clusters
+//
+// A target cluster is a Secret in the operator's clusters namespace (the examples'
+// --clusters-namespace), labelled [KubeconfigSecretLabel]="true", whose data key
+// [KubeconfigSecretKey] holds a kubeconfig that reaches it; the Secret's name is the
+// cluster's name, the one spec.targetClusterRef.name gives. [NewManager] builds the
+// manager and the provider that engages each such cluster (its own cache, sharing the
+// manager's scheme); deleting the Secret disengages it.
+//
+//	mgr, err := multicluster.NewManager(cfg, ctrl.Options{Scheme: scheme,
+//		Cache: multicluster.CacheOptions("horizon-operator", clustersNamespace)},
+//		multicluster.ManagerOptions{ClustersNamespace: clustersNamespace, FieldManager: "horizon-operator"})
+//	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
+//		Applier: apply.ApplierOptions{FieldManager: "horizon-operator"}})
+//
+// # Resolving a CR's cluster
+//
+// [GateTarget] runs ahead of every step: it resolves the ref through the [Resolver] and
+// returns the [Target] the steps write to, its Client an apply.Applier for that
+// cluster. A ref that is not registered, or whose API server does not answer (a probe
+// of GET /version at most once per ReachabilityTTL), sets the step's condition False
+// with reason [TargetClusterUnavailable] and the resolver's error as message, requeues
+// after reconcile.TargetClusterRetryInterval, and nothing is written on any cluster.
+// The condition flips back when the cluster answers again.
+//
+// # Ownership on a target cluster
+//
+// An owner reference cannot resolve on a target cluster (its garbage collector would
+// delete a child whose owner it cannot find), so the target's Applier claims children
+// with labels naming the owner's kind, namespace and name and this management cluster's
+// identity (apply.RemoteOwnership, apply.ClaimLabels). Two management clusters sharing a
+// target have different identities (by default the UID of their kube-system namespace)
+// and never touch each other's children; an existing object that the labels do not
+// claim is refused unless it carries the adopt annotation and no other claim.
+//
+// # Deletion
+//
+// The management cluster's garbage collector cannot reach a target cluster, so
+// [Cleanup] puts a finalizer on a CR that names a target cluster (only then: a CR on the
+// management cluster needs none), sweeps the CR's claimed children there when it is
+// deleted, and, when the cluster stays unavailable, gives up after
+// CleanupOptions.GiveUpAfter with a Warning event, so a CR is never stuck forever. A CR
+// that moves to another cluster has its children on the old one swept on a later pass.
+//
+// # Watches
+//
+// Register the CR kind and its management-cluster children with For and Owns engaged
+// with the local cluster only, and wrap the reconciler with [LocalReconciler]:
+//
+//	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").
+//		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true),
+//			mcbuilder.WithEngageWithProviderClusters(false))
+//	b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, resolver.Remote(),
+//		&appsv1.Deployment{}, &corev1.Service{})
+//	b, err = multicluster.AddInputWatch(b, scheme, targets, &corev1.Secret{}, secretToHorizons)
+//	err = b.Complete(multicluster.LocalReconciler(r))
+//
+// [AddChildWatches] maps an event on a claimed child of any target cluster back to the
+// CR that claims it, so an edit there is repaired by the next pass. [AddInputWatch]
+// watches an input kind with a local and a remote leg: a change on the management
+// cluster re-triggers the CRs without a target cluster, a change on a target cluster
+// the CRs that name it ([TargetClusterFunc], [TargetClusterOf]). A remote leg watches
+// only the clusters that serve its kind when they engage (package capability), so a
+// target cluster without a CRD is not broken by a watch on it. Whether an optional
+// child's kind is served is asked per pass against Target.RESTMapper.
+//
+// # Footprint
+//
+//   - [NewManager]: the provider lists and watches Secrets in the clusters namespace (one
+//     informer on the management cluster) and starts one cache per target cluster.
+//   - [NewResolver]: one GET of Namespace kube-system when no identity is configured.
+//   - [ClusterResolver.Resolve]: no request for the management cluster; for a target
+//     cluster one GET /version per ReachabilityTTL.
+//   - [Cleanup]: patches the CR's finalizers; on a target cluster lists each swept kind
+//     in the CR's namespace (uncached) and deletes the claimed children.
+package multicluster
