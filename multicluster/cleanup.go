@@ -202,6 +202,9 @@ func (cl *Cleanup) sweep(ctx context.Context, obj client.Object, cluster string)
 	if err != nil {
 		return false, err
 	}
+	if target == nil {
+		return false, fmt.Errorf("resolver %T returned no target and no error", cl.resolver)
+	}
 	if target.IsLocal() || target.Ownership == nil {
 		return true, nil
 	}
