@@ -63,3 +63,23 @@ func (t *Target) Recheck() ctrl.Result {
 type Resolver interface {
 	Resolve(ctx context.Context, ref *commonv1.TargetClusterRefSpec) (*Target, error)
 }
+
+type targetKey struct{}
+
+// WithTarget returns a copy of ctx that carries t, so that the steps of a pipeline,
+// which see only the context and the CR, write to the cluster [GateTarget] resolved:
+//
+//	target, res, err := multicluster.GateTarget(ctx, r.resolver, h.Spec.TargetClusterRef, ...)
+//	if target == nil {
+//		return res, err
+//	}
+//	return r.pipeline.Run(multicluster.WithTarget(ctx, target), h)
+func WithTarget(ctx context.Context, t *Target) context.Context {
+	return context.WithValue(ctx, targetKey{}, t)
+}
+
+// TargetFrom returns the Target [WithTarget] put into ctx, or nil when there is none.
+func TargetFrom(ctx context.Context) *Target {
+	t, _ := ctx.Value(targetKey{}).(*Target)
+	return t
+}

@@ -512,3 +512,13 @@ func TestCacheOptions(t *testing.T) {
 		t.Fatal("CacheOptions modified apply.CacheOptions' result")
 	}
 }
+
+func TestWithTarget(t *testing.T) {
+	if multicluster.TargetFrom(context.Background()) != nil {
+		t.Fatal("a bare context carries a target")
+	}
+	edge := &multicluster.Target{Name: "edge"}
+	if got := multicluster.TargetFrom(multicluster.WithTarget(context.Background(), edge)); got != edge {
+		t.Fatalf("TargetFrom = %v, want %v", got, edge)
+	}
+}
