@@ -18,6 +18,7 @@ func TestCoreStaysLight(t *testing.T) {
 		"sigs.k8s.io/gateway-api",
 		"k8s.io/autoscaler/",
 		"sigs.k8s.io/multicluster-runtime",
+		"github.com/c5c3/reconciler-sdk/multicluster",
 	}
 	for _, pkg := range []string{"./apply/...", "./config/...", "./reconcile/...", "./policy/..."} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()

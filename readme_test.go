@@ -8,27 +8,37 @@ import (
 	"testing"
 )
 
-// updateReadme rewrites the README's quick start from the example instead of comparing:
-// go test -run TestREADMEQuickstart -update-readme .
-var updateReadme = flag.Bool("update-readme", false, "rewrite README.md's quick start from examples/quickstart")
+// updateReadme rewrites the README's code excerpts from their sources instead of
+// comparing: go test -run TestREADMEExcerpts -update-readme .
+var updateReadme = flag.Bool("update-readme", false, "rewrite README.md's code excerpts from their compiled sources")
 
-const (
-	quickstartSource = "examples/quickstart/controller/memo_controller.go"
-	readmeStart      = "<!-- quickstart:start -->\n```go\n"
-	readmeEnd        = "```\n<!-- quickstart:end -->"
-)
+// readmeExcerpts are the README's Go blocks that are copies of compiled code: each
+// block between "<!-- name:start -->" and "<!-- name:end -->" is the region of source
+// between "// readme:start" and "// readme:end".
+var readmeExcerpts = []struct{ name, source string }{
+	{"quickstart", "examples/quickstart/controller/memo_controller.go"},
+	{"targetcluster", "multicluster/example_operator_test.go"},
+	{"satellite", "satellite/example_test.go"},
+}
 
-// TestREADMEQuickstart fails when the Go block of README.md's quick start differs from
-// the region of the compiled example between "// readme:start" and "// readme:end", so
-// the README never shows code that does not build.
-func TestREADMEQuickstart(t *testing.T) {
-	src, err := os.ReadFile(quickstartSource)
+// TestREADMEExcerpts fails when a Go block of README.md differs from the region of the
+// compiled source it shows, so the README never shows code that does not build.
+func TestREADMEExcerpts(t *testing.T) {
+	for _, ex := range readmeExcerpts {
+		t.Run(ex.name, func(t *testing.T) { checkExcerpt(t, ex.name, ex.source) })
+	}
+}
+
+func checkExcerpt(t *testing.T, name, source string) {
+	readmeStart := "<!-- " + name + ":start -->\n```go\n"
+	readmeEnd := "```\n<!-- " + name + ":end -->"
+	src, err := os.ReadFile(source)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, ok := between(string(src), "// readme:start\n", "// readme:end\n")
 	if !ok {
-		t.Fatalf("%s: no // readme:start ... // readme:end region", quickstartSource)
+		t.Fatalf("%s: no // readme:start ... // readme:end region", source)
 	}
 	want = strings.Trim(want, "\n") + "\n"
 	readme, err := os.ReadFile("README.md")
@@ -53,12 +63,12 @@ func TestREADMEQuickstart(t *testing.T) {
 	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := range min(len(gl), len(wl)) {
 		if gl[i] != wl[i] {
-			t.Fatalf("README.md's quick start differs from %s at line %d of the excerpt:\n README: %q\n source: %q\n"+
-				"run: go test -run TestREADMEQuickstart -update-readme .", quickstartSource, i+1, gl[i], wl[i])
+			t.Fatalf("README.md's %s excerpt differs from %s at line %d:\n README: %q\n source: %q\n"+
+				"run: go test -run TestREADMEExcerpts -update-readme .", name, source, i+1, gl[i], wl[i])
 		}
 	}
-	t.Fatalf("README.md's quick start has %d lines, %s's region %d; run: go test -run TestREADMEQuickstart -update-readme .",
-		len(gl), quickstartSource, len(wl))
+	t.Fatalf("README.md's %s excerpt has %d lines, %s's region %d; run: go test -run TestREADMEExcerpts -update-readme .",
+		name, len(gl), source, len(wl))
 }
 
 // between returns the text of s between the first start and the next end.
