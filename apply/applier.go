@@ -37,6 +37,14 @@ type ApplierOptions struct {
 	// ConfigMaps): such a cache does not hold an object without the label, so a Get it
 	// cannot answer is read from the API server. Nil reads only through the client.
 	APIReader client.Reader
+	// Remote, when set, makes the Applier write to a target cluster whose children's
+	// owners live on another cluster, the management cluster Remote names: the SDK's
+	// helpers then claim every child with labels (ClaimLabels) and OwnerAnnotation
+	// instead of a controller owner reference, and decide what is the owner's by that
+	// claim (see "Target clusters" in the package documentation). Nil: children get a
+	// controller owner reference. EnsureObject and SetOwnership refuse an invalid one
+	// (RemoteOwnership.Validate) before any API call.
+	Remote *RemoteOwnership
 }
 
 // DefaultApplierOptions returns the options NewApplier uses for a nil-valued field:
@@ -60,7 +68,8 @@ type Applier struct {
 }
 
 // NewApplier wraps c (normally the manager's client, so reads come from its informers)
-// into an Applier.
+// into an Applier. opts.Remote is copied: changing it afterwards does not change the
+// Applier.
 func NewApplier(c client.Client, opts ApplierOptions) *Applier {
 	def := DefaultApplierOptions()
 	if opts.FieldManager == "" {
@@ -69,11 +78,25 @@ func NewApplier(c client.Client, opts ApplierOptions) *Applier {
 	if opts.MaxTracked <= 0 {
 		opts.MaxTracked = def.MaxTracked
 	}
+	if opts.Remote != nil {
+		remote := *opts.Remote
+		opts.Remote = &remote
+	}
 	return &Applier{Client: c, opts: opts, state: &skipState{max: opts.MaxTracked, entries: map[skipKey]skipEntry{}}}
 }
 
 // FieldManager returns the field-manager name the Applier writes under.
 func (a *Applier) FieldManager() string { return a.opts.FieldManager }
+
+// Remote returns a copy of the Applier's remote ownership (ApplierOptions.Remote), nil
+// when children get a controller owner reference.
+func (a *Applier) Remote() *RemoteOwnership {
+	if a.opts.Remote == nil {
+		return nil
+	}
+	remote := *a.opts.Remote
+	return &remote
+}
 
 // Tracked returns how many applied objects the Applier remembers for its skip.
 func (a *Applier) Tracked() int { return a.state.len() }

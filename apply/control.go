@@ -40,41 +40,81 @@ type NotControlledError struct {
 	Owner string
 	// Controller is the object's current controller reference, nil when it has none.
 	Controller *metav1.OwnerReference
+	// Claim is the object's claim on a target cluster (ClaimOf) when it carries one
+	// for another owner or another management cluster, nil otherwise.
+	Claim *Claim
+	// Remote is true when the owner claims its children with labels (the client is an
+	// Applier with ApplierOptions.Remote): an object without Claim and Controller is then
+	// unclaimed rather than without a controller.
+	Remote bool
+	// PartialClaim is true when the object carries some of the claim labels, but no
+	// complete claim that agrees with OwnerAnnotation: it is nobody's, and not adopted
+	// while those labels are there.
+	PartialClaim bool
 }
 
-// Error says who controls the object and what the user can do about it.
+// Error says who controls or claims the object and what the user can do about it.
 func (e *NotControlledError) Error() string {
-	if e.Controller == nil {
-		return fmt.Sprintf("%s exists and has no controller; %s does not take it over: delete it, "+
-			"or annotate it %s=true to let %s adopt it", e.Object, e.Owner, AdoptAnnotation, e.Owner)
+	switch {
+	case e.Claim != nil:
+		return fmt.Sprintf("%s is claimed by %s, not by %s", e.Object, e.Claim, e.Owner)
+	case e.Controller != nil:
+		return fmt.Sprintf("%s is controlled by %s %s (uid %s), not by %s", e.Object,
+			e.Controller.Kind, e.Controller.Name, e.Controller.UID, e.Owner)
+	case e.PartialClaim:
+		return fmt.Sprintf("%s carries an incomplete owner claim (the labels %s, %s, %s, %s and the "+
+			"annotation %s must all be present and agree); %s does not take it over: delete it, or remove "+
+			"those labels and annotate it %s=true to let %s adopt it", e.Object,
+			OwnerClusterLabel, OwnerKindLabel, OwnerNamespaceLabel, OwnerNameLabel, OwnerAnnotation,
+			e.Owner, AdoptAnnotation, e.Owner)
+	case e.Remote:
+		return fmt.Sprintf("%s exists and is not claimed by any owner (it has no %s labels); %s does "+
+			"not take it over: delete it, or annotate it %s=true to let %s adopt it", e.Object,
+			"cobaltcore.c5c3.io/owner-*", e.Owner, AdoptAnnotation, e.Owner)
 	}
-	return fmt.Sprintf("%s is controlled by %s %s (uid %s), not by %s", e.Object,
-		e.Controller.Kind, e.Controller.Name, e.Controller.UID, e.Owner)
+	return fmt.Sprintf("%s exists and has no controller; %s does not take it over: delete it, "+
+		"or annotate it %s=true to let %s adopt it", e.Object, e.Owner, AdoptAnnotation, e.Owner)
 }
 
 // Is makes errors.Is(err, ErrNotControlled) true.
 func (e *NotControlledError) Is(target error) bool { return target == ErrNotControlled }
 
-// CheckControlled returns nil when owner is the controller of existing, and otherwise a
-// *NotControlledError naming existing's controller (or saying it has none). gvk names
-// existing's kind in the error. Helpers call it before they delete, recreate or write
-// over an object they read.
-func CheckControlled(owner, existing client.Object, gvk schema.GroupVersionKind) error {
-	if metav1.IsControlledBy(existing, owner) {
+// CheckControlled returns nil when owner controls existing the way c's cluster records
+// it (IsControlled: a controller reference, or on a target cluster a claim), and
+// otherwise a *NotControlledError naming existing's controller or claim (or saying it
+// has none). gvk names existing's kind in the error. Helpers call it before they
+// delete, recreate or write over an object they read. It makes no API call.
+func CheckControlled(c client.Client, owner, existing client.Object, gvk schema.GroupVersionKind) error {
+	if IsControlled(c, owner, existing) {
 		return nil
 	}
-	return &NotControlledError{
+	err := &NotControlledError{
 		Object:     describe(gvk, existing),
 		Owner:      describeOwner(owner),
 		Controller: metav1.GetControllerOfNoCopy(existing),
+		Remote:     remoteOf(c) != nil,
 	}
+	if !err.Remote {
+		return err
+	}
+	if claim, ok := ClaimOf(existing); ok {
+		err.Claim = &claim
+	} else {
+		err.PartialClaim = hasClaimLabel(existing)
+	}
+	return err
 }
 
 // checkExisting reads the object obj names and refuses to apply over it when it is
-// being deleted, or when owner does not control it, unless it has no controller and
-// either carries AdoptAnnotation=true or was applied by fieldManager before. A missing
-// object is no error (nil is returned): the apply creates it. Otherwise the existing
-// object is returned.
+// being deleted, or when owner does not control it (CheckControlled), unless it is
+// unclaimed (Unclaimed) and either carries AdoptAnnotation=true or, on the management
+// cluster, was applied by fieldManager before. A missing object is no error (nil is
+// returned): the apply creates it. Otherwise the existing object is returned.
+//
+// On a target cluster the "applied before" exception does not hold: the operators of
+// two management clusters that share a target cluster write under the same field
+// manager name, so an Apply entry of fieldManager does not tell which of them made the
+// object.
 func checkExisting(ctx context.Context, c client.Client, owner, obj client.Object, gvk schema.GroupVersionKind, fieldManager string) (client.Object, error) {
 	existing := emptyLike(obj, gvk)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
@@ -86,14 +126,15 @@ func checkExisting(ctx context.Context, c client.Client, owner, obj client.Objec
 	if existing.GetDeletionTimestamp() != nil {
 		return nil, fmt.Errorf("%w: retry once it is gone", ErrBeingDeleted)
 	}
-	err := CheckControlled(owner, existing, gvk)
+	err := CheckControlled(c, owner, existing, gvk)
 	if err == nil {
 		return existing, nil
 	}
-	if metav1.GetControllerOfNoCopy(existing) != nil {
+	if !Unclaimed(c, existing) {
 		return nil, err
 	}
-	if existing.GetAnnotations()[AdoptAnnotation] == "true" || appliedBy(existing, fieldManager) {
+	if existing.GetAnnotations()[AdoptAnnotation] == "true" ||
+		(remoteOf(c) == nil && appliedBy(existing, fieldManager)) {
 		return existing, nil
 	}
 	return nil, err
@@ -122,8 +163,12 @@ func emptyLike(obj client.Object, gvk schema.GroupVersionKind) client.Object {
 	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
 }
 
-// describeOwner names an owner as "Kind namespace/name", using the GVK it carries.
+// describeOwner names an owner as "Kind namespace/name", using the GVK it carries; a
+// nil owner is "a caller without an owner".
 func describeOwner(owner client.Object) string {
+	if isNil(owner) {
+		return "a caller without an owner"
+	}
 	kind := owner.GetObjectKind().GroupVersionKind().Kind
 	if kind == "" {
 		kind = reflect.TypeOf(owner).Elem().Name()

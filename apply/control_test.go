@@ -200,10 +200,10 @@ func TestCheckControlled(t *testing.T) {
 	if err := controllerutil.SetControllerReference(owner, mine, env.Scheme); err != nil {
 		t.Fatal(err)
 	}
-	if err := apply.CheckControlled(owner, mine, gvk); err != nil {
+	if err := apply.CheckControlled(env.Client, owner, mine, gvk); err != nil {
 		t.Errorf("controlled object refused: %v", err)
 	}
-	err := apply.CheckControlled(owner, desiredConfigMap(ns), gvk)
+	err := apply.CheckControlled(env.Client, owner, desiredConfigMap(ns), gvk)
 	var nce *apply.NotControlledError
 	if !errors.As(err, &nce) || nce.Controller != nil || nce.Object != "ConfigMap "+ns+"/child" {
 		t.Errorf("unowned object: error = %#v", err)

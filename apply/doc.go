@@ -3,7 +3,8 @@
 //
 // [EnsureObject] applies a desired object, built in code, under one field manager
 // ([FieldManager]) with ForceOwnership, inside retry.RetryOnConflict. On every call it
-// re-asserts the owner as controller reference, stamps the GVK from the scheme and
+// re-asserts the owner as controller reference (on a target cluster: as the claim
+// described under "Target clusters"), stamps the GVK from the scheme and
 // decodes the server's answer back into the object, so callers read fresh status and
 // server-assigned fields without an extra Get.
 //
@@ -55,9 +56,58 @@
 // to every object of every name, and the annotation shows in kubectl what happened.
 // An object without a controller that this field manager applied before (its managedFields
 // hold an Apply entry of the manager) was made by this operator and lost its reference
-// since: the reference is re-asserted.
+// since: the reference is re-asserted (on the management cluster only; see "Target
+// clusters").
 // [CheckControlled] is the same check for helpers that delete or recreate an object they
 // read.
+//
+// # Target clusters
+//
+// A custom resource lives on the management cluster; its children may be written to a
+// target cluster, another API server. An owner reference cannot serve there: it names
+// the owner by UID, which the target cluster does not know, and its garbage collector
+// deletes a dependent whose owner it cannot find. An [Applier] made with
+// ApplierOptions.Remote (a [RemoteOwnership] naming the management cluster) therefore
+// claims children with labels instead, and every helper of the SDK that takes that
+// Applier as its client does the same, without a signature change ([SetOwnership],
+// [IsControlled], [Unclaimed] and [CheckControlled] decide by the client they are
+// given). Each child carries:
+//
+//   - [OwnerClusterLabel]: the management cluster (RemoteOwnership.ManagementCluster),
+//     so two management clusters sharing a target cluster never take each other's
+//     children, even for owners of the same kind, namespace and name;
+//   - [OwnerKindLabel], [OwnerNamespaceLabel], [OwnerNameLabel]: the owner's
+//     "Kind.group" ("Kind" for the core group), namespace and name. A value that is
+//     not a valid label value (longer than 63 characters, say) is shortened
+//     deterministically by [ClaimLabelValue]: its first 52 characters, trimmed to end
+//     in an alphanumeric, "-" and 10 hex digits of the SHA-256 of the whole value;
+//   - [OwnerAnnotation]: the owner exactly, "<Kind.group>/<namespace>/<name>", so a
+//     long name survives the shortening.
+//
+// No owner reference is set. [ClaimOf] reads a claim back; it holds only when all four
+// labels are present and agree with the annotation. The labels are part of the applied
+// body, so the converged-apply skip works as on the management cluster, and a removed
+// label is a drift the next apply sees.
+//
+// What counts as the owner's on a target cluster: an object whose claim is the owner's,
+// management cluster included. An object claimed for another owner or by another
+// management cluster is refused with a *NotControlledError whose Claim names that claim,
+// annotated for adoption or not. An object with no claim label and no controller
+// reference ([Unclaimed]: made by kubectl, or an object whose claim labels someone
+// removed) is refused unless it carries AdoptAnnotation="true"; then it is adopted and
+// the apply adds the claim. An object with only some of the claim labels is nobody's
+// and refused until they are removed. The exception of the management cluster for an
+// object without controller that this field manager applied before does not hold here:
+// the operators of two management clusters sharing a target cluster write under the
+// same field manager name, so such an entry does not tell whose the object was. An
+// object being deleted is refused with ErrBeingDeleted, as on the management cluster.
+//
+// A claim names its owner, not the owner's UID, and nothing on the target cluster
+// deletes the children with their owner: the operator deletes them itself when the owner
+// goes (in its finalizer): it lists the owner's children of each kind with
+// client.MatchingLabels(apply.ClaimLabels(remote, ownerGVK, owner)) ([ClaimLabels]) and
+// deletes each with [DeleteControlled] or [DeleteObject]. An owner deleted and made again under the same name owns what its
+// predecessor left.
 //
 // # The Applier: the operator's field manager, and converged applies that send nothing
 //
@@ -146,7 +196,9 @@
 //     APIReader (no informer). [CacheOptions] restricts the Secret and ConfigMap
 //     informers to objects carrying [ManagedByLabel].
 //   - [CheckControlled], [CheckScheme], [Validate], [ValidateOwner], [WithWrites],
-//     [Record], [WithoutSkip], [FieldManagerFor]: no API call.
+//     [Record], [WithoutSkip], [FieldManagerFor], [SetOwnership], [IsControlled],
+//     [Unclaimed], [ClaimLabels], [ClaimOf], [ClaimLabelValue], [OwnershipFields],
+//     [RemoteOwnership.Validate]: no API call.
 //
 // A converged pass of EnsureObject costs one GET and one no-op apply through a plain
 // client, and no request through an Applier over a manager's cached client (see "The

@@ -9,12 +9,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 )
@@ -28,8 +26,10 @@ const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 // hash is [ContentHash] of data, and returns that name.
 //
 // The ConfigMap carries data, Immutable: true, the label [ConfigBaseLabel] = baseName
-// and a controller reference to owner. It is read first, through c (with a manager's
-// cached client, from its informer), and created only when it is missing. If it
+// and a controller reference to owner (through an apply.Applier with
+// ApplierOptions.Remote: owner's claim, see apply.SetOwnership). It is read first,
+// through c (with a manager's cached client, from its informer), and created only when
+// it is missing. If it
 // exists, or the create meets AlreadyExists (it was created since the read, or the
 // cache had not seen it yet: it is then read again, as unstructured, which a manager's
 // client sends to the API server), the name is returned without error, provided the
@@ -131,8 +131,8 @@ func createImmutable[T client.Object](
 	desired.SetName(name)
 	desired.SetNamespace(namespace)
 	desired.SetLabels(map[string]string{ConfigBaseLabel: baseName})
-	if err := controllerutil.SetControllerReference(owner, desired, scheme); err != nil {
-		return "", fmt.Errorf("create %s: %w: %w", desc, apply.ErrInvalidOwner, err)
+	if err := apply.SetOwnership(c, scheme, owner, desired); err != nil {
+		return "", fmt.Errorf("create %s: %w", desc, err)
 	}
 
 	key := client.ObjectKey{Namespace: namespace, Name: name}
@@ -158,8 +158,8 @@ func createImmutable[T client.Object](
 	if existing.GetDeletionTimestamp() != nil {
 		return "", fmt.Errorf("existing %s: %w: retry once it is gone", desc, apply.ErrBeingDeleted)
 	}
-	if err := apply.CheckControlled(owner, existing, gvk); err != nil {
-		if metav1.GetControllerOfNoCopy(existing) != nil || existing.GetAnnotations()[apply.AdoptAnnotation] != "true" {
+	if err := apply.CheckControlled(c, owner, existing, gvk); err != nil {
+		if !apply.Unclaimed(c, existing) || existing.GetAnnotations()[apply.AdoptAnnotation] != "true" {
 			return "", fmt.Errorf("%w: %w", ErrForeignObject, err)
 		}
 		if !sameContent(existing) {
@@ -169,7 +169,7 @@ func createImmutable[T client.Object](
 			return "", fmt.Errorf("adopt existing %s: %w", desc, err)
 		}
 		apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: gvk, Key: key,
-			Fields: []string{"metadata.labels." + ConfigBaseLabel, "metadata.ownerReferences"}})
+			Fields: append([]string{"metadata.labels." + ConfigBaseLabel}, apply.OwnershipFields(c)...)})
 		return name, nil
 	}
 	if !sameContent(existing) {
@@ -178,12 +178,13 @@ func createImmutable[T client.Object](
 	return name, nil
 }
 
-// adopt makes owner the controller of existing and labels it with baseName, patching
-// only its metadata, on the condition that it has not changed since it was read.
+// adopt makes owner the owner of existing (apply.SetOwnership: its controller, or on a
+// target cluster its claim) and labels it with baseName, patching only its metadata, on
+// the condition that it has not changed since it was read.
 func adopt(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner, existing client.Object, baseName string) error {
 	patch := client.MergeFromWithOptions(existing.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
-	if err := controllerutil.SetControllerReference(owner, existing, scheme); err != nil {
-		return fmt.Errorf("%w: %w", apply.ErrInvalidOwner, err)
+	if err := apply.SetOwnership(c, scheme, owner, existing); err != nil {
+		return err
 	}
 	labels := existing.GetLabels()
 	if labels == nil {

@@ -42,6 +42,13 @@
 // rather than taking for present a configuration that is about to vanish. A nil scheme
 // is an error (apply.ErrNilScheme), never a panic.
 //
+// Through an apply.Applier with ApplierOptions.Remote (a target cluster; see "Target
+// clusters" in package apply) each object carries the owner's claim labels and
+// annotation instead of a controller reference, and "controls" means "claims"
+// (apply.IsControlled), for creation, adoption and pruning alike. Nothing on a target
+// cluster deletes these objects with their owner: the operator sweeps them itself, by
+// apply.ClaimLabels.
+//
 // # Pruning
 //
 // [PruneImmutableConfigMaps] and [PruneImmutableSecrets] delete the history of a base

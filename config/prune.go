@@ -60,16 +60,17 @@ func DefaultPruneOptions() PruneOptions {
 //
 // It lists the ConfigMaps of namespace labelled [ConfigBaseLabel] = baseName; keeps as
 // candidates those named baseName + "-" + anything, other than currentName, that owner
-// controls (apply.CheckControlled: a ConfigMap without a controller, or with another
-// one, is never deleted) and that are not already being deleted; sorts them by
+// controls (apply.IsControlled: a ConfigMap without a controller or claim, or with
+// another one, is never deleted) and that are not already being deleted; sorts them by
 // CreationTimestamp, newest first, ties broken by name in descending order; and, when
 // there are more than retain, deletes those from index retain on, oldest first,
 // logging each deletion at info level. Each delete is conditioned on the UID that was
 // listed. A ConfigMap that is already gone (NotFound), or that was replaced by an
 // object with another UID since the list (the delete's Conflict, confirmed by reading
 // it again), is skipped. Delete failures do not stop the other deletions; they are
-// returned joined. A ConfigMap lacking the label is never seen, so never pruned; its
-// owner reference still lets the garbage collector remove it with the owner. Each
+// returned joined. A ConfigMap lacking the label is never seen, so never pruned; on the
+// management cluster its owner reference still lets the garbage collector remove it with
+// the owner (on a target cluster nothing does: sweep by apply.ClaimLabels). Each
 // deletion is reported through apply.Record (apply.ActionDeleted).
 //
 // The list reads metadata only; with a manager's cached client it is served from a
@@ -174,7 +175,7 @@ func prune(
 		if !strings.HasPrefix(obj.Name, baseName+"-") || obj.Name == currentName {
 			continue
 		}
-		if apply.CheckControlled(owner, obj, gvk) != nil || obj.DeletionTimestamp != nil {
+		if !apply.IsControlled(c, owner, obj) || obj.DeletionTimestamp != nil {
 			continue
 		}
 		candidates = append(candidates, obj)

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 )
@@ -93,8 +92,8 @@ func createPasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{dataKey: password},
 	}
-	if err := controllerutil.SetControllerReference(owner, secret, scheme); err != nil {
-		return false, fmt.Errorf("create password Secret %s: %w: %w", key, apply.ErrInvalidOwner, err)
+	if err := apply.SetOwnership(c, scheme, owner, secret); err != nil {
+		return false, fmt.Errorf("create password Secret %s: %w", key, err)
 	}
 	err = c.Create(ctx, secret, client.FieldOwner(apply.FieldManager))
 	clear(password)

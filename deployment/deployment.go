@@ -85,7 +85,7 @@ func EnsureDeployment(
 	case err != nil:
 		return false, fmt.Errorf("ensure %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
-		if ctrlErr := apply.CheckControlled(owner, existing, deploymentGVK); ctrlErr != nil {
+		if ctrlErr := apply.CheckControlled(c, owner, existing, deploymentGVK); ctrlErr != nil {
 			return false, fmt.Errorf("ensure %s: %w (%s); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr.Error())
 		}
 		// Being deleted (by us after a selector change, or by someone else): wait until
@@ -96,7 +96,7 @@ func EnsureDeployment(
 	if existing != nil && selectorChanged(existing.Spec.Selector, deploy.Spec.Selector) {
 		changed := fmt.Sprintf("spec.selector changed from %q to %q, which is immutable",
 			selectorString(existing.Spec.Selector), selectorString(deploy.Spec.Selector))
-		if err := apply.CheckControlled(owner, existing, deploymentGVK); err != nil {
+		if err := apply.CheckControlled(c, owner, existing, deploymentGVK); err != nil {
 			return false, fmt.Errorf("ensure %s: %s, and the Deployment is not deleted to re-create it: %w", desc, changed, err)
 		}
 		gone, err := deleteForRecreate(ctx, c, existing)

@@ -108,7 +108,7 @@ func pruneVPAs(ctx context.Context, c client.Client, owner client.Object, desire
 	var errs []error
 	for i := range list.Items {
 		vpa := &list.Items[i]
-		if wanted[client.ObjectKeyFromObject(vpa)] || !metav1.IsControlledBy(vpa, owner) || vpa.DeletionTimestamp != nil {
+		if wanted[client.ObjectKeyFromObject(vpa)] || !apply.IsControlled(c, owner, vpa) || vpa.DeletionTimestamp != nil {
 			continue
 		}
 		if err := apply.DeleteObject(ctx, c, vpa); err != nil {

@@ -58,7 +58,10 @@
 // writes nothing. A Job is never adopted, not even one annotated with
 // apply.AdoptAnnotation: a run cannot be taken over, only redone. A Job of someone
 // else's that is being deleted is refused with apply.ErrBeingDeleted; the owner's own
-// Job being deleted is waited for. Two managers running the same RunJob at once (a
+// Job being deleted is waited for. Through an apply.Applier with ApplierOptions.Remote
+// (children on a target cluster) "controls" means "claims" (apply.IsControlled): the
+// Job carries the owner's claim labels instead of an owner reference, and a Job claimed
+// by another owner or another management cluster is refused the same way. Two managers running the same RunJob at once (a
 // leader-election overlap) create the Job once: a create that finds the Job already
 // there is no error, and a delete acting on a stale read fails on its UID
 // precondition instead of removing the other manager's run.

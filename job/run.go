@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -10,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 )
@@ -45,8 +45,10 @@ var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
 //
 // Behaviour:
 //
-//   - A missing Job is created with owner as controller and the re-run key in the
-//     [PodSpecHashAnnotation] annotation; on return job holds the server's copy.
+//   - A missing Job is created with owner as controller (through an apply.Applier
+//     with ApplierOptions.Remote: with owner's claim labels and no owner reference,
+//     see apply.SetOwnership) and the re-run key in the [PodSpecHashAnnotation]
+//     annotation; on return job holds the server's copy.
 //   - A running Job is never touched, whatever its key.
 //   - A completed or permanently failed Job whose stored key differs from the desired
 //     one is deleted with background propagation (the garbage collector removes its
@@ -158,8 +160,8 @@ func check(scheme *runtime.Scheme, owner client.Object, job *batchv1.Job) error 
 // run runs job, which check accepted, under the re-run key key.
 func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, job *batchv1.Job, key string) (bool, error) {
 	desc := "Job " + keyOf(job)
-	if err := controllerutil.SetControllerReference(owner, job, scheme); err != nil {
-		return false, fmt.Errorf("run %s: %w: %w", desc, apply.ErrInvalidOwner, err)
+	if err := apply.SetOwnership(c, scheme, owner, job); err != nil {
+		return false, fmt.Errorf("run %s: %w", desc, err)
 	}
 
 	existing := &batchv1.Job{}
@@ -170,13 +172,13 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 	case err != nil:
 		return false, fmt.Errorf("run %s: get: %w", desc, err)
 	case existing.DeletionTimestamp != nil:
-		if ctrlErr := apply.CheckControlled(owner, existing, jobGVK); ctrlErr != nil {
+		if ctrlErr := apply.CheckControlled(c, owner, existing, jobGVK); ctrlErr != nil {
 			return false, fmt.Errorf("run %s: %w (%s); retry once it is gone", desc, apply.ErrBeingDeleted, ctrlErr.Error())
 		}
 		// Deleted for a re-run (or by someone else): create it once it is gone.
 		return false, nil
 	}
-	if err := notControlled(owner, existing); err != nil {
+	if err := notControlled(c, owner, existing); err != nil {
 		return false, fmt.Errorf("run %s: %w", desc, err)
 	}
 
@@ -209,16 +211,24 @@ func run(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner cli
 }
 
 // notControlled returns nil when owner controls existing, and otherwise an error
-// wrapping the *apply.NotControlledError, worded for a Job: RunJob adopts no Job, so an
-// uncontrolled one is not offered for adoption.
-func notControlled(owner client.Object, existing *batchv1.Job) error {
-	err := apply.CheckControlled(owner, existing, jobGVK)
-	if err == nil || metav1.GetControllerOfNoCopy(existing) != nil {
+// wrapping the *apply.NotControlledError, worded for a Job: RunJob adopts no Job, so a
+// Job without a controller or claim is not offered for adoption.
+func notControlled(c client.Client, owner client.Object, existing *batchv1.Job) error {
+	err := apply.CheckControlled(c, owner, existing, jobGVK)
+	var nce *apply.NotControlledError
+	if err == nil || !errors.As(err, &nce) || nce.Claim != nil || nce.Controller != nil {
 		return err
 	}
-	return &refusal{err: err, text: fmt.Sprintf("%s: the Job exists and has no controller; a run cannot be adopted "+
+	state := "has no controller"
+	switch {
+	case nce.PartialClaim:
+		state = "carries an incomplete owner claim"
+	case nce.Remote:
+		state = "is not claimed by any owner"
+	}
+	return &refusal{err: err, text: fmt.Sprintf("%s: the Job exists and %s; a run cannot be adopted "+
 		"(not even with %s=true), so it is neither read nor deleted: delete it to let %s run its own",
-		apply.ErrNotControlled, apply.AdoptAnnotation, keyOf(owner))}
+		apply.ErrNotControlled, state, apply.AdoptAnnotation, keyOf(owner))}
 }
 
 // refusal is an error with its own text that wraps err, for errors.Is and errors.As.

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -111,7 +110,9 @@ func (o GenerateOutcome) String() string {
 //     [SecretKept]. This holds on every later pass and after a controller restart,
 //     because the decision is read from the API server, not from memory.
 //   - When the Secret is missing it is created (never applied or updated over), with
-//     owner as controller reference when owner is not nil and the credential from
+//     owner as its owner when owner is not nil (apply.SetOwnership: its controller
+//     reference, or through an apply.Applier with ApplierOptions.Remote its claim
+//     labels) and the credential from
 //     gs.RestoreFrom ([SecretRestored]) or freshly generated ([SecretGenerated]).
 //   - When the Secret exists without gs.DataKey, that key alone is added with an
 //     optimistic-lock patch; the Secret's other keys are kept.
@@ -121,16 +122,16 @@ func (o GenerateOutcome) String() string {
 //     is not ready and requeues after [PollInterval]. The package documentation says
 //     how a pending restore is told apart from a first install.
 //
-// An existing Secret is used only when owner controls it. One without a controller
-// (made by kubectl or Helm) is refused with an *apply.NotControlledError
-// (errors.Is apply.ErrNotControlled) and left untouched, unless it carries the
-// annotation apply.AdoptAnnotation="true": then owner becomes its controller, in the
-// same optimistic-lock patch that adds a missing key. A Secret controlled by another
-// object is always refused, and the error names its controller. A Secret that is
-// being deleted is refused with an error wrapping apply.ErrBeingDeleted and nothing is
-// created over it until it is gone. With a nil owner the Secret is created without
-// an owner reference, an existing Secret without a controller is used and one with a
-// controller is refused.
+// An existing Secret is used only when owner controls it (apply.IsControlled). One
+// without a controller or claim (apply.Unclaimed: made by kubectl or Helm) is refused
+// with an *apply.NotControlledError (errors.Is apply.ErrNotControlled) and left
+// untouched, unless it carries the annotation apply.AdoptAnnotation="true": then owner
+// becomes its owner, in the same optimistic-lock patch that adds a missing key. A
+// Secret controlled or claimed by another object is always refused, and the error
+// names its controller or claim. A Secret that is being deleted is refused with an
+// error wrapping apply.ErrBeingDeleted and nothing is created over it until it is
+// gone. With a nil owner the Secret is created without an owner reference or claim,
+// an existing unclaimed Secret is used and one with a controller or claim is refused.
 //
 // Two passes racing to create the Secret both end with the winner's value: the loser
 // sees AlreadyExists, reads the Secret again and keeps it. Every read after a lost race
@@ -147,7 +148,7 @@ func (o GenerateOutcome) String() string {
 //
 // The create and the patch are reported through apply.Record: apply.ActionCreated, and
 // apply.ActionConfigured with the fields data.<DataKey> (a key added) and
-// metadata.ownerReferences (an adoption). A pass that keeps the Secret writes and
+// the ownership fields of apply.OwnershipFields (an adoption). A pass that keeps the Secret writes and
 // records nothing, and costs one GET of the Secret: none when the client serves Secrets
 // from a cache, so that such a pass through an apply.Applier over a manager's cached
 // client sends no request at all. With Secrets read past the cache, as
@@ -199,7 +200,7 @@ func EnsureGeneratedSecret(
 		found := err == nil
 		adopt := false
 		if found {
-			if adopt, err = checkGeneratedSecret(owner, current); err != nil {
+			if adopt, err = checkGeneratedSecret(c, owner, current); err != nil {
 				return err
 			}
 			if len(current.Data[gs.DataKey]) > 0 {
@@ -314,28 +315,27 @@ var secretGVK = corev1.SchemeGroupVersion.WithKind("Secret")
 
 // checkGeneratedSecret refuses an existing Secret that EnsureGeneratedSecret must not
 // use: one being deleted, or one owner does not control (with a nil owner: one with a
-// controller). It reports adopt when the Secret has no controller and carries
-// apply.AdoptAnnotation="true", so owner becomes its controller.
-func checkGeneratedSecret(owner client.Object, existing *corev1.Secret) (adopt bool, err error) {
+// controller or claim). It reports adopt when the Secret is unclaimed and carries
+// apply.AdoptAnnotation="true", so owner becomes its owner.
+func checkGeneratedSecret(c client.Client, owner client.Object, existing *corev1.Secret) (adopt bool, err error) {
 	key := client.ObjectKeyFromObject(existing)
 	if existing.DeletionTimestamp != nil {
 		return false, fmt.Errorf("existing Secret %s: %w: retry once it is gone", key, apply.ErrBeingDeleted)
 	}
-	controller := metav1.GetControllerOfNoCopy(existing)
+	unclaimed := apply.Unclaimed(c, existing)
 	if owner == nil {
-		if controller != nil {
-			return false, &apply.NotControlledError{Object: "Secret " + key.String(),
-				Owner: "a caller without an owner", Controller: controller}
+		if unclaimed {
+			return false, nil
 		}
+		return false, apply.CheckControlled(c, nil, existing, secretGVK)
+	}
+	if apply.IsControlled(c, owner, existing) {
 		return false, nil
 	}
-	if metav1.IsControlledBy(existing, owner) {
-		return false, nil
-	}
-	if controller == nil && existing.Annotations[apply.AdoptAnnotation] == "true" {
+	if unclaimed && existing.Annotations[apply.AdoptAnnotation] == "true" {
 		return true, nil
 	}
-	return false, apply.CheckControlled(owner, existing, secretGVK)
+	return false, apply.CheckControlled(c, owner, existing, secretGVK)
 }
 
 // createSecret creates the Secret; AlreadyExists means another writer won.
@@ -346,8 +346,8 @@ func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, 
 		Data:       map[string][]byte{gs.DataKey: value},
 	}
 	if owner != nil {
-		if err := controllerutil.SetControllerReference(owner, secret, scheme); err != nil {
-			return fmt.Errorf("create Secret %s: set controller reference: %w", gs.Key, err)
+		if err := apply.SetOwnership(c, scheme, owner, secret); err != nil {
+			return fmt.Errorf("create Secret %s: set ownership: %w", gs.Key, err)
 		}
 	}
 	if err := c.Create(ctx, secret); err != nil {
@@ -361,7 +361,7 @@ func createSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, 
 }
 
 // patchSecret writes, guarded by the Secret's resourceVersion, DataKey (when value is
-// not nil) and, with adopt set, owner as controller reference. A conflict or a Secret
+// not nil) and, with adopt set, owner as its owner (apply.SetOwnership). A conflict or a Secret
 // gone meanwhile is a lost race: the loop reads again.
 func patchSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
 	current *corev1.Secret, gs GeneratedSecret, value []byte, adopt bool) error {
@@ -377,8 +377,8 @@ func patchSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, o
 		current.Data[gs.DataKey] = value
 	}
 	if adopt {
-		if err := controllerutil.SetControllerReference(owner, current, scheme); err != nil {
-			return fmt.Errorf("%s: set controller reference: %w", what, err)
+		if err := apply.SetOwnership(c, scheme, owner, current); err != nil {
+			return fmt.Errorf("%s: set ownership: %w", what, err)
 		}
 	}
 	if err := c.Patch(ctx, current, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -392,7 +392,7 @@ func patchSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, o
 		fields = append(fields, "data."+gs.DataKey)
 	}
 	if adopt {
-		fields = append(fields, "metadata.ownerReferences")
+		fields = append(fields, apply.OwnershipFields(c)...)
 	}
 	apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: secretGVK, Key: gs.Key, Fields: fields})
 	return nil

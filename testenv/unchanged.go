@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // ResourceVersions maps each object of a snapshot, named "Kind namespace/name", to its
@@ -19,8 +20,9 @@ import (
 type ResourceVersions map[string]string
 
 // ControlledVersions lists, through c, each kind of lists in owner's namespace and
-// returns the resourceVersions of the objects owner controls (an owner reference to
-// owner's UID with controller: true). Pass one empty list per kind the owner's
+// returns the resourceVersions of the objects owner controls (apply.IsControlled: an
+// owner reference to owner's UID with controller: true, or, when c is an apply.Applier
+// with ApplierOptions.Remote, owner's claim). Pass one empty list per kind the owner's
 // reconciler writes, e.g. &corev1.ConfigMapList{}, &appsv1.DeploymentList{}; the lists
 // themselves are left untouched. Pass an uncached client (such as [Env.Client]), so that
 // the snapshot is the server's state and not an informer's.
@@ -37,7 +39,7 @@ func ControlledVersions(ctx context.Context, c client.Client, owner client.Objec
 		}
 		for _, item := range items {
 			obj, ok := item.(client.Object)
-			if !ok || !metav1.IsControlledBy(obj, owner) {
+			if !ok || !apply.IsControlled(c, owner, obj) {
 				continue
 			}
 			out[kindIn(obj, c.Scheme())+" "+client.ObjectKeyFromObject(obj).String()] = obj.GetResourceVersion()
