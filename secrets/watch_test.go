@@ -15,10 +15,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
@@ -74,7 +76,8 @@ func TestAddStoreWatchesLegs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := secrets.AddStoreWatches(mcbuilder.ControllerManagedBy(mgr).Named("stores"), env.Scheme, targets,
+			b, err := secrets.AddStoreWatches(mcbuilder.ControllerManagedBy(mgr).Named("stores").
+				WithOptions(controller.TypedOptions[mcreconcile.Request]{SkipNameValidation: ptr.To(true)}), env.Scheme, targets,
 				namespaceScoped, mgr.GetLocalManager().GetClient(), mapper)
 			if err != nil {
 				t.Fatal(err)
