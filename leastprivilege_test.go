@@ -13,6 +13,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -30,6 +31,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/httproute"
 	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/netpol"
 	"github.com/c5c3/reconciler-sdk/policy"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -307,6 +309,22 @@ func TestLeastPrivilege(t *testing.T) {
 		must(t, "httproute.Reconcile (delete)", err)
 	})
 
+	t.Run("multicluster", func(t *testing.T) {
+		c, ns, owner := asPackage(t, "multicluster")
+		_, err := multicluster.ManagementClusterID(ctx, c)
+		must(t, "ManagementClusterID", err)
+		// The kubeconfig provider lists and watches the registration Secrets.
+		must(t, "list Secrets", c.List(ctx, &corev1.SecretList{}, client.InNamespace(ns),
+			client.MatchingLabels{multicluster.KubeconfigSecretLabel: "true"}))
+		// Cleanup records its events through the events.k8s.io API.
+		must(t, "create Event", c.Create(ctx, &eventsv1.Event{
+			ObjectMeta: metav1.ObjectMeta{Name: "owner.swept", Namespace: ns},
+			EventTime:  metav1.NowMicro(), ReportingController: "reconciler-sdk/test", ReportingInstance: "test",
+			Action: "Delete", Reason: multicluster.ReasonTargetClusterSwept, Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{Kind: "ConfigMap", Namespace: ns, Name: owner.Name, UID: owner.UID},
+		}))
+	})
+
 	t.Run("netpol", func(t *testing.T) {
 		c, ns, owner := asPackage(t, "netpol")
 		key := client.ObjectKey{Namespace: ns, Name: "web"}
@@ -341,7 +359,7 @@ func TestLeastPrivilegeRolesAreGenerated(t *testing.T) {
 		}
 		return false
 	}
-	for _, pkg := range []string{"config", "database", "deployment", "job", "netpol", "httproute", "policy", "secrets", "tls"} {
+	for _, pkg := range []string{"config", "database", "deployment", "job", "multicluster", "netpol", "httproute", "policy", "secrets", "tls"} {
 		roles, err := testenv.LoadClusterRoles(filepath.Join("rbac", pkg, "role.yaml"))
 		if err != nil {
 			t.Errorf("%s: %v", pkg, err)
