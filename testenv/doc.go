@@ -155,6 +155,43 @@
 // [WaitForCondition] and [ControlledVersions], and the package's own tests
 // (manager_test.go, faults_test.go) run them against env from TestMain.
 //
+// # Target clusters
+//
+// An operator that writes a CR's children to a target cluster registered through the
+// kubeconfig provider of sigs.k8s.io/multicluster-runtime (providers/kubeconfig) is
+// tested on two control planes: the package's env from TestMain is the management
+// cluster, and a second [Env], started in the test, is the target. The target needs no
+// upstream CRDs unless the children are of those kinds, and starts faster without them:
+//
+//	target, err := testenv.Start(testenv.Options{CRDSources: []testenv.CRDSource{}})
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	t.Cleanup(func() { _ = target.Stop() })
+//	target.RegisterTarget(t, env, "multicluster-system", "east")
+//
+// [Env.RegisterTarget] creates, on the management env, the Secret the provider reads:
+// multicluster-system/east, labelled [KubeconfigSecretLabel]: "true", with a
+// cluster-admin kubeconfig of the target ([Env.Kubeconfig]) under [KubeconfigSecretKey];
+// the Secret's name is the cluster's name. It creates the namespace when it is missing
+// (and leaves it), fails the test rather than take over an existing Secret of that
+// name, and deletes its own Secret when the test ends, which makes the provider
+// disengage the cluster. [Env.KubeconfigSecret] returns the Secret without creating it.
+// The operator's multicluster manager then runs on env.Config with
+// kubeconfig.New(kubeconfig.Options{Namespace: "multicluster-system"}); the test creates
+// a CR on env whose targetClusterRef names "east" and reads the children with
+// target.Client (and asserts with env.Client that none landed on the management
+// cluster).
+//
+// A target that stops answering is simulated with [Env.StopAPIServer]: only the
+// target's kube-apiserver stops, etcd keeps the data, and every request fails with
+// "connection refused" (errors.Is(err, syscall.ECONNREFUSED)).
+// [Env.RestartAPIServer] starts it again on the same address with the same
+// certificates and client CA, and returns once /readyz answers: the clients built
+// before the outage, the provider's among them, work again and find every object
+// stored before it. [Env.Stop] cleans up also while the API server is down. The
+// package's targetCluster Example does all of this without a testing.TB.
+//
 // # Faults
 //
 // [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,

@@ -17,3 +17,11 @@ func SetConditionTimeout(d time.Duration) (restore func()) {
 	conditionTimeout = d
 	return func() { conditionTimeout = old }
 }
+
+// APIServerCertDir returns the directory that holds e's kube-apiserver certificates; it
+// appears in the API server's command line (--cert-dir).
+func APIServerCertDir(e *Env) string { return e.certDir }
+
+// EtcdDataDir returns e's etcd data directory; it appears in etcd's command line
+// (--data-dir).
+func EtcdDataDir(e *Env) string { return e.env.ControlPlane.Etcd.DataDir }

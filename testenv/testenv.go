@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,8 +61,19 @@ type Env struct {
 
 	env         *envtest.Environment
 	controllers *processGroup
-	stopOnce    sync.Once
-	stopErr     error
+	// certDir holds kube-apiserver's serving certificates and client CA. The kit owns
+	// it (envtest would remove a directory of its own on every API server stop), so
+	// that [Env.RestartAPIServer] serves the same certificates; [Env.Stop] removes it.
+	certDir  string
+	stopOnce sync.Once
+	stopErr  error
+
+	// apiMu serializes [Env.StopAPIServer], [Env.RestartAPIServer] and [Env.Stop].
+	apiMu sync.Mutex
+	// apiDown is true between StopAPIServer and RestartAPIServer.
+	apiDown bool
+	// stopped is set once Stop has run.
+	stopped atomic.Bool
 }
 
 // Bounds for starting and stopping kube-apiserver and etcd. They are generous on
@@ -155,36 +167,55 @@ func Start(opts Options) (*Env, error) {
 	// BinaryAssetsDirectory and ignore Options.AssetsDir.
 	te.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	// A certificate directory of the kit's own: envtest removes one it created itself
+	// whenever kube-apiserver stops and makes new certificates on the next start, which
+	// would lock every existing client out after RestartAPIServer.
+	certDir, err := os.MkdirTemp("", "testenv-apiserver-")
+	if err != nil {
+		return nil, fmt.Errorf("testenv: kube-apiserver certificate directory: %w", err)
+	}
+	te.ControlPlane.GetAPIServer().CertDir = certDir
+	abort := func(err error) (*Env, error) {
+		_ = te.Stop()
+		_ = os.RemoveAll(certDir)
+		return nil, err
+	}
 	cfg, err := te.Start()
 	if err != nil {
-		_ = te.Stop()
-		return nil, fmt.Errorf("testenv: start control plane from %s: %w", assets, err)
+		return abort(fmt.Errorf("testenv: start control plane from %s: %w", assets, err))
 	}
 	// Client-side throttling would only slow the tests down.
 	cfg.QPS, cfg.Burst = 1000, 2000
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		_ = te.Stop()
-		return nil, fmt.Errorf("testenv: client: %w", err)
+		return abort(fmt.Errorf("testenv: client: %w", err))
 	}
-	e := &Env{Config: cfg, Client: c, Scheme: scheme, env: te}
+	e := &Env{Config: cfg, Client: c, Scheme: scheme, env: te, certDir: certDir}
 	if opts.Controllers {
 		if e.controllers, err = startControllers(te, c, assets, stages); err != nil {
-			_ = te.Stop()
-			return nil, err
+			return abort(err)
 		}
 	}
 	return e, nil
 }
 
-// Stop shuts the controllers (if any) and the control plane down. It is safe to call
-// more than once; later calls return the first call's result.
+// Stop shuts the controllers (if any) and the control plane down and removes the API
+// server's certificate directory. It is safe to call more than once, also while the
+// API server is down after [Env.StopAPIServer], and concurrently with StopAPIServer
+// and [Env.RestartAPIServer]; later calls return the first call's result.
 func (e *Env) Stop() error {
 	if e == nil || e.env == nil {
 		return nil
 	}
 	e.stopOnce.Do(func() {
-		e.stopErr = errors.Join(e.controllers.stop(), e.env.Stop())
+		e.apiMu.Lock()
+		defer e.apiMu.Unlock()
+		e.stopped.Store(true)
+		errs := []error{e.controllers.stop(), e.env.Stop()}
+		if e.certDir != "" {
+			errs = append(errs, os.RemoveAll(e.certDir))
+		}
+		e.stopErr = errors.Join(errs...)
 	})
 	return e.stopErr
 }
