@@ -879,6 +879,6 @@ type unregistered struct {
 
 func (u *unregistered) DeepCopyObject() runtime.Object {
 	c := *u
-	u.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	u.DeepCopyInto(&c.ObjectMeta)
 	return &c
 }
