@@ -181,10 +181,10 @@ const claimPrefixLength = 52
 // ClaimLabelValue returns v as the claim labels carry it. A v that is a valid label
 // value (at most 63 characters of alphanumerics, '-', '_' and '.', starting and ending
 // with an alphanumeric, or empty) is returned unchanged. Any other v is shortened
-// deterministically: its first 52 characters, each character not allowed in a label
-// value replaced by '-', with leading and trailing non-alphanumerics trimmed, then "-"
-// and the first 10 hex digits of the SHA-256 of the whole v (only the 10 hex digits when
-// nothing of the prefix is left). The result is a valid label value of at most 63
+// deterministically: its first 52 bytes (characters, for the ASCII names Kubernetes
+// allows), each character not allowed in a label value replaced by '-', with leading
+// and trailing non-alphanumerics trimmed, then "-" and the first 10 hex digits of the
+// SHA-256 of the whole v (only the 10 hex digits when nothing of the prefix is left). The result is a valid label value of at most 63
 // characters; OwnerAnnotation keeps the exact value.
 func ClaimLabelValue(v string) string {
 	if len(validation.IsValidLabelValue(v)) == 0 {

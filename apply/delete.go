@@ -15,7 +15,7 @@ import (
 // propagation when owner controls it (IsControlled: on the management cluster owner is
 // its controller reference; through an Applier with ApplierOptions.Remote it carries
 // owner's claim). It is the counterpart of EnsureObject for optional children (an HPA,
-// an HTTPRoute, a NetworkPolicy that the spec no longer asks for).
+// an HTTPRoute, a NetworkPolicy that the owner no longer asks for).
 //
 // An object that exists but is not controlled by owner is someone else's (another
 // controller's, another owner's or another management cluster's claim, or nobody's: made

@@ -34,7 +34,8 @@ var VPAGroupVersionKind = vpav1.SchemeGroupVersion.WithKind("VerticalPodAutoscal
 //     error to retry with back-off. The message names the requested VPAs.
 //   - served: every desired VPA is applied with owner as controller (Server-Side
 //     Apply; converged VPAs are not rewritten), then every VPA controlled by owner in
-//     owner's namespace that desired does not name is deleted, so a workload that
+//     owner's namespace (apply.IsControlled: through an apply.Applier with
+//     ApplierOptions.Remote, claimed for owner) that desired does not name is deleted, so a workload that
 //     opted out or went away loses its VPA. True, [ReasonVPAReady] (or
 //     [ReasonVPANotRequired] when desired is empty).
 //
