@@ -15,7 +15,7 @@ import (
 
 // The test satellites are ConfigMaps: the gate passes those labelled gate=true, and
 // the default rule marks those labelled default=true.
-func gated(cm *corev1.ConfigMap) bool    { return cm.Labels["gate"] == "true" }
+func gated(cm *corev1.ConfigMap) bool     { return cm.Labels["gate"] == "true" }
 func isDefault(cm *corev1.ConfigMap) bool { return cm.Labels["default"] == "true" }
 
 // sat returns a satellite in namespace ns; flags are "gate", "default" and "deleting".
