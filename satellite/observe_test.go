@@ -207,3 +207,28 @@ func TestSectionProjectedInvalidParams(t *testing.T) {
 		})
 	}
 }
+
+// TestSectionProjectedWithPackageRole runs SectionProjected as a user bound only to
+// the ClusterRole generated from rbac.go (rbac/satellite/role.yaml): a missing rule
+// fails with Forbidden.
+func TestSectionProjectedWithPackageRole(t *testing.T) {
+	roles, err := testenv.LoadClusterRoles("../rbac/satellite/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := env.Namespace(t)
+	create(t,
+		deployment(ns, "keystone", secretVolume("domains", "keystone-domains-1")),
+		secret(ns, "keystone-domains-1", map[string]string{"keystone.corp.conf": "[identity]\ndriver = ldap\n"}),
+	)
+	c := env.ClientAs(t, "satellite", roles...)
+	got, err := satellite.SectionProjected(context.Background(), satellite.ObserveParams{
+		Children:      c,
+		DeploymentKey: client.ObjectKey{Namespace: ns, Name: "keystone"},
+		VolumeName:    "domains",
+		DataKey:       "keystone.corp.conf",
+	})
+	if err != nil || !got {
+		t.Fatalf("SectionProjected with the package's ClusterRole only = %v, %v; want true, nil", got, err)
+	}
+}

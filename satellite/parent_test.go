@@ -20,6 +20,7 @@ import (
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/satellite"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -124,6 +125,7 @@ func TestResolveParentChildren(t *testing.T) {
 		resolver       bool
 		noRefFunc      bool
 		projectionType string
+		badReason      string
 		seeded         []metav1.Condition
 	}
 	type want struct {
@@ -223,6 +225,14 @@ func TestResolveParentChildren(t *testing.T) {
 			want: want{children: "nil", result: ctrl.Result{RequeueAfter: requeue},
 				conds: []metav1.Condition{waiting, projectedTrue}, moved: []string{condGate}},
 		},
+		"InvalidReasonReplaced": {
+			reason: "A reason the API server would refuse is replaced as reconcile.SetCondition does, so the status write cannot fail.",
+			args:   args{parent: "absent", badReason: "waiting for parent"},
+			want: want{children: "nil", result: ctrl.Result{RequeueAfter: requeue},
+				conds: []metav1.Condition{cond(condGate, metav1.ConditionFalse, reconcile.ReasonInvalidReason,
+					`invalid reason "waiting for parent" replaced by InvalidReason: `+msgWaiting, generation)},
+				moved: []string{condGate}},
+		},
 		"TargetClusterUnavailable": {
 			reason: "A ref that does not resolve sets the gate False under TargetClusterUnavailable with the resolver's text; projection is not demoted.",
 			args:   args{parent: "lost", resolver: true, projectionType: condProjected, seeded: []metav1.Condition{gateTrue, projectedTrue}},
@@ -240,6 +250,9 @@ func TestResolveParentChildren(t *testing.T) {
 			conds := slices.Clone(tc.args.seeded)
 			p := baseParams(env.Client, ns, tc.args.parent, &conds)
 			p.ProjectionConditionType = tc.args.projectionType
+			if tc.args.badReason != "" {
+				p.WaitingForParentReason = tc.args.badReason
+			}
 			if tc.args.noRefFunc {
 				p.TargetClusterRef = nil
 			}

@@ -26,11 +26,11 @@ func TestSecretNameForVolume(t *testing.T) {
 		want   string
 	}{
 		"NilSpec": {
-			reason: "A nil pod spec mounts nothing.",
+			reason: "A nil PodSpec mounts nothing.",
 			args:   args{volume: "backends"},
 		},
 		"NoVolumes": {
-			reason: "A pod spec without volumes mounts nothing.",
+			reason: "A PodSpec without volumes mounts nothing.",
 			args:   args{spec: &corev1.PodSpec{}, volume: "backends"},
 		},
 		"AbsentVolume": {
