@@ -359,7 +359,7 @@ func TestLeastPrivilegeRolesAreGenerated(t *testing.T) {
 		}
 		return false
 	}
-	for _, pkg := range []string{"config", "database", "deployment", "job", "multicluster", "netpol", "httproute", "policy", "secrets", "tls"} {
+	for _, pkg := range []string{"config", "database", "deployment", "job", "multicluster", "netpol", "satellite", "httproute", "policy", "secrets", "tls"} {
 		roles, err := testenv.LoadClusterRoles(filepath.Join("rbac", pkg, "role.yaml"))
 		if err != nil {
 			t.Errorf("%s: %v", pkg, err)

@@ -18,7 +18,7 @@ var updateReadme = flag.Bool("update-readme", false, "rewrite README.md's code e
 var readmeExcerpts = []struct{ name, source string }{
 	{"quickstart", "examples/quickstart/controller/memo_controller.go"},
 	{"targetcluster", "multicluster/example_operator_test.go"},
-	{"satellite", "satellite/example_test.go"},
+	{"satellite", "satellite/example_handshake_test.go"},
 }
 
 // TestREADMEExcerpts fails when a Go block of README.md differs from the region of the
