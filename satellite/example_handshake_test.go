@@ -53,8 +53,10 @@ func renderBackends(list *GlanceBackendList) (string, bool) {
 		items = append(items, &list.Items[i])
 	}
 	c := satellite.Collect(satellite.CollectParams[GlanceBackend, *GlanceBackend]{
-		Items:     items,
-		Gate:      func(b *GlanceBackend) bool { return meta.IsStatusConditionTrue(b.Status.Conditions, "CredentialsReady") },
+		Items: items,
+		Gate: func(b *GlanceBackend) bool {
+			return meta.IsStatusConditionTrue(b.Status.Conditions, "CredentialsReady")
+		},
 		IsDefault: func(b *GlanceBackend) bool { return b.Spec.Default },
 	})
 	var out strings.Builder
@@ -75,7 +77,9 @@ type BackendReconciler struct {
 // Glance is the example parent kind.
 type Glance struct {
 	appsv1.Deployment // stands in for the parent's own type in this example
-	Spec              struct{ TargetClusterRef *commonv1.TargetClusterRefSpec }
+	Spec              struct {
+		TargetClusterRef *commonv1.TargetClusterRefSpec
+	}
 }
 
 // GlanceBackend is the example satellite kind.
