@@ -22,9 +22,14 @@
 //     operators embed in their CRDs (SecretStoreRefSpec, TargetClusterRefSpec).
 //   - capability, httproute, netpol, health: optional children whose API may not be
 //     installed, the HTTPRoute and NetworkPolicy flows, and the TTL health probe.
+//   - multicluster, satellite: children on a target cluster named by
+//     spec.targetClusterRef (resolution on multicluster-runtime, TargetClusterUnavailable,
+//     ownership labels, deletion sweep, remote watches), and the handshake between a
+//     parent and the satellite CRs that project configuration into it.
 //   - testenv: the test kit: one envtest control plane per test package with the
 //     upstream CRDs, optionally real controllers (garbage collector, Deployments, Jobs),
-//     a namespace per test, request counting and status simulators.
+//     a namespace per test, request counting, status simulators and a second control
+//     plane as a target cluster.
 //
 // The packages are independent of each other unless one builds on apply; the core
 // (apply, config, reconcile) imports none of the External Secrets, cert-manager,

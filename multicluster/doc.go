@@ -58,7 +58,7 @@
 //			mcbuilder.WithEngageWithProviderClusters(false))
 //	b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, resolver.Remote(),
 //		&appsv1.Deployment{}, &corev1.Service{})
-//	b, err = multicluster.AddInputWatch(b, scheme, targets, &corev1.Secret{}, secretToHorizons)
+//	b, err = multicluster.AddInputWatch(b, scheme, targets, &esov1.SecretStore{}, storeToHorizons)
 //	err = b.Complete(multicluster.LocalReconciler(r))
 //
 // [AddChildWatches] maps an event on a claimed child of any target cluster back to the
