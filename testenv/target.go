@@ -108,7 +108,9 @@ func (e *Env) RegisterTarget(t testing.TB, mgmt *Env, namespace, name string) {
 	})
 }
 
-// StopAPIServer stops this control plane's kube-apiserver and nothing else: etcd keeps
+// StopAPIServer stops this control plane's kube-apiserver and nothing else (on Linux it
+// kills it, as a crash would, so that clients with open watches cannot hold it in a
+// graceful drain): etcd keeps
 // the data, and the controllers of [Options.Controllers] keep running (and retrying).
 // Until [Env.RestartAPIServer], every request to the API server fails with "connection
 // refused", which is how a target cluster that no longer answers looks to a client.
@@ -126,7 +128,13 @@ func (e *Env) StopAPIServer() error {
 	if e.apiDown {
 		return nil
 	}
-	if err := e.env.ControlPlane.GetAPIServer().Stop(); err != nil {
+	// A crash, not a graceful shutdown: clients with open watches (a manager's
+	// informers) would otherwise hold kube-apiserver in its drain for a minute.
+	api := e.env.ControlPlane.GetAPIServer()
+	if _, err := crashAPIServer(api.SecureServing.Port); err != nil {
+		return fmt.Errorf("testenv: stop kube-apiserver at %s: %w", e.Config.Host, err)
+	}
+	if err := api.Stop(); err != nil {
 		return fmt.Errorf("testenv: stop kube-apiserver at %s: %w", e.Config.Host, err)
 	}
 	e.apiDown = true
