@@ -96,7 +96,7 @@ type GlanceBackend struct {
 // DeepCopyObject implements runtime.Object.
 func (b *GlanceBackend) DeepCopyObject() runtime.Object {
 	out := *b
-	b.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	b.DeepCopyInto(&out.ObjectMeta)
 	out.Status.Conditions = append([]metav1.Condition(nil), b.Status.Conditions...)
 	return &out
 }

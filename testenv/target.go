@@ -131,7 +131,7 @@ func (e *Env) StopAPIServer() error {
 	// A crash, not a graceful shutdown: clients with open watches (a manager's
 	// informers) would otherwise hold kube-apiserver in its drain for a minute.
 	api := e.env.ControlPlane.GetAPIServer()
-	if _, err := crashAPIServer(api.SecureServing.Port); err != nil {
+	if _, err := crashAPIServer(api.Port); err != nil {
 		return fmt.Errorf("testenv: stop kube-apiserver at %s: %w", e.Config.Host, err)
 	}
 	if err := api.Stop(); err != nil {
