@@ -26,15 +26,6 @@ import (
 // configMapGVK is the kind of the ConfigMaps the tests use as owners and children.
 var configMapGVK = corev1.SchemeGroupVersion.WithKind("ConfigMap")
 
-// remoteApplier wraps c into an Applier that claims children for management cluster
-// cluster, as an operator's client for a target cluster does.
-func remoteApplier(c client.Client, cluster string) *apply.Applier {
-	return apply.NewApplier(c, apply.ApplierOptions{
-		FieldManager: "keystone-operator",
-		Remote:       &apply.RemoteOwnership{ManagementCluster: cluster},
-	})
-}
-
 // readChild reads the ConfigMap "child" of ns past any cache.
 func readChild(t *testing.T, ns string) *corev1.ConfigMap {
 	t.Helper()
@@ -110,7 +101,7 @@ func TestRemoteInvalidOwnershipRefusedBeforeAnyCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := remoteApplier(c, cluster)
+			a := testenv.TargetApplier(c, "keystone-operator", cluster)
 			counter.Reset()
 			err = apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !errors.Is(err, apply.ErrInvalidRemoteOwnership) {
@@ -197,7 +188,7 @@ func TestRemoteEnsureObjectClaimsChild(t *testing.T) {
 	if apply.IsControlled(env.Client, owner, stored) {
 		t.Error("IsControlled through a plain client is true for a child without owner reference")
 	}
-	if apply.IsControlled(remoteApplier(env.Client, "mgmt-b"), owner, stored) {
+	if apply.IsControlled(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), owner, stored) {
 		t.Error("IsControlled is true for the same owner name on another management cluster")
 	}
 
@@ -224,7 +215,7 @@ func TestRemoteEnsureObjectStrippedClaim(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +277,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 			}
 			theirs := desiredConfigMap(ns)
 			theirs.Data = map[string]string{"key": "theirs"}
-			if err := apply.EnsureObject(ctx, remoteApplier(env.Client, cluster), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", cluster), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			if annotate != nil {
@@ -408,7 +399,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 					t.Fatal(err)
 				}
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: ns}, Data: map[string]string{"key": "theirs"}}
-				if err := apply.SetOwnership(remoteApplier(env.Client, "mgmt-a"), env.Scheme, owner, cm); err != nil {
+				if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, cm); err != nil {
 					t.Fatal(err)
 				}
 				return env.CreateBeingDeleted(t, cm)
@@ -436,7 +427,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			err = apply.EnsureObject(ctx, remoteApplier(c, "mgmt-a"), env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
+			err = apply.EnsureObject(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-a"), env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%s: error = %v, want errors.Is %v", tc.reason, err, tc.want)
 			}
@@ -483,7 +474,7 @@ func TestRemoteEnsureObjectAdoptsOnConsent(t *testing.T) {
 	theirs := existingChild(t, ns, func(cm *corev1.ConfigMap) {
 		cm.Annotations = map[string]string{apply.AdoptAnnotation: "true"}
 	})
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatalf("annotated unclaimed object not adopted: %v", err)
 	}
@@ -512,7 +503,7 @@ func TestRemoteLongOwnerName(t *testing.T) {
 	ns := env.Namespace(t)
 	longName := "keystone-" + strings.Repeat("x", 60) + "-owner" // 75 characters
 	owner := newNamedOwner(t, ns, longName)
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +542,7 @@ func TestClaimOf(t *testing.T) {
 	claimed := func(name string) *corev1.ConfigMap {
 		owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "child"}}
-		if err := apply.SetOwnership(remoteApplier(env.Client, "mgmt-a"), env.Scheme, owner, obj); err != nil {
+		if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, obj); err != nil {
 			t.Fatal(err)
 		}
 		return obj
@@ -693,7 +684,7 @@ func TestSetOwnershipOnTheManagementCluster(t *testing.T) {
 			}
 		})
 	}
-	remote := remoteApplier(env.Client, "mgmt-a")
+	remote := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 	want := []string{"metadata.labels." + apply.OwnerClusterLabel, "metadata.labels." + apply.OwnerKindLabel,
 		"metadata.labels." + apply.OwnerNamespaceLabel, "metadata.labels." + apply.OwnerNameLabel,
 		"metadata.annotations." + apply.OwnerAnnotation}
@@ -734,7 +725,7 @@ func TestRemoteDeleteControlled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	ours, theirs := remoteApplier(env.Client, "mgmt-a"), remoteApplier(env.Client, "mgmt-b")
+	ours, theirs := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b")
 	named := func(name string) *corev1.ConfigMap {
 		cm := desiredConfigMap(ns)
 		cm.Name = name
@@ -801,7 +792,7 @@ func TestRemoteFaultsNameKindAndKey(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			inj := testenv.NewFaultInjector()
-			a := remoteApplier(inj.Client(env.Client), "mgmt-a")
+			a := testenv.TargetApplier(inj.Client(env.Client), "keystone-operator", "mgmt-a")
 			inj.Arm(verb, 1, testenv.FaultInternal)
 			err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !apierrors.IsInternalError(err) {
@@ -826,18 +817,18 @@ func TestRemoteFaultMatrix(t *testing.T) {
 			owner := newOwner(t, ns)
 			stale := desiredConfigMap(ns)
 			stale.Name = "stale"
-			if err := apply.EnsureObject(ctx, remoteApplier(env.Client, "mgmt-a"), env.Scheme, owner, stale, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, stale, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			theirs := desiredConfigMap(ns)
 			theirs.Name = "theirs"
-			if err := apply.EnsureObject(ctx, remoteApplier(env.Client, "mgmt-b"), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			return testenv.FaultRun{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
-					a := remoteApplier(c, "mgmt-a")
+					a := testenv.TargetApplier(c, "keystone-operator", "mgmt-a")
 					if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 						return ctrl.Result{}, err
 					}

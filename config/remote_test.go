@@ -17,15 +17,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// remoteApplier wraps c into an Applier that claims children for management cluster
-// cluster, as an operator's client for a target cluster does.
-func remoteApplier(c client.Client, cluster string) *apply.Applier {
-	return apply.NewApplier(c, apply.ApplierOptions{
-		FieldManager: "keystone-operator",
-		Remote:       &apply.RemoteOwnership{ManagementCluster: cluster},
-	})
-}
-
 // wantClaim is the claim, labels and annotation, of owner "keystone" in ns for mgmt-a.
 func wantClaim(ns string) map[string]string {
 	return map[string]string{
@@ -61,7 +52,7 @@ func TestRemoteCreateImmutable(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "keystone")
 			data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
-			a := remoteApplier(env.Client, "mgmt-a")
+			a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 
 			got, err := k.create(ctx, a, owner, "keystone-config", ns, data)
 			if err != nil {
@@ -88,7 +79,7 @@ func TestRemoteCreateImmutable(t *testing.T) {
 			}
 
 			// Another management cluster, same owner name: refused, nothing written.
-			_, err = k.create(ctx, remoteApplier(env.Client, "mgmt-b"), owner, "keystone-config", ns, data)
+			_, err = k.create(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), owner, "keystone-config", ns, data)
 			var nce *apply.NotControlledError
 			if !errors.Is(err, config.ErrForeignObject) || !errors.As(err, &nce) || nce.Claim == nil || nce.Claim.ManagementCluster != "mgmt-a" {
 				t.Fatalf("create for mgmt-b: error = %v, want ErrForeignObject naming mgmt-a's claim", err)
@@ -118,7 +109,7 @@ func TestRemoteCreateImmutableAdoption(t *testing.T) {
 			if err := env.Client.Create(ctx, theirs); err != nil {
 				t.Fatal(err)
 			}
-			a := remoteApplier(env.Client, "mgmt-a")
+			a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 
 			_, err := k.create(ctx, a, owner, "keystone-config", ns, data)
 			if !errors.Is(err, config.ErrForeignObject) || !errors.Is(err, apply.ErrNotControlled) {
@@ -173,7 +164,7 @@ func TestRemoteCreateImmutableFaults(t *testing.T) {
 			}
 			inj := testenv.NewFaultInjector()
 			inj.Arm(verb, 1, testenv.FaultInternal)
-			_, err := config.CreateImmutableConfigMap(ctx, remoteApplier(inj.Client(env.Client), "mgmt-a"), env.Scheme,
+			_, err := config.CreateImmutableConfigMap(ctx, testenv.TargetApplier(inj.Client(env.Client), "keystone-operator", "mgmt-a"), env.Scheme,
 				owner, "keystone-config", ns, data)
 			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) {
 				t.Fatalf("error = %v, want the injected fault", err)
@@ -202,7 +193,7 @@ func TestRemotePruneImmutableConfigMaps(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "keystone")
-			ours, theirs := remoteApplier(env.Client, "mgmt-a"), remoteApplier(env.Client, "mgmt-b")
+			ours, theirs := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b")
 			create := func(a *apply.Applier, content string) string {
 				t.Helper()
 				n, err := k.create(ctx, a, owner, base, ns, map[string]string{"content": content})

@@ -15,16 +15,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-// remoteApplier wraps c into an Applier that claims children for management cluster
-// cluster, as an operator's client for a target cluster does.
-func remoteApplier(c client.Client, cluster string) *apply.Applier {
-	return apply.NewApplier(c, apply.ApplierOptions{
-		FieldManager: "horizon-operator",
-		Remote:       &apply.RemoteOwnership{ManagementCluster: cluster},
-	})
-}
 
 // TestEnsureDeploymentOnATargetCluster: through an Applier for a target cluster the
 // Deployment is claimed, not owner-referenced, becomes ready, and is re-created for a
@@ -35,7 +27,7 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-a")
 
 	first := desiredDeployment(ns, "web", new(int32(1)))
 	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, first); err != nil {
@@ -60,7 +52,7 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), before); err != nil {
 				t.Fatal(err)
 			}
-			_, err := deployment.EnsureDeployment(ctx, remoteApplier(env.Client, "mgmt-b"), env.Scheme, owner,
+			_, err := deployment.EnsureDeployment(ctx, testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-b"), env.Scheme, owner,
 				desiredDeployment(ns, app, new(int32(1))))
 			wantRefused(t, err, apply.ErrNotControlled, `claimed by ConfigMap/`+ns+`/horizon of management cluster "mgmt-a"`)
 			now := &appsv1.Deployment{}
@@ -100,7 +92,7 @@ func TestReconcileVPAOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
-	ours, theirs := remoteApplier(env.Client, "mgmt-a"), remoteApplier(env.Client, "mgmt-b")
+	ours, theirs := testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-b")
 
 	if _, err := deployment.ReconcileVPA(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web"), desiredVPA(ns, "worker")}); err != nil {
 		t.Fatal(err)

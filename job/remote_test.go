@@ -9,16 +9,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-// remoteApplier wraps c into an Applier that claims children for management cluster
-// cluster, as an operator's client for a target cluster does.
-func remoteApplier(c client.Client, cluster string) *apply.Applier {
-	return apply.NewApplier(c, apply.ApplierOptions{
-		FieldManager: "keystone-operator",
-		Remote:       &apply.RemoteOwnership{ManagementCluster: cluster},
-	})
-}
 
 // TestRunJobOnATargetCluster: through an Applier for a target cluster RunJob claims the
 // Job with labels, sets no owner reference, sees the run through to completion, and
@@ -28,7 +20,7 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "keystone")
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 
 	first := desiredJob(ns, "registry.example/keystone:1")
 	if done, err := job.RunJob(ctx, a, env.Scheme, owner, first); err != nil || done {
@@ -54,7 +46,7 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 	t.Run("another management cluster", func(t *testing.T) {
 		before := getJob(t, client.ObjectKeyFromObject(first))
 		err := callCounting(t, jobHelper{call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-			_, err := job.RunJob(ctx, remoteApplier(c, "mgmt-b"), env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2"))
+			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-b"), env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2"))
 			return err
 		}}, owner, ns)
 		wantNotControlled(t, err, `claimed by ConfigMap/`+ns+`/keystone of management cluster "mgmt-a"`)
@@ -71,7 +63,7 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 		theirs.Annotations = map[string]string{apply.AdoptAnnotation: "true"}
 		before := createExisting(t, theirs, nil)
 		err := callCounting(t, jobHelper{call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-			_, err := job.RunJob(ctx, remoteApplier(c, "mgmt-a"), env.Scheme, owner, simulated(desiredJob(ns, "registry.example/keystone:1")))
+			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-a"), env.Scheme, owner, simulated(desiredJob(ns, "registry.example/keystone:1")))
 			return err
 		}}, owner, ns)
 		wantNotControlled(t, err, "the Job exists and is not claimed by any owner", "cannot be adopted")

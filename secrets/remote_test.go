@@ -16,15 +16,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// remoteApplier wraps c into an Applier that claims children for management cluster
-// cluster, as an operator's client for a target cluster does.
-func remoteApplier(c client.Client, cluster string) *apply.Applier {
-	return apply.NewApplier(c, apply.ApplierOptions{
-		FieldManager: "keystone-operator",
-		Remote:       &apply.RemoteOwnership{ManagementCluster: cluster},
-	})
-}
-
 // TestEnsureGeneratedSecretOnATargetCluster: through an Applier for a target cluster
 // the generated Secret is claimed, not owner-referenced; another management cluster
 // and a caller without owner are refused the claimed Secret; an unclaimed Secret is
@@ -33,7 +24,7 @@ func TestEnsureGeneratedSecretOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a := remoteApplier(env.Client, "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
 	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
 
 	if outcome, err := secrets.EnsureGeneratedSecret(ctx, a, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretGenerated {
@@ -52,7 +43,7 @@ func TestEnsureGeneratedSecretOnATargetCluster(t *testing.T) {
 
 	for name, call := range map[string]func() error{
 		"another management cluster": func() error {
-			_, err := secrets.EnsureGeneratedSecret(ctx, remoteApplier(env.Client, "mgmt-b"), env.Scheme, owner, gs)
+			_, err := secrets.EnsureGeneratedSecret(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), env.Scheme, owner, gs)
 			return err
 		},
 		"a caller without owner": func() error {

@@ -176,3 +176,15 @@ func WriteStrings(writes []apply.Write) []string {
 	}
 	return out
 }
+
+// TargetApplier wraps c into the apply.Applier an operator writes to a target cluster
+// with: it writes under fieldManager and claims children for managementCluster with
+// ownership labels instead of an owner reference (apply.RemoteOwnership). One control
+// plane is enough to test a helper's target-cluster path: the claim, not the second
+// API server, is what differs.
+func TargetApplier(c client.Client, fieldManager, managementCluster string) *apply.Applier {
+	return apply.NewApplier(c, apply.ApplierOptions{
+		FieldManager: fieldManager,
+		Remote:       &apply.RemoteOwnership{ManagementCluster: managementCluster},
+	})
+}
