@@ -57,11 +57,31 @@ func expectReason(t *testing.T, cluster *testenv.Env, g *Gadget, reason string, 
 	})
 }
 
-func TestChildrenLandOnTheTargetCluster(t *testing.T) {
+// onEdge starts the operator for a fresh namespace (existing on the target too) with
+// the shared target registered as "edge".
+func onEdge(t *testing.T, o operatorOptions) (*operator, string) {
+	t.Helper()
 	ns := env.Namespace(t)
 	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
+	if o.identity == "" {
+		o.identity = "mgmt-a"
+	}
+	op := startOperator(t, ns, o)
 	op.register(t, target, "edge")
+	return op, ns
+}
+
+// readyOnEdge is onEdge with a Gadget "g" on "edge" that reached Ready.
+func readyOnEdge(t *testing.T, o operatorOptions) (*operator, *Gadget) {
+	t.Helper()
+	op, ns := onEdge(t, o)
+	g := op.newGadget(t, ns, "g", "edge", "v1")
+	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	return op, g
+}
+
+func TestChildrenLandOnTheTargetCluster(t *testing.T) {
+	op, ns := onEdge(t, operatorOptions{})
 
 	remote := op.newGadget(t, ns, "remote", "edge", "hello edge")
 	local := op.newGadget(t, ns, "local", "", "hello home")
@@ -106,10 +126,7 @@ func TestChildrenLandOnTheTargetCluster(t *testing.T) {
 }
 
 func TestUnregisteredTargetClusterWritesNothing(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
-	op.register(t, target, "edge")
+	op, ns := onEdge(t, operatorOptions{})
 
 	g := op.newGadget(t, ns, "lost", "nowhere", "m")
 	expectReason(t, env, g, multicluster.TargetClusterUnavailable, 30*time.Second, `target cluster "nowhere"`, "not registered")
@@ -125,12 +142,7 @@ func TestUnregisteredTargetClusterWritesNothing(t *testing.T) {
 }
 
 func TestKubeconfigSecretRemoved(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
-	op.register(t, target, "edge")
-	g := op.newGadget(t, ns, "g", "edge", "v1")
-	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	op, g := readyOnEdge(t, operatorOptions{})
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: op.clustersNS, Name: "edge"}}
 	if err := env.Client.Delete(context.Background(), secret); err != nil {
@@ -169,7 +181,7 @@ func TestTargetAPIServerStoppedAndRestarted(t *testing.T) {
 	})
 	ns := env.Namespace(t)
 	namespaceOn(t, edge, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
+	op := startOperator(t, ns, operatorOptions{})
 	op.register(t, edge, "edge")
 	g := op.newGadget(t, ns, "g", "edge", "v1")
 	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
@@ -189,12 +201,7 @@ func TestTargetAPIServerStoppedAndRestarted(t *testing.T) {
 }
 
 func TestDeletionSweepsTheTargetCluster(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
-	op.register(t, target, "edge")
-	g := op.newGadget(t, ns, "g", "edge", "v1")
-	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	_, g := readyOnEdge(t, operatorOptions{})
 	// Someone else's ConfigMap next to it, with the same labels but another
 	// management cluster's identity, is not swept.
 	foreign := childOf(g)
@@ -228,12 +235,7 @@ func TestDeletionSweepsTheTargetCluster(t *testing.T) {
 }
 
 func TestDeletionGivesUpOnAnUnavailableTargetCluster(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a", giveUpAfter: 3 * time.Second})
-	op.register(t, target, "edge")
-	g := op.newGadget(t, ns, "g", "edge", "v1")
-	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	op, g := readyOnEdge(t, operatorOptions{giveUpAfter: 3 * time.Second})
 
 	if err := env.Client.Delete(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: op.clustersNS, Name: "edge"}}); err != nil {
@@ -264,12 +266,7 @@ func TestDeletionGivesUpOnAnUnavailableTargetCluster(t *testing.T) {
 }
 
 func TestEditOnTheTargetIsRepairedThroughTheRemoteWatch(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
-	op.register(t, target, "edge")
-	g := op.newGadget(t, ns, "g", "edge", "v1")
-	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	_, g := readyOnEdge(t, operatorOptions{})
 
 	cm := childOf(g)
 	if _, err := get(context.Background(), target, cm); err != nil {
@@ -288,10 +285,7 @@ func TestEditOnTheTargetIsRepairedThroughTheRemoteWatch(t *testing.T) {
 }
 
 func TestInputWatchHasALocalAndARemoteLeg(t *testing.T) {
-	ns := env.Namespace(t)
-	namespaceOn(t, target, ns)
-	op := startOperator(t, ns, operatorOptions{identity: "mgmt-a"})
-	op.register(t, target, "edge")
+	op, ns := onEdge(t, operatorOptions{})
 	remote := op.newGadget(t, ns, "remote", "edge", "m")
 	local := op.newGadget(t, ns, "local", "", "m")
 	testenv.ExpectCondition(t, env.Client, remote, "Ready", metav1.ConditionTrue)
