@@ -10,7 +10,8 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # What `make generate` writes; `make verify-generate` fails when any of it is stale.
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
-	examples/quickstart/config/crd examples/quickstart/config/rbac
+	examples/quickstart/config/crd examples/quickstart/config/rbac \
+	examples/horizon/config/crd
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -80,11 +81,11 @@ $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
 
-generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles and examples/quickstart's CRD and ClusterRole with controller-gen.
-	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/...
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD with controller-gen.
+	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/...
 	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
 	@# depending on the state of the build cache: normalise it so the output is deterministic.
-	@find api secrets/eso examples/quickstart/api -name 'zz_generated*.go' -exec sed -i -E 's#^\t([A-Za-z0-9_]+) "(.+/)\1"$$#\t"\2\1"#' {} +
+	@find api secrets/eso examples/quickstart/api examples/horizon/api -name 'zz_generated*.go' -exec sed -i -E 's#^\t([A-Za-z0-9_]+) "(.+/)\1"$$#\t"\2\1"#' {} +
 	$(CONTROLLER_GEN) crd paths=./api/v1/internal/testcrd/... output:crd:dir=./api/v1/internal/testcrd/crds
 	@# One ClusterRole per package (least privilege for operators that use a few packages)
 	@# and one with every rule (reconciler-sdk) for operators that use them all.
@@ -95,6 +96,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	@# The quick-start operator: its CRD and its ClusterRole (markers on its controller and main.go).
 	$(CONTROLLER_GEN) crd paths=./examples/quickstart/api/... output:crd:dir=./examples/quickstart/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=memo-operator paths=./examples/quickstart/... output:rbac:dir=./examples/quickstart/config/rbac
+	@# The Horizon example operator's CRD.
+	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
 
 verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
 	@if ! git diff --exit-code -- $(GENERATED) || [ -n "$$(git ls-files --others --exclude-standard -- $(GENERATED))" ]; then \
