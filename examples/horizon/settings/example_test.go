@@ -78,9 +78,9 @@ func ExampleDeclaredSettings() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if field, ok := declared[k]; ok {
-			fmt.Printf("spec.extraConfig.%s: overrides the setting of spec.%s\n", k, field)
+			fmt.Printf("extraConfig.%s: re-declares the setting of %s\n", k, field)
 		}
 	}
 	// Output:
-	// spec.extraConfig.WEBSSO_CHOICES: overrides the setting of spec.websso.choices
+	// extraConfig.WEBSSO_CHOICES: re-declares the setting of websso.choices
 }

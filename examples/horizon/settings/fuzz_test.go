@@ -25,8 +25,11 @@ var (
 func FuzzRender(f *testing.F) {
 	f.Add("http://keystone:5000/v3", "UTC", "oidc", "OpenID Connect", "corp", "SESSION_TIMEOUT", "3600")
 	f.Add("", "", "", "", "", "", "")
+	f.Add(`"); import os #`, "\n", `\`, `"""`, "'''", "X", "1")
 	f.Add(`"); import os #`, "\n", `\`, `"""`, "'''", "X = 1\nY", "1\nimport os")
+	f.Add("k\r\nimport os", "\u2028", "\x00", "\ufeff\u202e", "a\"b", "DEBUG", "True")
 	f.Add("k\r\nimport os", "\u2028", "\x00", "\ufeff\u202e", "a\"b", "DEBUG", "True; import os")
+	f.Add(`k"`, `t\"`, `i"`, `"l`, `p\`, "TIME_ZONE", `  "UTC"  `)
 	f.Add("k", "t", "credentials", "dup", "i", "A", `"""`)
 	f.Add("k", "t", "i", "l", "p", "_", "{'a': [1, (2, b'\\x00')], 3: {4, 5}}")
 	f.Add("k", "t", "i", "l", "p", "import", "__import__('os').system('id')")

@@ -150,8 +150,8 @@ const (
 )
 
 // setting is one top-level assignment of a typed block: its name, the path of the
-// custom resource field (relative to the Horizon spec) that produces it, and the Python
-// source of its value (possibly several lines).
+// custom resource field that produces it (below the resource's desired state), and the
+// Python source of its value (possibly several lines).
 type setting struct {
 	name, path, value string
 }
@@ -178,10 +178,11 @@ type setting struct {
 // naming its field: an empty KeystoneURL; a string that is not valid UTF-8; an empty
 // MemcachedServers entry; with WebSSO enabled, an empty or repeated choice ID, an
 // InitialChoice that is not a choice ID, or an IDPMapping with an empty key, IDP or
-// Protocol; with MultiDomain enabled, an empty domain ID; an ExtraConfig name that is not
-// an identifier, is a Python keyword, __debug__ or SECRET_KEY; an ExtraConfig value that is
-// empty, spans lines or is not such a literal. Errors quote names and typed values but
-// never ExtraConfig values, which may carry credentials. On error the output is nil.
+// Protocol; with MultiDomain enabled, an empty domain ID; an ExtraConfig name that is
+// not an identifier, is a Python keyword, __debug__ or SECRET_KEY; an ExtraConfig value
+// that is empty, spans lines or is not such a literal. Errors quote names and typed
+// values but never ExtraConfig values, which may carry credentials. On error the output
+// is nil.
 func Render(s Settings) ([]byte, error) {
 	if err := validate(s); err != nil {
 		return nil, err
@@ -268,21 +269,26 @@ func Render(s Settings) ([]byte, error) {
 }
 
 // DeclaredSettings maps each setting name that the WebSSO and MultiDomain blocks of s
-// render to the path of the custom resource field that produces it, relative to the
-// Horizon spec: "websso.enabled", "websso.choices", "websso.initialChoice",
-// "websso.idpMapping" and "websso.keystoneURL" for WEBSSO_ENABLED,
-// WEBSSO_CHOICES, WEBSSO_INITIAL_CHOICE, WEBSSO_IDP_MAPPING and WEBSSO_KEYSTONE_URL
-// (WEBSSO_USE_HTTP_REFERER, pinned to False, maps to "websso.enabled"), and
-// "multiDomain.enabled", "multiDomain.defaultDomain", "multiDomain.dropdown" and
-// "multiDomain.domains" for OPENSTACK_KEYSTONE_MULTIDOMAIN_SUPPORT,
-// OPENSTACK_KEYSTONE_DEFAULT_DOMAIN, OPENSTACK_KEYSTONE_DOMAIN_DROPDOWN and
-// OPENSTACK_KEYSTONE_DOMAIN_CHOICES.
+// render to the path of the Horizon custom resource field that produces it, written
+// below the resource's top-level desired-state field:
+//
+//	WEBSSO_ENABLED                          websso.enabled
+//	WEBSSO_CHOICES                          websso.choices
+//	WEBSSO_INITIAL_CHOICE                   websso.initialChoice
+//	WEBSSO_IDP_MAPPING                      websso.idpMapping
+//	WEBSSO_KEYSTONE_URL                     websso.keystoneURL
+//	WEBSSO_USE_HTTP_REFERER                 websso.enabled (pinned to False)
+//	OPENSTACK_KEYSTONE_MULTIDOMAIN_SUPPORT  multiDomain.enabled
+//	OPENSTACK_KEYSTONE_DEFAULT_DOMAIN       multiDomain.defaultDomain
+//	OPENSTACK_KEYSTONE_DOMAIN_DROPDOWN      multiDomain.dropdown
+//	OPENSTACK_KEYSTONE_DOMAIN_CHOICES       multiDomain.domains
 //
 // It holds exactly the names [Render] writes for these blocks, so a setting omitted
-// because its field is empty, and every setting of a disabled block, is absent. Since
-// ExtraConfig is rendered last and would silently override such a setting, a webhook
-// refuses an ExtraConfig key found here, naming both extraConfig.<key> and the field.
-// DeclaredSettings does not validate s; the result is never nil.
+// because its field is empty, and every setting of a disabled block, is absent. Render
+// itself lets ExtraConfig override these settings like any other; DeclaredSettings is
+// for an admission webhook that refuses an extraConfig key which would silently
+// override a typed field, naming both extraConfig.<key> and the field. It does not
+// validate s, and the result is never nil.
 func DeclaredSettings(s Settings) map[string]string {
 	declared := map[string]string{}
 	for _, block := range [][]setting{webSSOSettings(s.WebSSO), multiDomainSettings(s.MultiDomain)} {
@@ -459,8 +465,7 @@ func isIdentifier(name string) bool {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+		if ok := isIdentStart(name[i]) || i > 0 && isDigit(name[i]); !ok {
 			return false
 		}
 	}
