@@ -1,0 +1,50 @@
+# Rendered by the horizon operator; do not edit.
+import os
+
+DEBUG = False
+ALLOWED_HOSTS = ["*"]
+TIME_ZONE = "UTC"
+
+SECRET_KEY = os.environ["HORIZON_SECRET_KEY"]
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "KEY_PREFIX": "horizon-60f1b7d6c862",
+    },
+}
+
+OPENSTACK_KEYSTONE_URL = "http://keystone.openstack.svc:5000/v3"
+OPENSTACK_ENDPOINT_TYPE = "internalURL"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+        },
+    },
+    "root": {
+        "handlers": ["console"],
+        "level": "INFO",
+    },
+}
+
+COMPRESS_OFFLINE = True
+COMPRESS_ENABLED = True
+
+WEBSSO_ENABLED = True
+WEBSSO_CHOICES = (
+    ("credentials", "Keystone Credentials"),
+    ("oidc", "OpenID Connect"),
+    ("saml2", "Security Assertion Markup Language"),
+)
+WEBSSO_INITIAL_CHOICE = "oidc"
+WEBSSO_IDP_MAPPING = {
+    "oidc": ("corp-oidc", "openid"),
+    "saml2": ("corp-saml", "saml2"),
+}
+WEBSSO_KEYSTONE_URL = "https://keystone.example.org/v3"
+WEBSSO_USE_HTTP_REFERER = False
