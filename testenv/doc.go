@@ -37,6 +37,15 @@
 // discovery (and, on install, the new storage) has caught up, and undo themselves when
 // the test ends, so the shared control plane is the same for the next test.
 //
+// # Admission webhooks
+//
+// [Options.WebhookPaths] installs webhook configuration manifests (controller-gen's
+// config/webhook) with their clientConfig rewritten to a local address and a generated
+// CA. A manager from [Env.StartManager] serves webhooks there and returns once the
+// server listens; register the handlers on it (ctrl.NewWebhookManagedBy(mgr) or
+// mgr.GetWebhookServer().Register) and the real API server calls them on every
+// matching request, so defaulting and validation are tested as users meet them.
+//
 // # Simulators
 //
 // Plain envtest runs no controllers: no garbage collector, no Deployment, ReplicaSet

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -27,9 +28,11 @@ import (
 // off (BindAddress "0") and controller name validation is skipped, so that several
 // managers of one test binary may register the same controller. Scope the cache with
 // opts.Cache (e.g. DefaultNamespaces: the test's namespace) and read kinds past it with
-// opts.Client.Cache.DisableFor.
+// opts.Client.Cache.DisableFor. With [Options.WebhookPaths] installed and no
+// opts.WebhookServer, the manager serves webhooks where the installed configurations
+// point (see [Env.WebhookServerOptions]); register handlers on mgr.GetWebhookServer().
 //
-// StartManager returns once the cache has synced; the manager stops when the test ends,
+// StartManager returns once the cache has synced (and the webhook server listens); the manager stops when the test ends,
 // and an error from its Start fails the test. [Env.RunManager] is the same without a
 // testing.TB: it returns a stop function instead.
 func (e *Env) StartManager(t testing.TB, opts ctrl.Options) (manager.Manager, *RequestCounter) {
@@ -64,12 +67,22 @@ func (e *Env) RunManager(opts ctrl.Options) (mgr manager.Manager, counter *Reque
 	if opts.Controller.SkipNameValidation == nil {
 		opts.Controller.SkipNameValidation = new(true)
 	}
+	webhooks := false
+	if opts.WebhookServer == nil {
+		if wo, ok := e.WebhookServerOptions(); ok {
+			opts.WebhookServer = webhook.NewServer(wo)
+			webhooks = true
+		}
+	}
 	counter = &RequestCounter{}
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(counter.Wrap)
 	mgr, err = ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("testenv: new manager: %w", err)
+	}
+	if webhooks {
+		mgr.GetWebhookServer() // adds the server to the manager's runnables
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -85,6 +98,11 @@ func (e *Env) RunManager(opts ctrl.Options) (mgr manager.Manager, counter *Reque
 	}
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return nil, nil, nil, errors.Join(errors.New("testenv: manager cache did not sync"), stop())
+	}
+	if webhooks {
+		if err := waitForWebhookServer(ctx, mgr); err != nil {
+			return nil, nil, nil, errors.Join(err, stop())
+		}
 	}
 	return mgr, counter, stop, nil
 }

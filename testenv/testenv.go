@@ -40,6 +40,13 @@ type Options struct {
 	// AssetsDir overrides where kube-apiserver and etcd are taken from; empty means
 	// $KUBEBUILDER_ASSETS, then [DefaultAssetsDir].
 	AssetsDir string
+	// WebhookPaths are admission webhook configuration manifests to install (files or
+	// directories; controller-gen writes config/webhook/manifests.yaml). Their
+	// clientConfig is pointed at a local serving address with a generated CA, and the
+	// managers [Env.StartManager] and [Env.RunManager] start serve webhooks there, so a
+	// test registers its handlers on mgr.GetWebhookServer() and the API server calls
+	// them. A missing path is an error.
+	WebhookPaths []string
 	// Controllers runs real controllers next to the control plane once the CRDs are
 	// installed: kube-controller-manager (garbage collector, Deployment, ReplicaSet,
 	// Job and namespace controllers), kube-scheduler and kwok with one fake Node, so
@@ -158,6 +165,7 @@ func Start(opts Options) (*Env, error) {
 			ErrorIfPathMissing: true,
 		},
 		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: opts.WebhookPaths},
 		// envtest's 20 s default is too tight for a 2-core CI machine that starts
 		// several control planes at once (one per test package, go test -p).
 		ControlPlaneStartTimeout: startTimeout,
