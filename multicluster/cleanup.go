@@ -2,8 +2,6 @@ package multicluster
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,17 +37,13 @@ const (
 	ReasonTargetClusterSweepAbandoned = "TargetClusterSweepAbandoned"
 )
 
-// FinalizerFor returns the finalizer that stands for cluster's children. A name that is
-// not a valid finalizer name part (longer than 63 characters) is shortened to a prefix
-// and a hash; such a finalizer can only be swept while the CR still names the cluster.
+// FinalizerFor returns the finalizer that stands for cluster's children. A finalizer's
+// name part follows the rules of a label value, so a cluster name that is not a valid
+// one (longer than 63 characters) is shortened as apply.ClaimLabelValue shortens it, to
+// a prefix and a hash; such a finalizer can only be swept while the CR still names the
+// cluster.
 func FinalizerFor(cluster string) string {
-	name := cluster
-	if len(validation.IsQualifiedName(FinalizerDomain+"/"+name)) != 0 {
-		sum := sha256.Sum256([]byte(cluster))
-		prefix := strings.TrimRight(name[:min(len(name), 40)], "-_.")
-		name = prefix + "-" + hex.EncodeToString(sum[:])[:12]
-	}
-	return FinalizerDomain + "/" + name
+	return FinalizerDomain + "/" + apply.ClaimLabelValue(cluster)
 }
 
 // CleanupOptions configure [NewCleanup].
@@ -198,12 +191,9 @@ var errNotSwept = errors.New("children are still being deleted")
 // sweep deletes obj's children on cluster and reports whether none is left. An
 // unavailable cluster returns its *UnavailableError.
 func (cl *Cleanup) sweep(ctx context.Context, obj client.Object, cluster string) (bool, error) {
-	target, err := cl.resolver.Resolve(ctx, &commonv1.TargetClusterRefSpec{Name: cluster})
+	target, err := resolve(ctx, cl.resolver, &commonv1.TargetClusterRefSpec{Name: cluster})
 	if err != nil {
 		return false, err
-	}
-	if target == nil {
-		return false, fmt.Errorf("resolver %T returned no target and no error", cl.resolver)
 	}
 	if target.IsLocal() || target.Ownership == nil {
 		return true, nil

@@ -46,10 +46,7 @@ func GateTarget(
 	case conditionType == "":
 		return nil, ctrl.Result{}, fmt.Errorf("%w: GateTarget: condition type is empty", ErrInvalidOptions)
 	}
-	target, err := resolver.Resolve(ctx, ref)
-	if err == nil && target == nil {
-		err = fmt.Errorf("resolver %T returned no target and no error", resolver)
-	}
+	target, err := resolve(ctx, resolver, ref)
 	if err != nil {
 		if !errors.Is(err, ErrTargetClusterUnavailable) {
 			return nil, ctrl.Result{}, fmt.Errorf("resolve target cluster: %w", err)
@@ -64,4 +61,14 @@ func GateTarget(
 		return nil, ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval}, nil
 	}
 	return target, ctrl.Result{}, nil
+}
+
+// resolve is resolver.Resolve with a resolver that answers neither a target nor an
+// error turned into an error, so callers never dereference a nil target.
+func resolve(ctx context.Context, resolver Resolver, ref *commonv1.TargetClusterRefSpec) (*Target, error) {
+	target, err := resolver.Resolve(ctx, ref)
+	if err == nil && target == nil {
+		err = fmt.Errorf("resolver %T returned no target and no error", resolver)
+	}
+	return target, err
 }

@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
@@ -348,11 +349,7 @@ func TestTrackAddsAFinalizerOnlyForATargetCluster(t *testing.T) {
 }
 
 func TestResolveWithoutClustersNamespace(t *testing.T) {
-	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}}, multicluster.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := localManager(t)
 	r, err := multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,12 +379,8 @@ func TestNewResolverRefusesBadInput(t *testing.T) {
 	if _, err := multicluster.NewResolver(context.Background(), nil, multicluster.ResolverOptions{}); !errors.Is(err, multicluster.ErrInvalidOptions) {
 		t.Errorf("nil manager: %v", err)
 	}
-	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}}, multicluster.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{ManagementCluster: "not a label value!"})
+	mgr := localManager(t)
+	_, err := multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{ManagementCluster: "not a label value!"})
 	if !errors.Is(err, multicluster.ErrInvalidOptions) || !strings.Contains(err.Error(), "ManagementCluster") {
 		t.Errorf("invalid identity: %v", err)
 	}
@@ -406,16 +399,12 @@ func TestNewResolverRefusesBadInput(t *testing.T) {
 }
 
 func TestWatchSetupRefusesBadInput(t *testing.T) {
-	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}}, multicluster.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := localManager(t)
 	b := mcbuilder.ControllerManagedBy(mgr)
 	targets := func(context.Context, client.ObjectKey) (string, bool) { return "", true }
 	mapFn := func(context.Context, client.Object) []crreconcile.Request { return nil }
 
-	_, err = multicluster.AddInputWatch(b, runtime.NewScheme(), targets, &Gadget{}, mapFn)
+	_, err := multicluster.AddInputWatch(b, runtime.NewScheme(), targets, &Gadget{}, mapFn)
 	if err == nil || !strings.HasPrefix(err.Error(), "resolving input kind for remote watch: ") {
 		t.Errorf("unknown input kind: %v", err)
 	}
@@ -521,4 +510,16 @@ func TestWithTarget(t *testing.T) {
 	if got := multicluster.TargetFrom(multicluster.WithTarget(context.Background(), edge)); got != edge {
 		t.Fatalf("TargetFrom = %v, want %v", got, edge)
 	}
+}
+
+// localManager builds, without starting it, a manager for the management cluster only
+// (no clusters namespace), with the metrics server off.
+func localManager(t *testing.T) mcmanager.Manager {
+	t.Helper()
+	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}}, multicluster.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mgr
 }
