@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/httproute"
+	"github.com/c5c3/reconciler-sdk/netpol"
+)
+
+// The condition types of a Horizon, one per step, in pipeline order. Ready aggregates
+// them (reconcile.ConditionReady, reason reconcile.ReasonAllReady when all are True).
+const (
+	ConditionSecretsReady       = "SecretsReady"
+	ConditionConfigReady        = "ConfigReady"
+	ConditionDeploymentReady    = "DeploymentReady"
+	ConditionHTTPRouteReady     = httproute.ConditionType
+	ConditionHorizonAPIReady    = "HorizonAPIReady"
+	ConditionHPAReady           = deployment.ConditionHPAReady
+	ConditionVPAReady           = deployment.ConditionVPAReady
+	ConditionNetworkPolicyReady = netpol.ConditionType
+)
+
+// The reasons this package writes itself; the HTTPRoute, HorizonAPIReady, HPA, VPA and
+// NetworkPolicy reasons are those of packages httproute, health, deployment and netpol,
+// SecretStoreNotReady and ClusterSecretStoreUnsupported those of package secrets, and
+// TargetClusterUnavailable that of package multicluster.
+const (
+	// ReasonSecretsAvailable (SecretsReady True): the store is ready and the SECRET_KEY
+	// Secret holds a key.
+	ReasonSecretsAvailable = "SecretsAvailable"
+	// ReasonWaitingForSecretKey (SecretsReady False): the ExternalSecret has not synced
+	// the SECRET_KEY Secret yet, or the Secret lacks the key.
+	ReasonWaitingForSecretKey = "WaitingForSecretKey"
+	// ReasonConfigRendered (ConfigReady True): local_settings.py is rendered into the
+	// ConfigMap named in status.configMap.
+	ReasonConfigRendered = "ConfigRendered"
+	// ReasonConfigError (ConfigReady False): the settings cannot be rendered, the
+	// ConfigMap cannot be written, or the prune of older ConfigMaps failed.
+	ReasonConfigError = "ConfigError"
+	// ReasonDeploymentReady (DeploymentReady True): the Deployment is rolled out and
+	// available.
+	ReasonDeploymentReady = "DeploymentReady"
+	// ReasonWaitingForDeployment (DeploymentReady False): the Deployment is rolling out.
+	ReasonWaitingForDeployment = "WaitingForDeployment"
+)

@@ -1,0 +1,83 @@
+// Package controller is the Horizon operator's reconciler: one pass resolves the
+// Horizon's target cluster, then runs a table of steps built from the SDK's packages,
+// each setting one condition. Ready (reason AllReady) is True exactly when all eight
+// sub-conditions are True; conditions and status are written on every exit path, and a
+// converged pass writes nothing.
+//
+// # Pipeline
+//
+// The steps run in this order. The first five end the pass at the first requeue or
+// error; the group after them (Exposure) runs all of its members and requeues after the
+// shortest interval any of them asked for.
+//
+//	Step          What it does                                                      Condition
+//	Secrets       gate on the secret store of spec.secretStoreRef (default          SecretsReady
+//	              ClusterSecretStore openbao-cluster-store; a SecretStore in the
+//	              Horizon's namespace), sync spec.secretKey through the
+//	              ExternalSecret <name>-secret-key, digest the key for the pods
+//	Config        render local_settings.py into the immutable ConfigMap             ConfigReady
+//	              <name>-config-<hash> (status.configMap)
+//	Deployment    the uWSGI Deployment (login-page readiness and startup probes,    DeploymentReady
+//	              HORIZON_SECRET_KEY from the Secret, the key's digest as pod
+//	              annotation), the Service (port 8080) and the PDB;
+//	              status.endpoint
+//	(prune)       uninstrumented: delete the ConfigMaps older than the newest       ConfigReady on failure
+//	              three, never one a workload still mounts
+//	HTTPRoute     the HTTPRoute of spec.gateway; the Gateway's Accepted verdict     HTTPRouteReady
+//	HealthCheck   GET of the login page through a 30 s TTL probe cache              HorizonAPIReady
+//	HPA           the HorizontalPodAutoscaler of spec.autoscaling, or none          HPAReady
+//	VPA           the VerticalPodAutoscaler of spec.vpa, or none                    VPAReady
+//	NetworkPolicy the NetworkPolicy of spec.networkPolicy, or none; an empty        NetworkPolicyReady
+//	              ingress list is refused
+//
+// Each step is instrumented under the metrics prefix horizon_operator
+// (horizon_operator_reconcile_duration_seconds, horizon_operator_reconcile_errors_total).
+//
+// # Conditions
+//
+//	Type                True reasons                          False reasons
+//	SecretsReady        SecretsAvailable                      TargetClusterUnavailable, SecretStoreNotReady,
+//	                                                          ClusterSecretStoreUnsupported, WaitingForSecretKey
+//	ConfigReady         ConfigRendered                        ConfigError
+//	DeploymentReady     DeploymentReady                       WaitingForDeployment
+//	HTTPRouteReady      HTTPRouteAccepted, HTTPRouteNotRequired HTTPRouteNotAccepted, GatewayAPINotInstalled,
+//	                                                          CapabilityProbeFailed
+//	HorizonAPIReady     APIHealthy                            APIUnhealthy, EndpointNotReady, HealthCheckTimeout,
+//	                                                          ConnectionFailed, HealthCheckFailed
+//	HPAReady            HPAReady, HPANotRequired              — (errors propagate)
+//	VPAReady            VPAReady, VPANotRequired              VPANotInstalled, CapabilityProbeFailed, VPAError
+//	NetworkPolicyReady  NetworkPolicyReady, NetworkPolicyNotRequired — (errors propagate)
+//
+// TargetClusterUnavailable is set ahead of every step when spec.targetClusterRef names
+// a cluster that is not registered or does not answer: the message carries the
+// resolver's error, the Horizon requeues after 15 seconds and nothing is written on any
+// cluster.
+//
+// # Requeues
+//
+//	10 s   Deployment readiness, HTTPRoute acceptance, health-check retry
+//	15 s   secret store and SECRET_KEY polling; an unavailable target cluster
+//	15 s   a converged Horizon on a target cluster (multicluster.Target.Recheck)
+//	30 s   TTL of a passing login-page probe
+//
+// # Rotation and deletion
+//
+// SECRET_KEY is rotated at the secret backend: when ESO syncs a new value into the
+// Secret, the Secret watch brings the Horizon, the Secrets step computes a new digest,
+// the pod-template annotation changes and the Deployment rolls (the key is read from the
+// environment, so only a restart picks it up).
+//
+// On the management cluster deletion needs no finalizer: every child is namespaced and
+// carries a controller owner reference, so the garbage collector reclaims the whole set.
+// A Horizon with spec.targetClusterRef gets one finalizer per target cluster
+// (multicluster.Cleanup): at deletion its children there, found by their ownership
+// labels, are swept, bounded in time when the cluster does not answer.
+//
+// # Watches
+//
+// See [Reconciler.SetupWithManager]: the owned kinds; the SECRET_KEY Secrets through a
+// field index; both store kinds (the ClusterSecretStore leg absent in namespace-scoped
+// mode); HTTPRoutes only when the Gateway API is installed; the children on target
+// clusters. For a Horizon with a target cluster the HTTPRoute and VPA kinds are probed
+// on that cluster on every pass.
+package controller

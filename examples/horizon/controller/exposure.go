@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"context"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/httproute"
+	"github.com/c5c3/reconciler-sdk/netpol"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// setCondition sets a condition a flow returned as data; the zero condition (a failed
+// flow) leaves the one the Horizon has.
+func setCondition(h *v1alpha1.Horizon, c metav1.Condition) {
+	if c.Type != "" {
+		reconcile.SetCondition(h, c.Type, c.Status, c.Reason, c.Message)
+	}
+}
+
+// childKey is the key of the single child of each optional kind: the Horizon's own.
+func childKey(h *v1alpha1.Horizon) client.ObjectKey {
+	return client.ObjectKey{Namespace: h.Namespace, Name: h.Name}
+}
+
+// reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
+// the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
+// the children land on, on every pass.
+func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	var desired *gatewayv1.HTTPRoute
+	if g := h.Spec.Gateway; g != nil {
+		var err error
+		desired, err = httproute.Build(childKey(h), httproute.Spec{
+			ParentRef: httproute.ParentRef{Name: g.ParentRef.Name, Namespace: g.ParentRef.Namespace,
+				SectionName: g.ParentRef.SectionName},
+			Hostnames: []string{g.Hostname},
+			Path:      g.Path,
+		}, httproute.Backend{ServiceName: h.Name, Port: ServicePort})
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		desired.Labels = labels(h)
+	}
+	cond, res, err := httproute.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desired)
+	setCondition(h, cond)
+	return res, err
+}
+
+// reconcileHealthCheck is the HealthCheck row: a GET of the login page through the TTL
+// probe cache, as HorizonAPIReady.
+func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	cond, res, err := r.opts.Prober.Check(ctx, h.UID, r.opts.ProbeURL(h), ConditionHorizonAPIReady)
+	setCondition(h, cond)
+	return res, err
+}
+
+// reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
+func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	cond, err := deployment.ReconcileHPA(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
+	setCondition(h, cond)
+	return ctrl.Result{}, err
+}
+
+// reconcileVPA is the VPA row: the VerticalPodAutoscaler of the dashboard Deployment
+// when spec.vpa is enabled, or none; VPANotInstalled for an opt-in on a cluster without
+// the VPA.
+func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	cond, err := deployment.ReconcileVPA(ctx, target.Client, target.Client.Scheme(), h, desiredVPAs(h))
+	setCondition(h, cond)
+	return ctrl.Result{}, err
+}
+
+// reconcileNetworkPolicy is the NetworkPolicy row: the policy of spec.networkPolicy, or
+// none. An empty ingress list is refused (it would cut the dashboard off): the error
+// propagates and the existing policy stays as it is.
+func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	cond, err := netpol.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
+	setCondition(h, cond)
+	return ctrl.Result{}, err
+}
+
+// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
+func desiredHPA(h *v1alpha1.Horizon) *autoscalingv2.HorizontalPodAutoscaler {
+	a := h.Spec.Autoscaling
+	if a == nil {
+		return nil
+	}
+	return &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: h.Name},
+			MinReplicas:    a.MinReplicas,
+			MaxReplicas:    a.MaxReplicas,
+			Metrics: []autoscalingv2.MetricSpec{{
+				Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{
+					Name: corev1.ResourceCPU,
+					Target: autoscalingv2.MetricTarget{
+						Type: autoscalingv2.UtilizationMetricType, AverageUtilization: a.TargetCPUUtilization,
+					},
+				},
+			}},
+		},
+	}
+}
+
+// desiredVPAs is the VerticalPodAutoscaler of the Deployment when spec.vpa is enabled.
+func desiredVPAs(h *v1alpha1.Horizon) []*vpav1.VerticalPodAutoscaler {
+	v := h.Spec.VPA
+	if v == nil || !v.Enabled {
+		return nil
+	}
+	mode := vpav1.UpdateMode(v.UpdateMode)
+	if mode == "" {
+		mode = vpav1.UpdateModeOff
+	}
+	return []*vpav1.VerticalPodAutoscaler{{
+		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		Spec: vpav1.VerticalPodAutoscalerSpec{
+			TargetRef:    &autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: h.Name},
+			UpdatePolicy: &vpav1.PodUpdatePolicy{UpdateMode: ptr.To(mode)},
+		},
+	}}
+}
+
+// desiredNetworkPolicy admits spec.networkPolicy's ingress to the dashboard pods.
+func desiredNetworkPolicy(h *v1alpha1.Horizon) *networkingv1.NetworkPolicy {
+	n := h.Spec.NetworkPolicy
+	if n == nil {
+		return nil
+	}
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: selectorLabels(h)},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress:     n.Ingress,
+		},
+	}
+}

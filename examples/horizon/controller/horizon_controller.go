@@ -1,0 +1,212 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/tools/events"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// FieldManager is the Horizon operator's default field-manager name: its Applier writes
+// under it, its cache holds only the Secrets and ConfigMaps labelled with it, and it
+// names the operator's events.
+const FieldManager = "horizon-operator"
+
+// MetricsPrefix starts the names of the step metrics:
+// horizon_operator_reconcile_duration_seconds and horizon_operator_reconcile_errors_total.
+const MetricsPrefix = "horizon_operator"
+
+// ServicePort is the port of the dashboard's Service and container (uWSGI over HTTP).
+const ServicePort = 8080
+
+// LoginPath is the dashboard's login page: the readiness and startup probes of the pods
+// and the HealthCheck step request it.
+const LoginPath = "/auth/login/"
+
+// ErrInvalidOptions is wrapped by the errors of NewReconciler and SetupWithManager for
+// missing or contradicting options.
+var ErrInvalidOptions = errors.New("horizon: invalid options")
+
+// Options configure NewReconciler. Start from DefaultOptions.
+type Options struct {
+	// FieldManager is the operator's field manager; it must match the FieldManager of
+	// the Appliers the resolver builds (multicluster.ResolverOptions.Applier).
+	FieldManager string
+	// NamespaceScoped is set when the operator runs with --namespace: its Role cannot
+	// read a ClusterSecretStore, so a Horizon that selects one is refused with
+	// ClusterSecretStoreUnsupported, and no ClusterSecretStore watch is registered.
+	NamespaceScoped bool
+	// Metrics records the step durations and errors; nil records none. Build it with
+	// reconcile.NewMetrics(reconcile.DefaultMetricsOptions(MetricsPrefix)).
+	Metrics *reconcile.Metrics
+	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions
+	// and the login-page check of LoginPageValid.
+	Prober *health.Prober
+	// ProbeURL returns the URL the HealthCheck step requests for a Horizon; nil means
+	// status.endpoint followed by LoginPath. Tests and demos that run no cluster DNS
+	// point it at a local server.
+	ProbeURL func(h *v1alpha1.Horizon) string
+	// Recorder records the target-cluster sweep's events on the Horizon; nil records
+	// none.
+	Recorder events.EventRecorder
+	// Cleanup sweeps the children a Horizon left on a target cluster; nil means one
+	// built from the resolver with the kinds of Children and Recorder.
+	Cleanup *multicluster.Cleanup
+}
+
+// DefaultOptions returns the options of a cluster-wide operator under FieldManager.
+func DefaultOptions() Options {
+	return Options{FieldManager: FieldManager}
+}
+
+// LoginPageValid is the health check's judgement of a 2xx answer: the login page is
+// HTML with a form that posts to LoginPath. Rendering it runs Django's routing,
+// templates and static-asset manifest, so a dashboard that answers with anything else
+// (an error page served with 200, a default web-server page) is reported APIUnhealthy.
+func LoginPageValid(_ int, header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		return fmt.Errorf("login page has Content-Type %q, want text/html", ct)
+	}
+	if !strings.Contains(string(body), LoginPath) {
+		return fmt.Errorf("login page has no form posting to %s", LoginPath)
+	}
+	return nil
+}
+
+// Reconciler reconciles Horizons: one pass resolves the target cluster, then runs the
+// step table of NewReconciler (see the package documentation).
+type Reconciler struct {
+	client   client.Client // the management cluster's Applier
+	resolver *multicluster.ClusterResolver
+	cleanup  *multicluster.Cleanup
+	opts     Options
+	pipeline *reconcile.Pipeline[*v1alpha1.Horizon]
+	passOpts reconcile.PassOptions
+}
+
+// NewReconciler builds the Horizon reconciler on resolver (the management cluster's
+// client is resolver.Local().Client, an apply.Applier). The step table reads like the
+// Horizon pipeline: a lane of steps that ends the pass at the first requeue or error,
+// then a group whose members all run.
+func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Reconciler, error) {
+	if resolver == nil {
+		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
+	}
+	if opts.FieldManager == "" {
+		return nil, fmt.Errorf("%w: Options.FieldManager is empty", ErrInvalidOptions)
+	}
+	if opts.Prober == nil {
+		po := health.DefaultOptions()
+		po.Validate = LoginPageValid
+		opts.Prober = health.NewProber(po)
+	}
+	if opts.ProbeURL == nil {
+		opts.ProbeURL = func(h *v1alpha1.Horizon) string {
+			if h.Status.Endpoint == "" {
+				return "" // EndpointNotReady
+			}
+			return h.Status.Endpoint + LoginPath
+		}
+	}
+	local := resolver.Local()
+	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
+	if r.cleanup == nil {
+		var err error
+		r.cleanup, err = multicluster.NewCleanup(resolver, multicluster.CleanupOptions{
+			Children: Children(), Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
+		if err != nil {
+			return nil, err
+		}
+	}
+	type step = reconcile.Step[*v1alpha1.Horizon]
+	p, err := reconcile.NewPipeline(opts.Metrics,
+		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: r.reconcileSecrets},
+		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
+		step{Name: "Deployment", Condition: ConditionDeploymentReady, Run: r.reconcileDeployment},
+		step{Run: r.prune}, // unnamed: uninstrumented; a failure flips ConfigReady
+		reconcile.Sequential("Exposure",
+			step{Name: "HTTPRoute", Condition: ConditionHTTPRouteReady, Run: r.reconcileHTTPRoute},
+			step{Name: "HealthCheck", Condition: ConditionHorizonAPIReady, Run: r.reconcileHealthCheck},
+			step{Name: "HPA", Condition: ConditionHPAReady, Run: r.reconcileHPA},
+			step{Name: "VPA", Condition: ConditionVPAReady, Run: r.reconcileVPA},
+			step{Name: "NetworkPolicy", Condition: ConditionNetworkPolicyReady, Run: r.reconcileNetworkPolicy},
+		),
+	)
+	if err != nil {
+		return nil, err
+	}
+	r.pipeline = p
+	r.passOpts = reconcile.DefaultPassOptions(p.Conditions()...)
+	r.passOpts.APIReader = local.APIReader
+	return r, nil
+}
+
+// Reconcile runs one pass for the Horizon req names. The status is written on every
+// exit path, and only when it changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return reconcile.RunPass(ctx, r.client, req.NamespacedName, &v1alpha1.Horizon{}, r.passOpts, r.pass)
+}
+
+// pass is the preamble of every pass: the target-cluster sweep of a deleted Horizon,
+// then TargetClusterUnavailable ahead of every step, then the step table on the cluster
+// the children land on.
+func (r *Reconciler) pass(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+	if h.DeletionTimestamp != nil { // only a Horizon that named a target cluster has a finalizer
+		return r.cleanup.Finalize(ctx, r.client, h, h.Spec.TargetClusterRef)
+	}
+	h.Status.ObservedGeneration = h.Generation
+	target, res, err := multicluster.GateTarget(ctx, r.resolver, h.Spec.TargetClusterRef,
+		h.Conditions(), h.Generation, ConditionSecretsReady)
+	if target == nil {
+		return res, err
+	}
+	if err := r.cleanup.Track(ctx, r.client, h, target); err != nil {
+		return ctrl.Result{}, err
+	}
+	ctx = withPassState(multicluster.WithTarget(ctx, target), &passState{})
+	res, err = r.pipeline.Run(ctx, h)
+	if err == nil && res.IsZero() {
+		return target.Recheck(), nil
+	}
+	return res, err
+}
+
+// passState carries what one step of a pass hands to a later one.
+type passState struct {
+	// secretKeyHash digests the SECRET_KEY; the Deployment puts it on the pod template.
+	secretKeyHash string
+}
+
+type passStateKey struct{}
+
+func withPassState(ctx context.Context, s *passState) context.Context {
+	return context.WithValue(ctx, passStateKey{}, s)
+}
+
+// stateOf returns the pass state of ctx; a step run outside a pass (a step test) gets
+// an empty one.
+func stateOf(ctx context.Context) *passState {
+	if s, ok := ctx.Value(passStateKey{}).(*passState); ok {
+		return s
+	}
+	return &passState{}
+}
+
+// targetOf returns the cluster the pass writes to; a step run outside a pass writes to
+// the management cluster.
+func (r *Reconciler) targetOf(ctx context.Context) *multicluster.Target {
+	if t := multicluster.TargetFrom(ctx); t != nil {
+		return t
+	}
+	return r.resolver.Local()
+}
