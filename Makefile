@@ -11,7 +11,7 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # What `make generate` writes; `make verify-generate` fails when any of it is stale.
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
 	examples/quickstart/config/crd examples/quickstart/config/rbac \
-	examples/horizon/config/crd
+	examples/horizon/config/crd examples/horizon/config/rbac
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -98,6 +98,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	$(CONTROLLER_GEN) rbac:roleName=memo-operator paths=./examples/quickstart/... output:rbac:dir=./examples/quickstart/config/rbac
 	@# The Horizon example operator's CRD.
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
 
 verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
 	@if ! git diff --exit-code -- $(GENERATED) || [ -n "$$(git ls-files --others --exclude-standard -- $(GENERATED))" ]; then \
