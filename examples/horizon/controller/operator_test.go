@@ -1,0 +1,206 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
+	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/secrets"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// operator is a Horizon operator running against a management cluster, as cmd/main.go
+// runs it.
+type operator struct {
+	mgr      mcmanager.Manager
+	resolver *multicluster.ClusterResolver
+	rec      *controller.Reconciler
+	// counter counts the requests of the operator's manager (its cache and clients).
+	counter *testenv.RequestCounter
+	// login is the stand-in for the dashboard's login page that the health check probes.
+	login *loginPage
+	// clustersNS is the namespace of the target clusters' kubeconfig Secrets.
+	clustersNS string
+}
+
+// operatorOptions vary how startOperator runs the operator.
+type operatorOptions struct {
+	// cfg reaches the management cluster; nil means env.Config (cluster admin).
+	cfg *rest.Config
+	// namespaceScoped runs the operator as with --namespace=<the test's namespace>.
+	namespaceScoped bool
+	// cleanup overrides the target-cluster sweep.
+	cleanup *multicluster.Cleanup
+}
+
+// loginPage answers the health check like the dashboard's login page, or with status
+// when set.
+type loginPage struct {
+	srv    *httptest.Server
+	status int
+}
+
+func newLoginPage(t *testing.T) *loginPage {
+	l := &loginPage{}
+	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if l.status != 0 {
+			w.WriteHeader(l.status)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
+	}))
+	t.Cleanup(l.srv.Close)
+	return l
+}
+
+// startOperator runs the Horizon operator for namespace ns (its cache sees ns and the
+// clusters namespace only) until the test ends.
+func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
+	t.Helper()
+	cfg := o.cfg
+	if cfg == nil {
+		cfg = env.Config
+	}
+	cfg = rest.CopyConfig(cfg)
+	counter := &testenv.RequestCounter{}
+	cfg.Wrap(counter.Wrap)
+	clustersNS := env.Namespace(t)
+	mgr, err := multicluster.NewManager(cfg, ctrl.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:      multicluster.CacheOptions(controller.FieldManager, clustersNS, ns),
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
+	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, FieldManager: controller.FieldManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
+		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}, ReachabilityTTL: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := newLoginPage(t)
+	opts := controller.DefaultOptions()
+	opts.NamespaceScoped = o.namespaceScoped
+	opts.Cleanup = o.cleanup
+	opts.ProbeURL = func(h *v1alpha1.Horizon) string {
+		if h.Status.Endpoint == "" {
+			return ""
+		}
+		return login.srv.URL + controller.LoginPath
+	}
+	rec, err := controller.NewReconciler(resolver, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.SetupWithManager(ctx, mgr); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	return &operator{mgr: mgr, resolver: resolver, rec: rec, counter: counter, login: login, clustersNS: clustersNS}
+}
+
+// newHorizon returns a minimal Horizon named name in ns.
+func newHorizon(ns, name string) *v1alpha1.Horizon {
+	return &v1alpha1.Horizon{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.HorizonSpec{
+			Image:            "registry.example/horizon:2025.1",
+			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
+			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
+		},
+	}
+}
+
+// openBaoProvider is the provider block of the test stores (no provider runs).
+func openBaoProvider() *apiextensionsv1.JSON {
+	return &apiextensionsv1.JSON{Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}
+}
+
+// storeReady marks the shared ClusterSecretStore openbao-cluster-store Ready, creating
+// it when missing. Tests that need a store that is not ready use a SecretStore of their
+// own namespace.
+func storeReady(t *testing.T) {
+	t.Helper()
+	store := &esov1.ClusterSecretStore{
+		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
+		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
+	}
+	if err := env.Client.Create(context.Background(), store); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := testenv.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncKey plays ESO: it writes key into the SECRET_KEY Secret of h once its
+// ExternalSecret exists, and marks the ExternalSecret synced.
+func syncKey(t *testing.T, h *v1alpha1.Horizon, key string) {
+	t.Helper()
+	k := client.ObjectKey{Namespace: h.Namespace, Name: controller.SecretKeyName(h)}
+	eventually(t, 30*time.Second, "ExternalSecret "+k.String()+" exists", func(ctx context.Context) (bool, error) {
+		_, err := testenv.MarkExternalSecretSynced(ctx, env.Client, k, map[string][]byte{controller.SecretKeyDataKey: []byte(key)})
+		return err == nil, err
+	})
+}
+
+// eventually polls cond every 100 ms for up to timeout and fails the test with what
+// when it never holds.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true,
+		func(ctx context.Context) (bool, error) {
+			ok, err := cond(ctx)
+			last = err
+			return ok, nil
+		})
+	if err != nil {
+		t.Fatalf("%s: not within %s (last error: %v)", what, timeout, last)
+	}
+}
+
+// waitReady waits until h is Ready=True for its current generation.
+func waitReady(t *testing.T, h *v1alpha1.Horizon) {
+	t.Helper()
+	testenv.ExpectCondition(t, env.Client, h, reconcile.ConditionReady, metav1.ConditionTrue)
+}
+
+// clientKey is the key of obj.
+func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }
