@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -184,4 +185,42 @@ func LocalReconciler(r crreconcile.Reconciler) mcreconcile.Reconciler {
 		}
 		return r.Reconcile(ctx, req.Request)
 	})
+}
+
+// AddOwnedWatches watches the children the CRs control on the management cluster:
+// one Owns per kind of owned, engaged with the management cluster only (children on
+// target clusters are watched with AddChildWatches). A kind the management cluster
+// does not serve when the controller is set up (an optional CRD such as the Gateway
+// API's HTTPRoute or the VerticalPodAutoscaler that is not installed) is not watched,
+// so the controller starts without it, and its GroupVersionKind is returned in
+// notServed for the caller to log; the flows that write such a kind report its absence
+// on the CR (for example GatewayAPINotInstalled) instead of failing.
+//
+// The kinds are resolved through scheme and asked of mapper (the management cluster's
+// RESTMapper, mgr.GetLocalManager().GetRESTMapper()) with capability.IsKindServed.
+// A kind that cannot be resolved, or a discovery failure, returns a nil builder and the
+// error, naming the kind.
+func AddOwnedWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, mapper meta.RESTMapper, owned ...client.Object) (_ *mcbuilder.Builder, notServed []schema.GroupVersionKind, _ error) {
+	if b == nil || mapper == nil {
+		return nil, nil, fmt.Errorf("%w: AddOwnedWatches needs a builder and a RESTMapper", ErrInvalidOptions)
+	}
+	if err := apply.CheckScheme(scheme); err != nil {
+		return nil, nil, fmt.Errorf("resolving owned kind: %w", err)
+	}
+	for _, obj := range owned {
+		gvk, err := apiutil.GVKForObject(obj, scheme)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resolving owned kind: %w", err)
+		}
+		served, err := capability.IsKindServed(mapper, gvk)
+		if err != nil {
+			return nil, nil, fmt.Errorf("asking the management cluster for %s: %w", gvk.Kind, err)
+		}
+		if !served {
+			notServed = append(notServed, gvk)
+			continue
+		}
+		b = b.Owns(obj, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
+	}
+	return b, notServed, nil
 }
