@@ -108,6 +108,20 @@ func sanitize(reason, message string) (string, string) {
 	return reason, truncate(message, MaxMessageLength)
 }
 
+// ApplyCondition sets c on obj as [SetCondition] does: the flows of the SDK (the
+// HTTPRoute, NetworkPolicy, HPA, VPA and health-check flows) return their condition as
+// data, and a step hands it over with one call. c's observedGeneration and
+// lastTransitionTime are ignored: the generation is stamped from obj and the transition
+// time moves only when the status flips. A zero condition (no Type), which a failed flow
+// returns together with its error, changes nothing, so the condition obj has is kept.
+// It reports whether anything changed.
+func ApplyCondition(obj Object, c metav1.Condition) bool {
+	if c.Type == "" {
+		return false
+	}
+	return SetCondition(obj, c.Type, c.Status, c.Reason, c.Message)
+}
+
 // MarkTrue sets condType to True; see [SetCondition].
 func MarkTrue(obj Object, condType, reason, message string) bool {
 	return SetCondition(obj, condType, metav1.ConditionTrue, reason, message)

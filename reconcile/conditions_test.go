@@ -205,3 +205,25 @@ func TestSetConditionReplacesAnInvalidReason(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyCondition(t *testing.T) {
+	w := newWidget(7)
+	stale := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	flow := metav1.Condition{Type: "HTTPRouteReady", Status: metav1.ConditionFalse, Reason: "HTTPRouteNotAccepted",
+		Message: "waiting for the Gateway", ObservedGeneration: 2, LastTransitionTime: stale}
+	if !reconcile.ApplyCondition(w, flow) {
+		t.Fatal("a new condition reported no change")
+	}
+	c := meta.FindStatusCondition(w.Status.Conditions, "HTTPRouteReady")
+	if c.ObservedGeneration != 7 || c.LastTransitionTime.Equal(&stale) || c.Reason != "HTTPRouteNotAccepted" ||
+		c.Message != "waiting for the Gateway" || c.Status != metav1.ConditionFalse {
+		t.Fatalf("condition = %+v, want the flow's status, reason and message, generation 7, a fresh transition time", c)
+	}
+	before := *c
+	if reconcile.ApplyCondition(w, metav1.Condition{}) {
+		t.Error("the zero condition reported a change")
+	}
+	if diff := cmp.Diff(before, *meta.FindStatusCondition(w.Status.Conditions, "HTTPRouteReady")); diff != "" || len(w.Status.Conditions) != 1 {
+		t.Errorf("the zero condition changed the conditions (-before +after):\n%s", diff)
+	}
+}
