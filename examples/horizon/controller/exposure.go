@@ -21,14 +21,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// setCondition sets a condition a flow returned as data; the zero condition (a failed
-// flow) leaves the one the Horizon has.
-func setCondition(h *v1alpha1.Horizon, c metav1.Condition) {
-	if c.Type != "" {
-		reconcile.SetCondition(h, c.Type, c.Status, c.Reason, c.Message)
-	}
-}
-
 // childKey is the key of the single child of each optional kind: the Horizon's own.
 func childKey(h *v1alpha1.Horizon) client.ObjectKey {
 	return client.ObjectKey{Namespace: h.Namespace, Name: h.Name}
@@ -54,7 +46,7 @@ func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon
 		desired.Labels = labels(h)
 	}
 	cond, res, err := httproute.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desired)
-	setCondition(h, cond)
+	reconcile.ApplyCondition(h, cond)
 	return res, err
 }
 
@@ -62,7 +54,7 @@ func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon
 // probe cache, as HorizonAPIReady.
 func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
 	cond, res, err := r.opts.Prober.Check(ctx, h.UID, r.opts.ProbeURL(h), ConditionHorizonAPIReady)
-	setCondition(h, cond)
+	reconcile.ApplyCondition(h, cond)
 	return res, err
 }
 
@@ -70,7 +62,7 @@ func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horiz
 func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	cond, err := deployment.ReconcileHPA(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
-	setCondition(h, cond)
+	reconcile.ApplyCondition(h, cond)
 	return ctrl.Result{}, err
 }
 
@@ -80,7 +72,7 @@ func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (ctr
 func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	cond, err := deployment.ReconcileVPA(ctx, target.Client, target.Client.Scheme(), h, desiredVPAs(h))
-	setCondition(h, cond)
+	reconcile.ApplyCondition(h, cond)
 	return ctrl.Result{}, err
 }
 
@@ -90,7 +82,7 @@ func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (ctr
 func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	cond, err := netpol.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
-	setCondition(h, cond)
+	reconcile.ApplyCondition(h, cond)
 	return ctrl.Result{}, err
 }
 
