@@ -12,7 +12,7 @@ import (
 // [Defaulter] at /mutate-horizon-openstack-c5c3-io-v1alpha1-horizon and the [Validator]
 // at /validate-horizon-openstack-c5c3-io-v1alpha1-horizon, the paths of the webhook
 // configurations in config/webhook. mgr's scheme must know Horizon
-// (v1alpha1.AddToScheme); otherwise the error says so and nothing is registered.
+// (v1alpha1.AddToScheme); otherwise the error says so.
 func SetupWebhookWithManager(mgr ctrl.Manager) error {
 	err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.Horizon{}).
 		WithDefaulter(Defaulter{}).
