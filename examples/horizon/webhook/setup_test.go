@@ -87,7 +87,7 @@ func TestWebhookDefaultsOnCreate(t *testing.T) {
 			h.Spec.Gateway.Path = "/"
 		})
 	if diff := cmp.Diff(want.Spec, got.Spec); diff != "" {
-		t.Errorf("stored spec (-want +got):\n%s", diff)
+		t.Errorf("stored desired state (-want +got):\n%s", diff)
 	}
 }
 
@@ -208,7 +208,7 @@ func TestWebhookAdmitsSamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want.Spec, got.Spec); diff != "" {
-				t.Errorf("stored spec of %s (-want +got):\n%s", file, diff)
+				t.Errorf("stored desired state of %s (-want +got):\n%s", file, diff)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ var _ admission.Validator[*v1alpha1.Horizon] = Validator{}
 //   - every problem settings.Render reports for the settings the Horizon maps to
 //     (settings.FromSpec), as Invalid with Render's text on the field it comes from
 //     (for example spec.websso.choices[1].id or spec.extraConfig.SESSION_TIMEOUT), or
-//     on spec where no field of the resource produces it.
+//     on the top-level desired-state field where no single field produces it.
 //
 // Messages name fields and extraConfig keys, never an extraConfig value. There are no
 // warnings.
@@ -156,7 +156,8 @@ var (
 )
 
 // resourceFields maps the Go path of a field of settings.Settings (indices left out) to
-// the name of the Horizon field below spec that settings.FromSpec fills it from.
+// the name of the Horizon field, below the top-level desired-state field, that
+// settings.FromSpec fills it from.
 var resourceFields = map[string]string{
 	"KeystoneURL":                "keystoneEndpoint",
 	"Image":                      "image",
@@ -179,11 +180,11 @@ var resourceFields = map[string]string{
 	"ExtraConfig":                "extraConfig",
 }
 
-// settingsPath is the path of the Horizon field that the settings.Render error msg
-// is about: the Go field it names, translated step by step as far as a step has a
-// Horizon field, so spec when the first step has none (AllowedHosts) or msg names no
-// field. An extraConfig key is a child (spec.extraConfig.NAME), other map keys are
-// keys (spec.websso.idpMapping[oidc]).
+// settingsPath is the path, below spec, of the Horizon field that the settings.Render
+// error msg is about: the Go field it names, translated step by step as far as a step
+// has a Horizon field; spec itself when the first step has none (AllowedHosts) or msg
+// names no field. An extraConfig key is a child (spec.extraConfig.NAME), other map
+// keys are keys (spec.websso.idpMapping[oidc]).
 func settingsPath(spec *field.Path, msg string) *field.Path {
 	m := settingsField.FindStringSubmatch(msg)
 	if m == nil {
