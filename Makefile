@@ -81,7 +81,7 @@ $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
 
-generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD and webhook configurations with controller-gen.
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD, ClusterRole and webhook configurations with controller-gen.
 	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/...
 	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
 	@# depending on the state of the build cache: normalise it so the output is deterministic.
