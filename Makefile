@@ -11,7 +11,7 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # What `make generate` writes; `make verify-generate` fails when any of it is stale.
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
 	examples/quickstart/config/crd examples/quickstart/config/rbac \
-	examples/horizon/config/crd examples/horizon/config/rbac
+	examples/horizon/config/crd examples/horizon/config/rbac examples/horizon/config/webhook
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -81,7 +81,7 @@ $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
 
-generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD with controller-gen.
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD, ClusterRole and webhook configurations with controller-gen.
 	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/...
 	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
 	@# depending on the state of the build cache: normalise it so the output is deterministic.
@@ -96,9 +96,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	@# The quick-start operator: its CRD and its ClusterRole (markers on its controller and main.go).
 	$(CONTROLLER_GEN) crd paths=./examples/quickstart/api/... output:crd:dir=./examples/quickstart/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=memo-operator paths=./examples/quickstart/... output:rbac:dir=./examples/quickstart/config/rbac
-	@# The Horizon example operator's CRD.
+	@# The Horizon example operator's CRD, its ClusterRole and its admission webhook configurations.
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
+	$(CONTROLLER_GEN) webhook paths=./examples/horizon/webhook/... output:webhook:dir=./examples/horizon/config/webhook
 
 verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
 	@if ! git diff --exit-code -- $(GENERATED) || [ -n "$$(git ls-files --others --exclude-standard -- $(GENERATED))" ]; then \

@@ -34,8 +34,8 @@ type HorizonSpec struct {
 	KeystoneEndpoint string `json:"keystoneEndpoint"`
 
 	// SecretStoreRef selects the External Secrets Operator store the SECRET_KEY is
-	// read through. When omitted, the shared ClusterSecretStore openbao-cluster-store
-	// is used.
+	// read through. When omitted, the admission webhook sets it to the shared
+	// ClusterSecretStore openbao-cluster-store, so the store in use is visible here.
 	// +optional
 	SecretStoreRef *commonv1.SecretStoreRefSpec `json:"secretStoreRef,omitempty"`
 
@@ -85,7 +85,9 @@ type HorizonSpec struct {
 	// verbatim into the settings file (3600, 'text', True, ['a', 'b']). They are
 	// merged last, so they override the settings the operator derives from the other
 	// fields. SECRET_KEY is refused: it comes from secretKey, through the secret
-	// backend, never from the resource. When empty, no further settings are written.
+	// backend, never from the resource. A setting that websso or multiDomain sets
+	// (WEBSSO_CHOICES, for example) is refused by the admission webhook, which names
+	// both fields: set it in one place. When empty, no further settings are written.
 	// +kubebuilder:validation:MaxProperties=128
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_]*$'))",message="keys must be Python identifiers (^[A-Za-z_][A-Za-z0-9_]*$)"
 	// +kubebuilder:validation:XValidation:rule="!('SECRET_KEY' in self)",message="must not set SECRET_KEY: it comes from spec.secretKey"
@@ -168,8 +170,9 @@ type WebSSOSpec struct {
 	Choices []WebSSOChoice `json:"choices,omitempty"`
 
 	// InitialChoice is the id of the choice the login page preselects
-	// (WEBSSO_INITIAL_CHOICE). When set, it must be one of the choices' ids; when
-	// empty, the first choice is preselected.
+	// (WEBSSO_INITIAL_CHOICE). When set, it must be one of the choices' ids. When
+	// empty and single sign-on is enabled, the admission webhook sets it to the first
+	// choice's id.
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	InitialChoice string `json:"initialChoice,omitempty"`
@@ -296,7 +299,8 @@ type GatewayParentRef struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// Namespace of the Gateway. When empty, the Horizon's own namespace.
+	// Namespace of the Gateway. When empty, the admission webhook sets it to the
+	// Horizon's own namespace.
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +optional

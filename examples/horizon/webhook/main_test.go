@@ -1,0 +1,64 @@
+package webhook_test
+
+import (
+	"os"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// env is the control plane of the envtest suite: kube-apiserver and etcd with the
+// Horizon CRD and the webhook configurations of config/webhook installed, pointing at
+// the webhook server of the managers the tests start.
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, testenv.Options{
+		Scheme:       scheme,
+		CRDSources:   []testenv.CRDSource{}, // no upstream CRDs: Horizon embeds none of them
+		CRDPaths:     []string{"../config/crd/bases"},
+		WebhookPaths: []string{"../config/webhook"},
+	}, &env))
+}
+
+// minimal is a valid Horizon named horizon in namespace openstack with only the
+// required fields set, changed by edits in order.
+func minimal(edits ...func(*v1alpha1.Horizon)) *v1alpha1.Horizon {
+	h := &v1alpha1.Horizon{
+		ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "openstack"},
+		Spec: v1alpha1.HorizonSpec{
+			Image:            "quay.io/openstack.kolla/horizon:2025.1-ubuntu-noble",
+			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
+			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "openstack/horizon/secret-key"},
+		},
+	}
+	for _, edit := range edits {
+		edit(h)
+	}
+	return h
+}
+
+// withWebSSO enables single sign-on with the choices credentials and oidc.
+func withWebSSO(h *v1alpha1.Horizon) {
+	h.Spec.WebSSO = &v1alpha1.WebSSOSpec{Enabled: true, Choices: []v1alpha1.WebSSOChoice{
+		{ID: "credentials", Label: "Keystone credentials"},
+		{ID: "oidc", Label: "Company single sign-on"},
+	}}
+}
+
+// withExtra sets extraConfig to the given name, value pairs.
+func withExtra(pairs ...string) func(*v1alpha1.Horizon) {
+	return func(h *v1alpha1.Horizon) {
+		h.Spec.ExtraConfig = map[string]string{}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			h.Spec.ExtraConfig[pairs[i]] = pairs[i+1]
+		}
+	}
+}

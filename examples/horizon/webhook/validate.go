@@ -1,0 +1,225 @@
+package webhook
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/settings"
+)
+
+// +kubebuilder:webhook:path=/validate-horizon-openstack-c5c3-io-v1alpha1-horizon,mutating=false,failurePolicy=fail,sideEffects=None,groups=horizon.openstack.c5c3.io,resources=horizons,verbs=create;update,versions=v1alpha1,name=vhorizon.horizon.openstack.c5c3.io,admissionReviewVersions=v1
+
+// Validator refuses a Horizon whose fields contradict each other or that the operator
+// could not render into Django settings, checks the CRD schema cannot express. It is
+// the admission Validator of the validating webhook that [SetupWebhookWithManager]
+// registers; the checks are listed on [Validator.ValidateCreate].
+type Validator struct{}
+
+var _ admission.Validator[*v1alpha1.Horizon] = Validator{}
+
+// ValidateCreate admits h or refuses it with an Invalid error (apierrors.IsInvalid)
+// of kind Horizon that lists every problem at once, sorted by field path:
+//
+//   - a key of spec.extraConfig that is also a setting the websso or multiDomain
+//     fields render (settings.DeclaredSettings), which would silently override the
+//     typed field, as Forbidden on both fields, for example
+//     "spec.extraConfig.WEBSSO_CHOICES: Forbidden: also set by spec.websso.choices;
+//     remove one of them";
+//   - spec.networkPolicy with no ingress rule, which would cut the dashboard off the
+//     network, as Required on spec.networkPolicy.ingress (the CRD refuses it too;
+//     this holds where the CRD was installed without that rule);
+//   - every problem settings.Render reports for the settings the Horizon maps to
+//     (settings.FromSpec), as Invalid with Render's text on the field it comes from
+//     (for example spec.websso.choices[1].id or spec.extraConfig.SESSION_TIMEOUT), or
+//     on the top-level desired-state field where no single field produces it.
+//
+// Messages name fields and extraConfig keys, never an extraConfig value. There are no
+// warnings.
+func (Validator) ValidateCreate(_ context.Context, h *v1alpha1.Horizon) (admission.Warnings, error) {
+	return nil, invalid(h, validate(h))
+}
+
+// ValidateUpdate checks newObj as [Validator.ValidateCreate] does, but refuses only
+// problems that oldObj did not already have: a problem carried over unchanged (the
+// same field, type and message) is returned as a warning instead, so a Horizon stored
+// before the webhook was installed can still be edited, and its finalizers removed,
+// while every edit that introduces a problem is refused.
+func (Validator) ValidateUpdate(_ context.Context, oldObj, newObj *v1alpha1.Horizon) (admission.Warnings, error) {
+	errs := validate(newObj)
+	if len(errs) == 0 {
+		return nil, nil
+	}
+	existing := map[string]bool{}
+	for _, e := range validate(oldObj) {
+		existing[e.Error()] = true
+	}
+	var introduced field.ErrorList
+	var warnings admission.Warnings
+	for _, e := range errs {
+		if existing[e.Error()] {
+			warnings = append(warnings, e.Error())
+			continue
+		}
+		introduced = append(introduced, e)
+	}
+	return warnings, invalid(newObj, introduced)
+}
+
+// ValidateDelete admits every deletion: a Horizon being removed needs no consistent
+// settings.
+func (Validator) ValidateDelete(context.Context, *v1alpha1.Horizon) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// invalid is the Invalid error of h listing errs, nil when errs is empty.
+func invalid(h *v1alpha1.Horizon, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("Horizon").GroupKind(), h.Name, errs)
+}
+
+// validate lists every problem of h, sorted by field path.
+func validate(h *v1alpha1.Horizon) field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+
+	if np := h.Spec.NetworkPolicy; np != nil && len(np.Ingress) == 0 {
+		errs = append(errs, field.Required(spec.Child("networkPolicy", "ingress"),
+			"at least one rule is required: an empty list would refuse all traffic to the dashboard"))
+	}
+
+	s := settings.FromSpec(&h.Spec)
+	declared := settings.DeclaredSettings(s)
+	keys := make([]string, 0, len(h.Spec.ExtraConfig))
+	for k := range h.Spec.ExtraConfig {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if path, ok := declared[k]; ok {
+			errs = append(errs, field.Forbidden(spec.Child("extraConfig", k),
+				"also set by "+spec.String()+"."+path+"; remove one of them"))
+		}
+	}
+
+	if _, err := settings.Render(s); err != nil {
+		errs = append(errs, renderErrors(spec, err)...)
+	}
+
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	return errs
+}
+
+// renderErrors turns an error of settings.Render, the errors.Join of one error per
+// problem, into one Invalid per problem with its text, on the field it names.
+func renderErrors(spec *field.Path, err error) field.ErrorList {
+	list := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok && isJoin(err, joined.Unwrap()) {
+		list = joined.Unwrap()
+	}
+	out := make(field.ErrorList, 0, len(list))
+	for _, e := range list {
+		msg := e.Error()
+		out = append(out, field.Invalid(settingsPath(spec, msg), field.OmitValueType{}, msg))
+	}
+	return out
+}
+
+// isJoin reports whether err is the errors.Join of parts, whose text is theirs one a
+// line, rather than one error wrapping several (fmt.Errorf with more than one %w),
+// whose text is its own.
+func isJoin(err error, parts []error) bool {
+	msgs := make([]string, len(parts))
+	for i, p := range parts {
+		msgs[i] = p.Error()
+	}
+	return err.Error() == strings.Join(msgs, "\n")
+}
+
+var (
+	// settingsField matches the Go field a settings.Render error names right after the
+	// sentinel's text, e.g. Settings.WebSSO.IDPMapping["oidc"].IDP; group 1 is the
+	// part after "Settings".
+	settingsField = regexp.MustCompile(`^` + regexp.QuoteMeta(settings.ErrInvalidSettings.Error()) +
+		`: Settings((?:\.[A-Za-z]+|\[[0-9]+\]|\["(?:[^"\\]|\\.)*"\])*)`)
+	// settingsStep is one step of that path: a field, an index or a quoted map key.
+	settingsStep = regexp.MustCompile(`\.([A-Za-z]+)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]`)
+)
+
+// resourceFields maps the Go path of a field of settings.Settings (indices left out) to
+// the name of the Horizon field, below the top-level desired-state field, that
+// settings.FromSpec fills it from.
+var resourceFields = map[string]string{
+	"KeystoneURL":                "keystoneEndpoint",
+	"Image":                      "image",
+	"TimeZone":                   "timeZone",
+	"MemcachedServers":           "memcachedServers",
+	"WebSSO":                     "websso",
+	"WebSSO.Choices":             "choices",
+	"WebSSO.Choices.ID":          "id",
+	"WebSSO.Choices.Label":       "label",
+	"WebSSO.InitialChoice":       "initialChoice",
+	"WebSSO.IDPMapping":          "idpMapping",
+	"WebSSO.IDPMapping.IDP":      "idp",
+	"WebSSO.IDPMapping.Protocol": "protocol",
+	"WebSSO.KeystoneURL":         "keystoneURL",
+	"MultiDomain":                "multiDomain",
+	"MultiDomain.DefaultDomain":  "defaultDomain",
+	"MultiDomain.Domains":        "domains",
+	"MultiDomain.Domains.ID":     "id",
+	"MultiDomain.Domains.Label":  "label",
+	"ExtraConfig":                "extraConfig",
+}
+
+// settingsPath is the path, below spec, of the Horizon field that the settings.Render
+// error msg is about: the Go field it names, translated step by step as far as a step
+// has a Horizon field; spec itself when the first step has none (AllowedHosts) or msg
+// names no field. An extraConfig key is a child (spec.extraConfig.NAME), other map
+// keys are keys (spec.websso.idpMapping[oidc]).
+func settingsPath(spec *field.Path, msg string) *field.Path {
+	m := settingsField.FindStringSubmatch(msg)
+	if m == nil {
+		return spec
+	}
+	p, goPath := spec, ""
+	for _, step := range settingsStep.FindAllStringSubmatch(m[1], -1) {
+		switch {
+		case step[1] != "":
+			if goPath != "" {
+				goPath += "."
+			}
+			goPath += step[1]
+			name, ok := resourceFields[goPath]
+			if !ok {
+				return p
+			}
+			p = p.Child(name)
+		case step[2] != "":
+			i, err := strconv.Atoi(step[2])
+			if err != nil {
+				return p
+			}
+			p = p.Index(i)
+		default:
+			key, err := strconv.Unquote(step[3])
+			if err != nil {
+				return p
+			}
+			if goPath == "ExtraConfig" {
+				p = p.Child(key)
+			} else {
+				p = p.Key(key)
+			}
+		}
+	}
+	return p
+}
