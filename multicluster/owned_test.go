@@ -24,6 +24,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/httproute"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 )
 
@@ -41,7 +42,7 @@ func TestAddOwnedWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []schema.GroupVersionKind{gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")}
+	want := []schema.GroupVersionKind{httproute.GVK}
 	if len(notServed) != 1 || notServed[0] != want[0] {
 		t.Fatalf("notServed = %v, want %v", notServed, want)
 	}

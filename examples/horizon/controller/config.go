@@ -39,7 +39,7 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, h *v1alpha1.Horizon) (
 	if err != nil {
 		// The spec cannot be rendered (the webhook was bypassed): no retry until it changes.
 		reconcile.MarkFalse(h, ConditionConfigReady, ReasonConfigError, err.Error())
-		return ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("Horizon %s/%s: %w", h.Namespace, h.Name, err))
+		return ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("rendering local_settings.py of Horizon %s/%s: %w", h.Namespace, h.Name, err))
 	}
 	name, err := config.CreateImmutableConfigMap(ctx, target.Client, target.Client.Scheme(), h,
 		ConfigBaseName(h), h.Namespace, map[string]string{SettingsFile: string(rendered)})

@@ -69,7 +69,7 @@ func newLoginPage(t *testing.T) *loginPage {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
+		_, _ = fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
 	}))
 	t.Cleanup(l.srv.Close)
 	return l
