@@ -59,8 +59,8 @@
 //
 // Credentials do not expire: a credential stays encrypted with the key that was primary when
 // it was written until keystone-manage credential_migrate re-encrypts it with the current
-// primary. For a credential repository W is therefore the longest time between a rotation and
-// the end of the credential_migrate that follows it, and E is zero; Rotate cannot see the
+// primary. For a credential repository E is therefore the longest time between a rotation and
+// the end of the credential_migrate that follows it, and W is zero; Rotate cannot see the
 // database and does not check this.
 //
 // # Key material

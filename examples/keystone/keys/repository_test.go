@@ -66,7 +66,7 @@ func TestPrintingHidesKeys(t *testing.T) {
 		"%v":         fmt.Sprintf("%v", repo),
 		"%+v":        fmt.Sprintf("%+v", repo),
 		"%#v":        fmt.Sprintf("%#v", repo),
-		"%s":         fmt.Sprintf("%s", repo),
+		"Errorf %v":  fmt.Errorf("%v", repo).Error(),
 		"Println":    fmt.Sprintln(repo)[:len(want)],
 		"pointer %v": fmt.Sprintf("%v", &repo),
 	}
