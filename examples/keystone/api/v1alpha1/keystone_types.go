@@ -213,24 +213,25 @@ type RemoteKeySpec struct {
 }
 
 // KeyRepositorySpec configures a key repository (fernet or credential): how many keys
-// stay active and when a CronJob rotates them. Keys are generated once, backed up to
-// the secret backend and never regenerated while a backup may restore them.
+// stay active and how often they rotate. Keys are generated once, backed up to the
+// secret backend and never regenerated while a backup may restore them. A CronJob runs
+// the rotation; it rotates at most once per rotationInterval, whatever its schedule.
 type KeyRepositorySpec struct {
 	// MaxActiveKeys is the number of keys kept: the staged key, the primary and the
-	// secondaries that still decrypt older tokens. Defaults to 3, the minimum.
+	// secondaries that still decrypt older tokens. Defaults to 3, the minimum. The
+	// controller refuses a value that would drop a key a valid token still needs:
+	// token expiration plus allow-expired window must not exceed
+	// (maxActiveKeys - 2) × rotationInterval.
 	// +kubebuilder:validation:Minimum=3
 	// +kubebuilder:validation:Maximum=100
 	// +kubebuilder:default=3
 	// +optional
 	MaxActiveKeys int32 `json:"maxActiveKeys,omitempty"`
 
-	// RotationSchedule is the cron schedule of the rotation. Defaults to weekly
-	// (0 0 * * 0).
-	// +kubebuilder:validation:MinLength=9
-	// +kubebuilder:validation:MaxLength=128
-	// +kubebuilder:default="0 0 * * 0"
+	// RotationInterval is the time between two rotations. Defaults to 168h (a week).
+	// +kubebuilder:default="168h"
 	// +optional
-	RotationSchedule string `json:"rotationSchedule,omitempty"`
+	RotationInterval *metav1.Duration `json:"rotationInterval,omitempty"`
 }
 
 // TokenSpec configures the lifetime of tokens.

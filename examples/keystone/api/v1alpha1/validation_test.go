@@ -30,8 +30,8 @@ func defaults() v1alpha1.KeystoneSpec {
 			AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin", Property: "password"},
 			Region:        "RegionOne",
 		},
-		Fernet:     v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationSchedule: "0 0 * * 0"},
-		Credential: v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationSchedule: "0 0 * * 0"},
+		Fernet:     v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 168 * time.Hour}},
+		Credential: v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 168 * time.Hour}},
 		Token: v1alpha1.TokenSpec{
 			Expiration:         &metav1.Duration{Duration: time.Hour},
 			AllowExpiredWindow: &metav1.Duration{Duration: 48 * time.Hour},
