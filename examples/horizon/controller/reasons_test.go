@@ -58,10 +58,10 @@ func newReasonsLogin(t *testing.T) *reasonsLogin {
 		switch a := int(l.answer.Load()); a {
 		case 0:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
+			_, _ = fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
 		case http.StatusOK:
 			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, `<html><body>It works!</body></html>`)
+			_, _ = fmt.Fprint(w, `<html><body>It works!</body></html>`)
 		default:
 			w.WriteHeader(a)
 		}
