@@ -228,7 +228,7 @@ func readyBlockedBy(condType, reason, messageStart string) wantCondition {
 	return wantCondition{reconcile.ConditionReady, metav1.ConditionFalse, reason, condType + " is False: " + messageStart}
 }
 
-// updateHorizon changes h's spec with change, retrying on conflict, and returns the
+// updateHorizon applies change to h, retrying on conflict, and returns the
 // updated Horizon.
 func updateHorizon(t *testing.T, e *testenv.Env, h *v1alpha1.Horizon, change func(*v1alpha1.Horizon)) *v1alpha1.Horizon {
 	t.Helper()
