@@ -60,7 +60,7 @@ func ConnectionURL(db Database, password string) (string, error) {
 	switch ip := net.ParseIP(db.Host); {
 	case db.Host == "":
 		bad("Database.Host %q is empty", db.Host)
-	case ip != nil && ip.To4() == nil:
+	case ip != nil && strings.Contains(db.Host, ":"):
 		host = "[" + db.Host + "]"
 	case ip == nil && !isHostName(db.Host):
 		bad("Database.Host %q is neither an IP address nor a DNS name", db.Host)
