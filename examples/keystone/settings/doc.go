@@ -58,6 +58,7 @@
 // password, an ExtraConfig value or a value of a domain file. Typed fields must be
 // plain text without "$", since oslo.config substitutes "$name" with another option;
 // ExtraConfig and domain sections are raw oslo.config values, where [EscapeValue]
-// writes a literal. Domain names are restricted to the characters of a Secret key and
+// writes a literal, and their section names other than DEFAULT must be lower case,
+// since oslo.config lower-cases them and would merge "[Token]" into "[token]". Domain names are restricted to the characters of a Secret key and
 // may not contain "..", so a domain file name can never leave its directory.
 package settings

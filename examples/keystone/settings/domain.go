@@ -27,7 +27,8 @@ const maxDomainName = 64
 //	password = ...
 //	suffix = dc=example,dc=org
 //
-// sections must set [identity] driver. The content is deterministic (config.RenderINI,
+// sections must set [identity] driver, and section names other than DEFAULT must be
+// lower case, as oslo.config reads them. The content is deterministic (config.RenderINI,
 // after a comment line) and usually holds the bind password of the backend, so it
 // belongs in a Secret (config.CreateImmutableSecret), not a ConfigMap; oslo.config's
 // environment source cannot stand in for it, since one variable would apply to every
@@ -61,6 +62,10 @@ func DomainConfig(domain string, sections map[string]map[string]string) (fileNam
 	}
 	for _, section := range slices.Sorted(maps.Keys(sections)) {
 		options := sections[section]
+		if why := sectionCase(section); why != "" {
+			bad("sections[%q]: %s", section, why)
+			continue
+		}
 		if len(options) == 0 {
 			bad("sections[%q] has no options", section)
 			continue
@@ -113,7 +118,7 @@ func domainName(domain string) string {
 	}
 	for i := 0; i < len(domain); i++ {
 		c := domain[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !isAlnum(rune(c)) && c != '-' && c != '_' && c != '.' {
 			return fmt.Sprintf("contains %q at byte %d: a domain file name allows only ASCII letters, digits, \"-\", \"_\" and \".\"", domain[i:i+1], i)
 		}
 	}

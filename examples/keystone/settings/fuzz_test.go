@@ -61,7 +61,8 @@ func FuzzRender(f *testing.F) {
 
 		if maxKeys < 0 || expiration < 0 || window < 0 || domain == "" || strings.Contains(domain, "..") ||
 			strings.ContainsAny(endpoint+memcached+repo+policy, "$\n\r\x00") || strings.ContainsRune(memcached, ',') ||
-			strings.EqualFold(section, "database") && strings.EqualFold(key, "connection") {
+			strings.EqualFold(section, "database") && strings.EqualFold(key, "connection") ||
+			section != "DEFAULT" && strings.ToLower(section) != section {
 			t.Fatalf("invalid input accepted:\n%s", out)
 		}
 		parsed, err := parseOslo(out)

@@ -353,12 +353,22 @@ func TestRenderErrors(t *testing.T) {
 		},
 		"ExtraConfig database connection": {
 			in: settings.Settings{ExtraConfig: map[string]map[string]string{
-				"database": {"connection": "mysql+pymysql://k:" + secret + "@db/keystone"},
-				"Database": {"Connection": secret},
+				"database": {"connection": "mysql+pymysql://k:" + secret + "@db/keystone", "Connection": secret},
 			}},
 			want: []string{
-				`Settings.ExtraConfig["Database"]["Connection"]: the connection is read from the environment variable OS_DATABASE__CONNECTION, which overrides the file`,
+				`Settings.ExtraConfig["database"]["Connection"]: the connection is read from the environment variable OS_DATABASE__CONNECTION, which overrides the file`,
 				`Settings.ExtraConfig["database"]["connection"]: the connection is read from the environment variable OS_DATABASE__CONNECTION, which overrides the file`,
+			},
+		},
+		"ExtraConfig section not in lower case": {
+			in: settings.Settings{ExtraConfig: map[string]map[string]string{
+				"Token":   {"expiration": secret},
+				"Default": {},
+				"DEFAULT": {"debug": "true"},
+			}},
+			want: []string{
+				`Settings.ExtraConfig["Default"]: oslo.config reads the section as "default"; write it in lower case`,
+				`Settings.ExtraConfig["Token"]: oslo.config reads the section as "token"; write it in lower case`,
 			},
 		},
 		"ExtraConfig names and values": {

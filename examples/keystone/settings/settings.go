@@ -120,7 +120,8 @@ type Settings struct {
 
 	// ExtraConfig maps an INI section to option names and raw oslo.config values. It is
 	// merged last with config.Merge, so an entry replaces the option of the same
-	// section and name that the fields above render. The values are written as given:
+	// section and name that the fields above render. Section names other than DEFAULT
+	// must be lower case, as oslo.config reads them. The values are written as given:
 	// "$name" in a value is oslo.config's substitution of another option ([EscapeValue]
 	// writes a literal). [database] connection cannot be set here, since [ConnectionEnv]
 	// overrides it.
@@ -269,6 +270,10 @@ func validate(s Settings) error {
 
 	for _, section := range slices.Sorted(maps.Keys(s.ExtraConfig)) {
 		options := s.ExtraConfig[section]
+		if why := sectionCase(section); why != "" {
+			bad("Settings.ExtraConfig[%q]: %s", section, why)
+			continue
+		}
 		if len(options) == 0 {
 			if _, err := config.RenderINI(config.Sections{section: {"x": {""}}}); err != nil {
 				bad("Settings.ExtraConfig[%q]: %w", section, err)
@@ -287,6 +292,16 @@ func validate(s Settings) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sectionCase returns why oslo.config would not read section under its own name, or
+// "": it lower-cases every section name except DEFAULT, so "[Token]" would be merged
+// with "[token]" and one of the two values would silently lose.
+func sectionCase(section string) string {
+	if section != config.DefaultSection && strings.ToLower(section) != section {
+		return fmt.Sprintf("oslo.config reads the section as %q; write it in lower case", strings.ToLower(section))
+	}
+	return ""
 }
 
 // absPath checks an optional directory field: empty, or a clean absolute path of plain
