@@ -323,10 +323,11 @@ type KeystoneStatus struct {
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
 
-	// ConfigSecret is the name of the immutable Secret holding the current
-	// keystone.conf (it carries the database password, so it is not a ConfigMap).
+	// ConfigMap is the name of the immutable ConfigMap holding the current
+	// keystone.conf (the database connection, which carries the password, reaches the
+	// pods through an environment variable from a Secret, never through this file).
 	// +optional
-	ConfigSecret string `json:"configSecret,omitempty"`
+	ConfigMap string `json:"configMap,omitempty"`
 
 	// SyncedImage is the image whose database migrations completed; db-sync runs
 	// again only for another image.
