@@ -100,20 +100,26 @@ func (d *display) Linef(format string, args ...any) {
 	d.draw()
 }
 
-// Begin starts a new table at now: every condition counts as changed again.
+// Begin starts a new table at now, for the progress line's clock. Without live
+// output, only the conditions that changed since the previous table are printed.
 func (d *display) Begin(now time.Time) {
-	d.start, d.last, d.block = now, map[string]row{}, nil
+	d.start, d.block = now, nil
+	if d.last == nil {
+		d.last = map[string]row{}
+	}
 }
 
 // Show shows rows at now: live, it redraws the table and the progress line; otherwise
-// it prints one line per condition whose status, reason or message changed.
+// it prints one line per condition whose status, reason or message changed (a
+// condition the Horizon does not have yet is not printed), with the elapsed time and
+// the count of True conditions.
 func (d *display) Show(rows []row, now time.Time) {
 	elapsed := now.Sub(d.start)
 	progress := fmt.Sprintf("%d/%d conditions True · %d s", countTrue(rows), len(rows), int(elapsed.Seconds()))
 	if !d.live {
 		for _, r := range rows {
 			prev, seen := d.last[r.Type]
-			if seen && prev.Status == r.Status && prev.Reason == r.Reason && prev.Message == r.Message {
+			if r.Status == "-" || seen && prev.Status == r.Status && prev.Reason == r.Reason && prev.Message == r.Message {
 				continue
 			}
 			d.last[r.Type] = r
