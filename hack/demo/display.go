@@ -86,7 +86,18 @@ type display struct {
 	last   map[string]row // the rows last shown, by type
 	block  []string       // live: the block on screen
 	height int            // live: its height in lines
+	err    error          // the first write error
 }
+
+// printf writes to the output and keeps the first error (see Err).
+func (d *display) printf(format string, args ...any) {
+	if _, err := fmt.Fprintf(d.w, format, args...); err != nil && d.err == nil {
+		d.err = fmt.Errorf("writing the demo's output: %w", err)
+	}
+}
+
+// Err is the first error writing the output, if any.
+func (d *display) Err() error { return d.err }
 
 // newDisplay writes to w; live redraws the table in place, width cuts live lines.
 func newDisplay(w io.Writer, live bool, width int) *display {
@@ -96,7 +107,7 @@ func newDisplay(w io.Writer, live bool, width int) *display {
 // Linef prints one line that stays on screen (above the live table, if one is shown).
 func (d *display) Linef(format string, args ...any) {
 	d.erase()
-	fmt.Fprintf(d.w, format+"\n", args...)
+	d.printf(format+"\n", args...)
 	d.draw()
 }
 
@@ -123,7 +134,7 @@ func (d *display) Show(rows []row, now time.Time) {
 				continue
 			}
 			d.last[r.Type] = r
-			fmt.Fprintf(d.w, "  %5.1fs  %-19s %-7s %-27s %s  [%d/%d]\n", elapsed.Seconds(), r.Type, r.Status,
+			d.printf("  %5.1fs  %-19s %-7s %-27s %s  [%d/%d]\n", elapsed.Seconds(), r.Type, r.Status,
 				r.Reason, shorten(r.Message, messageWidth), countTrue(rows), len(rows))
 		}
 		return
@@ -158,7 +169,7 @@ func (d *display) erase() {
 	if !d.live || d.height == 0 {
 		return
 	}
-	fmt.Fprintf(d.w, "\x1b[%dA\r\x1b[J", d.height)
+	d.printf("\x1b[%dA\r\x1b[J", d.height)
 	d.height = 0
 }
 
@@ -171,7 +182,7 @@ func (d *display) draw() {
 		if d.width > 1 && utf8.RuneCountInString(l) >= d.width {
 			l = string([]rune(l)[:d.width-1])
 		}
-		fmt.Fprintln(d.w, l)
+		d.printf("%s\n", l)
 	}
 	d.height = len(d.block)
 }

@@ -50,7 +50,6 @@ func TestDemo(t *testing.T) {
 		`ESO \(played\): ClusterSecretStore openbao-cluster-store is Ready`,
 		`SecretsReady +False +WaitingForSecretKey`,
 		`SecretsReady +True +SecretsAvailable`,
-		`DeploymentReady +False +WaitingForDeployment`,
 		`HorizonAPIReady +True +APIHealthy +GET http://127\.0\.0\.1:\d+/auth/login/ returned 200 OK`,
 		`Ready +True +AllReady .*\[9/9\]`,
 		`✓ Ready=True after [\d.]+ s: Deployment horizon \(ReplicaSet horizon-\w+, 1/1 pods ready\)`,

@@ -105,6 +105,9 @@ func runPhase(ctx context.Context, c client.Client, d *display, key client.Objec
 			}
 			return nil, 0, stuckError(p.name, key, h, timeout, waiting)
 		}
+		if err := d.Err(); err != nil {
+			return nil, 0, err
+		}
 		select {
 		case <-ctx.Done():
 			return nil, 0, fmt.Errorf("%s: %w", p.name, ctx.Err())

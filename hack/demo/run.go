@@ -113,5 +113,5 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	s.epilogue(logPath)
-	return nil
+	return d.Err()
 }

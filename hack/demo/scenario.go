@@ -62,6 +62,23 @@ func readyNow(h *v1alpha1.Horizon) bool {
 		rowsOf(h)[len(conditionOrder)-1].Current
 }
 
+// showsReason is an action's precondition: the Horizon's condition condType has
+// reason, so that the step the demo takes follows what the operator reported.
+func (s *scenario) showsReason(condType, reason string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		h := &v1alpha1.Horizon{}
+		if err := s.c.Get(ctx, s.key, h); err != nil {
+			return false, fmt.Errorf("reading Horizon %s: %w", s.key, err)
+		}
+		for _, r := range rowsOf(h) {
+			if r.Type == condType {
+				return r.Reason == reason && r.Current, nil
+			}
+		}
+		return false, nil
+	}
+}
+
 // syncKey plays ESO: a new SECRET_KEY is written into the ExternalSecret's Secret.
 func (s *scenario) syncKey(ctx context.Context) error {
 	value, err := s.o.NewKey()
@@ -104,6 +121,7 @@ func (s *scenario) firstRollout(ctx context.Context) error {
 		name:  "first rollout",
 		table: true,
 		actions: []action{{
+			when: s.showsReason(controller.ConditionSecretsReady, secrets.ReasonSecretStoreNotReady),
 			do: func(ctx context.Context) (string, error) {
 				if _, err := testenv.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
 					return "", err
@@ -111,7 +129,12 @@ func (s *scenario) firstRollout(ctx context.Context) error {
 				return fmt.Sprintf("ESO (played): ClusterSecretStore %s is Ready", store), nil
 			},
 		}, {
-			when: func(ctx context.Context) (bool, error) { return exists(ctx, s.c, es, &esov1.ExternalSecret{}) },
+			when: func(ctx context.Context) (bool, error) {
+				if ok, err := s.showsReason(controller.ConditionSecretsReady, controller.ReasonWaitingForSecretKey)(ctx); !ok || err != nil {
+					return false, err
+				}
+				return exists(ctx, s.c, es, &esov1.ExternalSecret{})
+			},
 			do: func(ctx context.Context) (string, error) {
 				if err := s.syncKey(ctx); err != nil {
 					return "", err
