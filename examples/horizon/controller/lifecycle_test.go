@@ -247,6 +247,7 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 
 	zones := []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "Africa/Nairobi"}
 	for i, zone := range zones {
+		renderedAfter(t, h)
 		updateHorizon(t, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
 		waitReady(t, h)
 		if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
@@ -318,6 +319,23 @@ func expectConfigMaps(t *testing.T, h *v1alpha1.Horizon, want []string) {
 	})
 }
 
+// renderedAfter waits until the second after the creationTimestamp of the Horizon's
+// current ConfigMap (status.configMap): the prune orders ConfigMaps by that timestamp,
+// in whole seconds, so the tests render at most one a second to know which are the
+// newest.
+func renderedAfter(t *testing.T, h *v1alpha1.Horizon) {
+	t.Helper()
+	if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: h.Namespace, Name: h.Status.ConfigMap}, cm); err != nil {
+		t.Fatalf("ConfigMap %s of status.configMap: %v", h.Status.ConfigMap, err)
+	}
+	time.Sleep(time.Until(cm.CreationTimestamp.Add(time.Second)))
+}
+
+// sorted returns a sorted copy of s.
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
