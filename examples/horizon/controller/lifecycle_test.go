@@ -83,16 +83,6 @@ func keyDigest(key string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// deploymentOf reads the Horizon's Deployment from the management cluster.
-func deploymentOf(t *testing.T, h *v1alpha1.Horizon) *appsv1.Deployment {
-	t.Helper()
-	d := &appsv1.Deployment{}
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: h.Namespace, Name: h.Name}, d); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // replicaSetsOf lists the ReplicaSets the Deployment d controls.
 func replicaSetsOf(ctx context.Context, d *appsv1.Deployment) ([]appsv1.ReplicaSet, error) {
 	var list appsv1.ReplicaSetList
@@ -435,11 +425,11 @@ func TestDeletionIsGarbageCollected(t *testing.T) {
 	goneKeys := append(slices.Clone(keys), client.ObjectKeyFromObject(&rss[0]), secretKey)
 	eventually(t, 60*time.Second, "the garbage collector removes every child", func(ctx context.Context) (bool, error) {
 		if err := env.Client.Get(ctx, clientKey(h), &v1alpha1.Horizon{}); !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("Horizon: %v", err)
+			return false, fmt.Errorf("Horizon still there: %w", err)
 		}
 		for i, obj := range gone {
 			if err := env.Client.Get(ctx, goneKeys[i], obj); !apierrors.IsNotFound(err) {
-				return false, fmt.Errorf("%T %s still there (%v)", obj, goneKeys[i], err)
+				return false, fmt.Errorf("%T %s still there: %w", obj, goneKeys[i], err)
 			}
 		}
 		return true, nil

@@ -150,11 +150,11 @@ func TestTargetCluster(t *testing.T) {
 	eventually(t, 60*time.Second, "the target swept and the Horizon gone", func(ctx context.Context) (bool, error) {
 		for i, obj := range objs {
 			if err := target.Client.Get(ctx, keys[i], obj); !apierrors.IsNotFound(err) {
-				return false, fmt.Errorf("%T %s still on the target (%v)", obj, keys[i], err)
+				return false, fmt.Errorf("%T %s still on the target: %w", obj, keys[i], err)
 			}
 		}
 		if err := env.Client.Get(ctx, clientKey(h), h); !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("Horizon still there with finalizers %v (%v)", h.Finalizers, err)
+			return false, fmt.Errorf("Horizon still there with finalizers %v: %w", h.Finalizers, err)
 		}
 		return true, nil
 	})
