@@ -18,7 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,22 +47,6 @@ func readyHorizon(t *testing.T, name, key string) (*operator, *v1alpha1.Horizon)
 	syncKey(t, h, key)
 	waitReady(t, h)
 	return op, h
-}
-
-// updateHorizon applies mutate to the stored Horizon of h, retrying on conflict, and
-// leaves the result in h.
-func updateHorizon(t *testing.T, h *v1alpha1.Horizon, mutate func(*v1alpha1.Horizon)) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
-			return err
-		}
-		mutate(h)
-		return env.Client.Update(context.Background(), h)
-	})
-	if err != nil {
-		t.Fatalf("update Horizon %s: %v", clientKey(h), err)
-	}
 }
 
 // poke changes pokeAnnotation on h with a merge patch of that annotation alone (as
@@ -238,7 +221,7 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 	zones := []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "Africa/Nairobi"}
 	for i, zone := range zones {
 		renderedAfter(t, h)
-		updateHorizon(t, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
+		updateHorizon(t, env, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
 		waitReady(t, h)
 		if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
 			t.Fatal(err)

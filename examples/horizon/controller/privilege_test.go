@@ -124,7 +124,7 @@ func TestLeastPrivilege(t *testing.T) {
 	// namespace's workloads to spare the mounted ones.
 	for _, zone := range []string{"Europe/Berlin", "Asia/Tokyo", "America/Chicago", "Europe/Lisbon", "Asia/Kolkata"} {
 		renderedAfter(t, h)
-		updateHorizon(t, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
+		updateHorizon(t, env, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
 		waitReady(t, h)
 	}
 	if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
