@@ -191,7 +191,8 @@ func TestSecretKeyRotationRollsThePods(t *testing.T) {
 
 // Each change of the settings renders a new ConfigMap that status.configMap and the
 // pods follow; the prune keeps the current ConfigMap and the newest three older ones,
-// and beyond those spares one that a live ReplicaSet still mounts until it is gone.
+// and beyond those spares every one that a live ReplicaSet still mounts (the
+// Deployment's history or someone else's) until that ReplicaSet is gone.
 func TestConfigChangeRollsAndPrunes(t *testing.T) {
 	_, h := readyHorizon(t, "tz", "config-key")
 	cms := []string{h.Status.ConfigMap}
@@ -257,8 +258,18 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 		}
 	}
 
-	// Five changes: the second ConfigMap is beyond the three retained and mounted by no
-	// live ReplicaSet, so it goes; the first stays, as the held ReplicaSet mounts it.
+	// Five changes: the first two ConfigMaps are beyond the three retained, but the
+	// Deployment's own history (its old ReplicaSets, ten by default) still mounts them,
+	// so the prune spares them.
+	poke(t, h)
+	time.Sleep(2 * time.Second)
+	if names, err := configMapsOf(context.Background(), h); err != nil || !slices.Equal(names, sorted(cms)) {
+		t.Fatalf("after five changes the ConfigMaps are %v (%v), want all of %v: the old ReplicaSets mount them", names, err, sorted(cms))
+	}
+
+	// Without the Deployment's old ReplicaSets (as an administrator might delete them),
+	// the second ConfigMap goes; the first stays, as the held ReplicaSet mounts it.
+	dropHistory(t, h)
 	want := sorted(append([]string{cms[0]}, cms[2:]...))
 	expectConfigMaps(t, h, want)
 
@@ -269,9 +280,35 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 	expectConfigMaps(t, h, sorted(cms[2:]))
 }
 
+// dropHistory deletes the old ReplicaSets of the Horizon's Deployment (those that do
+// not mount status.configMap), as an administrator trimming the rollout history would.
+func dropHistory(t *testing.T, h *v1alpha1.Horizon) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Get(ctx, clientKey(h), h); err != nil {
+		t.Fatal(err)
+	}
+	d := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: h.Name}, d); err != nil {
+		t.Fatal(err)
+	}
+	rss, err := replicaSetsOf(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rss {
+		if mountedConfigMap(&rss[i].Spec.Template.Spec) == h.Status.ConfigMap {
+			continue
+		}
+		if err := env.Client.Delete(ctx, &rss[i]); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("delete ReplicaSet %s: %v", rss[i].Name, err)
+		}
+	}
+}
+
 // expectConfigMaps waits until the Horizon's ConfigMaps are exactly want, poking the
-// Horizon every two seconds so that a pass prunes after the Deployment controller has
-// cleaned up its history.
+// Horizon every two seconds so that a pass prunes once the operator's cache has seen
+// the ReplicaSets go.
 func expectConfigMaps(t *testing.T, h *v1alpha1.Horizon, want []string) {
 	t.Helper()
 	var names []string
