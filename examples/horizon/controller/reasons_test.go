@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,99 +40,6 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-// reasonsLogin answers the health check like the dashboard's login page, or, after
-// set, with another answer; unlike loginPage it may be switched while the operator
-// probes it.
-type reasonsLogin struct {
-	srv *httptest.Server
-	// answer is 0 (the login page), 200 (an HTML page without the login form) or
-	// another status code sent without a body.
-	answer atomic.Int32
-}
-
-func newReasonsLogin(t *testing.T) *reasonsLogin {
-	l := &reasonsLogin{}
-	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		switch a := int(l.answer.Load()); a {
-		case 0:
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
-		case http.StatusOK:
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = fmt.Fprint(w, `<html><body>It works!</body></html>`)
-		default:
-			w.WriteHeader(a)
-		}
-	}))
-	t.Cleanup(l.srv.Close)
-	return l
-}
-
-// reasonsOperatorOptions vary how startReasonsOperator runs the operator.
-type reasonsOperatorOptions struct {
-	// namespaceScoped runs the operator as with --namespace=<the test's namespace>.
-	namespaceScoped bool
-}
-
-// reasonsOperator is a Horizon operator started by startReasonsOperator.
-type reasonsOperator struct {
-	rec   *controller.Reconciler
-	login *reasonsLogin
-}
-
-// startReasonsOperator runs the Horizon operator on the management cluster e for
-// namespace ns until the test ends, as startOperator does on env, with the health check
-// pointed at a switchable login stand-in.
-func startReasonsOperator(t *testing.T, e *testenv.Env, ns string, o reasonsOperatorOptions) *reasonsOperator {
-	t.Helper()
-	clustersNS := e.Namespace(t)
-	mgr, err := multicluster.NewManager(rest.CopyConfig(e.Config), ctrl.Options{
-		Scheme:     e.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:      multicluster.CacheOptions(controller.FieldManager, clustersNS, ns),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, FieldManager: controller.FieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}, ReachabilityTTL: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	login := newReasonsLogin(t)
-	opts := controller.DefaultOptions()
-	opts.NamespaceScoped = o.namespaceScoped
-	opts.ProbeURL = func(h *v1alpha1.Horizon) string {
-		if h.Status.Endpoint == "" {
-			return ""
-		}
-		return login.srv.URL + controller.LoginPath
-	}
-	rec, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.SetupWithManager(ctx, mgr); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
-	return &reasonsOperator{rec: rec, login: login}
-}
 
 // newStepReconciler builds the Horizon reconciler on env as cmd does, with opts, but
 // does not start its manager: the test drives single steps through
@@ -284,7 +190,7 @@ func countIn(t *testing.T, e *testenv.Env, ns string, list client.ObjectList) in
 func TestReasonsConvergedHorizon(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	createHorizon(t, env, h)
@@ -366,7 +272,7 @@ func TestReasonsConvergedHorizon(t *testing.T) {
 func TestReasonTargetClusterUnavailable(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	op := startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	op := startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	h.Spec.TargetClusterRef = &commonv1.TargetClusterRefSpec{Name: "nowhere"}
@@ -402,7 +308,7 @@ func TestReasonTargetClusterUnavailable(t *testing.T) {
 func TestReasonsSecretsReady(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	store := &esov1.SecretStore{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "vault"},
 		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
@@ -458,7 +364,7 @@ func TestReasonsSecretsReady(t *testing.T) {
 func TestReasonClusterSecretStoreUnsupported(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{namespaceScoped: true})
+	startOperator(t, ns, operatorOptions{mgmt: env, namespaceScoped: true})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	createHorizon(t, env, h)
@@ -479,7 +385,7 @@ func TestReasonClusterSecretStoreUnsupported(t *testing.T) {
 func TestReasonConfigErrorRender(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	const code = "__import__('os').system('id')"
@@ -529,7 +435,7 @@ func TestReasonWaitingForDeployment(t *testing.T) {
 	if err := env.Client.Status().Update(context.Background(), quota); err != nil {
 		t.Fatal(err)
 	}
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	createHorizon(t, env, h)
@@ -559,7 +465,7 @@ func TestReasonWaitingForDeployment(t *testing.T) {
 func TestReasonsHTTPRoute(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	h.Spec.Gateway = &v1alpha1.GatewaySpec{ParentRef: v1alpha1.GatewayParentRef{Name: "public"}, Hostname: "dashboard.example.com"}
@@ -608,7 +514,7 @@ func TestReasonsHTTPRoute(t *testing.T) {
 func TestReasonsHealthCheckOperator(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	op := startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	op := startOperator(t, ns, operatorOptions{})
 	op.login.answer.Store(http.StatusOK)
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
@@ -636,12 +542,12 @@ func TestReasonsHealthCheckOperator(t *testing.T) {
 // only for the login page, False with the 10 s retry otherwise, never an error.
 func TestReasonsHealthCheckStep(t *testing.T) {
 	t.Parallel()
-	login := newReasonsLogin(t)
-	notLogin := newReasonsLogin(t)
+	login := newLoginPage(t)
+	notLogin := newLoginPage(t)
 	notLogin.answer.Store(http.StatusOK)
-	failing := newReasonsLogin(t)
+	failing := newLoginPage(t)
 	failing.answer.Store(http.StatusInternalServerError)
-	closed := newReasonsLogin(t)
+	closed := newLoginPage(t)
 	closed.srv.Close()
 	release := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
@@ -712,7 +618,7 @@ func TestReasonVPAError(t *testing.T) {
 	if err := env.Client.Create(context.Background(), foreign); err != nil {
 		t.Fatal(err)
 	}
-	startReasonsOperator(t, env, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{})
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	h.Spec.VPA = &v1alpha1.VPASpec{Enabled: true}
@@ -864,7 +770,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 		}
 	})
 	ns := bare.Namespace(t)
-	startReasonsOperator(t, bare, ns, reasonsOperatorOptions{})
+	startOperator(t, ns, operatorOptions{mgmt: bare})
 	store := &esov1.ClusterSecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
 		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
@@ -903,7 +809,7 @@ func TestStepsNeverResultWithError(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	storeReady(t)
-	login := newReasonsLogin(t)
+	login := newLoginPage(t)
 	opts := controller.DefaultOptions()
 	opts.ProbeURL = func(*v1alpha1.Horizon) string { return login.srv.URL + controller.LoginPath }
 	rec := newStepReconciler(t, opts)
