@@ -164,29 +164,14 @@ func (r *Reconciler) pass(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result
 	h.Status.ObservedGeneration = h.Generation
 	return multicluster.OnTarget(ctx, r.client, r.cleanup, h, h.Spec.TargetClusterRef, ConditionSecretsReady,
 		func(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
-			return r.pipeline.Run(withPassState(ctx, &passState{}), h)
+			return r.pipeline.Run(reconcile.WithState(ctx, &passState{}), h)
 		})
 }
 
-// passState carries what one step of a pass hands to a later one.
+// passState carries what one step of a pass hands to a later one (reconcile.WithState).
 type passState struct {
 	// secretKeyHash digests the SECRET_KEY; the Deployment puts it on the pod template.
 	secretKeyHash string
-}
-
-type passStateKey struct{}
-
-func withPassState(ctx context.Context, s *passState) context.Context {
-	return context.WithValue(ctx, passStateKey{}, s)
-}
-
-// stateOf returns the pass state of ctx; a step run outside a pass (a step test) gets
-// an empty one.
-func stateOf(ctx context.Context) *passState {
-	if s, ok := ctx.Value(passStateKey{}).(*passState); ok {
-		return s
-	}
-	return &passState{}
 }
 
 // targetOf returns the cluster the pass writes to; a step run outside a pass writes to

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // The names of a Keystone's children, each derived from the Keystone's name.
@@ -41,18 +42,9 @@ type passState struct {
 	domainFiles   []string
 }
 
-type passStateKey struct{}
+// withPassState returns ctx carrying s for the steps of one pass (reconcile.WithState).
+func withPassState(ctx context.Context, s *passState) context.Context { return reconcile.WithState(ctx, s) }
 
-// withPassState returns ctx carrying s for the steps of one pass.
-func withPassState(ctx context.Context, s *passState) context.Context {
-	return context.WithValue(ctx, passStateKey{}, s)
-}
-
-// stateOf returns the pass state of ctx; a step run outside a pass (a step test) gets
-// an empty one.
-func stateOf(ctx context.Context) *passState {
-	if s, ok := ctx.Value(passStateKey{}).(*passState); ok {
-		return s
-	}
-	return &passState{}
-}
+// stateOf returns the pass state of ctx (reconcile.StateFrom); a step run outside a pass
+// gets an empty one.
+func stateOf(ctx context.Context) *passState { return reconcile.StateFrom[passState](ctx) }
