@@ -32,6 +32,7 @@ type flags struct {
 	namespace              string
 	clustersNamespace      string
 	webhookCertDir         string
+	webhookPort            int
 }
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Horizons of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
 	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
 	flag.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "directory with tls.crt and tls.key of the admission webhook; empty serves no webhook")
+	flag.IntVar(&f.webhookPort, "webhook-port", 9443, "port the admission webhook listens on")
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
@@ -87,7 +89,7 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
 	}
 	if f.webhookCertDir != "" {
-		mgrOpts.WebhookServer = newWebhookServer(f.webhookCertDir)
+		mgrOpts.WebhookServer = newWebhookServer(f.webhookCertDir, f.webhookPort)
 	}
 	mgr, err := multicluster.NewManager(cfg, mgrOpts, multicluster.ManagerOptions{
 		ClustersNamespace: f.clustersNamespace, FieldManager: controller.FieldManager})

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,26 +32,37 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}, Controllers: true}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"},
+		WebhookPaths: []string{"../config/webhook"}, Controllers: true}, &env))
 }
 
-// The command's run, given only a rest.Config and its flags, reconciles a Horizon of its
+// TestRun runs the command's run, given only a rest.Config and its flags, as the operator
+// of one namespace with the admission webhook.
+//
+// reconcilesAHorizon: the command reconciles a Horizon of its
 // namespace on a real control plane: every step up to the Deployment turns True. The
 // health check requests the cluster-local Service URL, which this machine cannot
 // resolve or reach, so HorizonAPIReady stays False for a reason of its table.
-func TestRunReconcilesAHorizon(t *testing.T) {
+func TestRun(t *testing.T) {
 	ns := env.Namespace(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, env.Config, flags{metricsAddr: "0", probeAddr: "0", namespace: ns})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
+	// One run per process: it registers the controller and its metrics globally.
+	testenv.Go(t, func(ctx context.Context) error {
+		return run(ctx, env.Config, webhookFlags(t, flags{metricsAddr: "0", probeAddr: "0", namespace: ns}))
 	})
+	wo, _ := env.WebhookServerOptions()
+	poll(t, "the webhook server listens", func(ctx context.Context) bool {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wo.Port)))
+		if err == nil {
+			_ = conn.Close()
+		}
+		return err == nil
+	})
+	t.Run("reconciles a Horizon", func(t *testing.T) { reconcilesAHorizon(t, ns) })
+	t.Run("serves the webhook", func(t *testing.T) { servesTheWebhook(t, ns) })
+}
+
+func reconcilesAHorizon(t *testing.T, ns string) {
+	ctx := context.Background()
 
 	store := &esov1.SecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
@@ -114,5 +128,50 @@ func poll(t *testing.T, what string, cond func(ctx context.Context) bool) {
 		func(ctx context.Context) (bool, error) { return cond(ctx), nil })
 	if err != nil {
 		t.Fatalf("%s: not within 90s", what)
+	}
+}
+
+// webhookFlags serves the admission webhook where the API server of env calls it.
+func webhookFlags(t *testing.T, f flags) flags {
+	wo, ok := env.WebhookServerOptions()
+	if !ok {
+		t.Fatal("the control plane installed no webhooks")
+	}
+	if wo.Host != "" && wo.Host != "127.0.0.1" && wo.Host != "localhost" {
+		t.Fatalf("webhook host %q: the command listens on every address", wo.Host)
+	}
+	f.webhookCertDir, f.webhookPort = wo.CertDir, wo.Port
+	return f
+}
+
+// servesTheWebhook: with --webhook-cert-dir the command serves the admission webhook:
+// a Horizon that declares a typed single sign-on setting again in extraConfig is refused, naming both
+// fields, and one without a store reference gets the default store.
+func servesTheWebhook(t *testing.T, ns string) {
+	ctx := context.Background()
+	h := &v1alpha1.Horizon{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sso"},
+		Spec: v1alpha1.HorizonSpec{
+			Image:            "registry.example/horizon:2025.1",
+			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
+			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
+			WebSSO:           &v1alpha1.WebSSOSpec{Enabled: true, Choices: []v1alpha1.WebSSOChoice{{ID: "oidc", Label: "SSO"}}},
+			ExtraConfig:      map[string]string{"WEBSSO_CHOICES": `(("x", "y"),)`},
+		},
+	}
+	var err error
+	poll(t, "the webhook answers", func(ctx context.Context) bool {
+		err = env.Client.Create(ctx, h.DeepCopy())
+		return err != nil && strings.Contains(err.Error(), "spec.extraConfig.WEBSSO_CHOICES")
+	})
+	if !strings.Contains(err.Error(), "spec.websso.choices") {
+		t.Fatalf("refusal %q does not name spec.websso.choices", err)
+	}
+	h.Spec.ExtraConfig = nil
+	if err := env.Client.Create(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Spec.SecretStoreRef == nil || h.Spec.SecretStoreRef.Name != "openbao-cluster-store" {
+		t.Fatalf("spec.secretStoreRef = %+v, want the default store", h.Spec.SecretStoreRef)
 	}
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // newWebhookServer serves the admission webhook with tls.crt and tls.key of certDir
-// (reloaded when they change) on the default port 9443.
-func newWebhookServer(certDir string) webhook.Server {
-	return webhook.NewServer(webhook.Options{CertDir: certDir})
+// (reloaded when they change) on port.
+func newWebhookServer(certDir string, port int) webhook.Server {
+	return webhook.NewServer(webhook.Options{CertDir: certDir, Port: port})
 }
 
 // setupWebhook registers the Horizon defaulting and validating webhooks on mgr: the
