@@ -285,7 +285,7 @@ func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone)
 		reconcile.MarkFalse(k, s.kind.condition, reason, fmt.Sprintf(
 			"%s key rotation refused (%s.maxActiveKeys, %s.rotationInterval, spec.token): %v; nothing was created or changed",
 			s.kind.name, s.kind.field, s.kind.field, err))
-		return ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("Keystone %s/%s: %s: %w", k.Namespace, k.Name, s.kind.field, err))
+		return ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: %s: %w", s.kind.name, k.Namespace, k.Name, s.kind.field, err))
 	}
 
 	if err := apply.EnsureObject(ctx, c, c.Scheme(), k, s.desiredRestoreExternalSecret(k), apply.FieldManager); err != nil {
@@ -375,7 +375,7 @@ func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k 
 		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
 			"Secret %s does not hold a valid %s key repository and is never overwritten: %v; repair or delete it",
 			key, s.kind.name, err))
-		return nil, ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("Keystone %s/%s: Secret %s: %w", k.Namespace, k.Name, key, err))
+		return nil, ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: Secret %s: %w", s.kind.name, k.Namespace, k.Name, key, err))
 	}
 	if adopt {
 		if err := s.adopt(ctx, c, k, current); err != nil {
@@ -461,7 +461,7 @@ func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Clien
 //     valid repository is refused (KeysInvalid) and nothing is generated, since the
 //     backend holds something;
 //   - otherwise, while an ExternalSecret that writes the restore copy has not answered,
-//     for its current spec and since it was created, that the backend holds nothing:
+//     for its current generation and since it was created, that the backend holds nothing:
 //     WaitingForKeyRestore and a requeue after secrets.PollInterval;
 //   - otherwise a new repository is generated with keys.Setup.
 //
@@ -540,7 +540,7 @@ func restorePending(sources []esov1.ExternalSecret, copyExists bool) (name, why 
 	return "", ""
 }
 
-// restoreAnswer returns "" when es has answered, in a sync of its current spec made
+// restoreAnswer returns "" when es has answered, in a sync of its current generation made
 // after it was created, that the backend holds nothing: Ready=True with reason
 // SecretDeleted, or SecretSynced while the (empty) restore copy exists. Otherwise it
 // says what es reports.

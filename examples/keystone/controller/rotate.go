@@ -76,7 +76,7 @@ func RotateKeys(ctx context.Context, c client.Client, key client.ObjectKey, maxA
 	if v, ok := secret.Annotations[RotatedAtAnnotation]; ok {
 		last, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			return false, fmt.Errorf("Secret %s: annotation %s %q: %w: want an RFC 3339 time",
+			return false, fmt.Errorf("rotate keys in Secret %s: annotation %s %q: %w: want an RFC 3339 time",
 				key, RotatedAtAnnotation, v, ErrInvalidRotatedAt)
 		}
 		if now.Before(last.Add(interval)) {

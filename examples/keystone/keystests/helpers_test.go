@@ -140,24 +140,24 @@ func (w *world) remember(data map[string][]byte) {
 
 // pass runs the step once through the world's Applier.
 func (w *world) pass() (ctrl.Result, error) {
-	res, err, _ := w.passVia(w.applier)
+	res, _, err := w.passVia(w.applier)
 	return res, err
 }
 
 // passWrites runs the step once through the world's Applier and returns the writes it
 // reported.
-func (w *world) passWrites() (ctrl.Result, error, []apply.Write) {
+func (w *world) passWrites() (ctrl.Result, []apply.Write, error) {
 	return w.passVia(w.applier)
 }
 
 // passWith runs the step once through a new Applier over c, as the pass of an
 // operator whose client is c.
 func (w *world) passWith(ctx context.Context, c client.Client) (ctrl.Result, error) {
-	res, err, _ := w.passCtx(ctx, apply.NewApplier(c, apply.ApplierOptions{FieldManager: fieldManager}))
+	res, _, err := w.passCtx(ctx, apply.NewApplier(c, apply.ApplierOptions{FieldManager: fieldManager}))
 	return res, err
 }
 
-func (w *world) passVia(c client.Client) (ctrl.Result, error, []apply.Write) {
+func (w *world) passVia(c client.Client) (ctrl.Result, []apply.Write, error) {
 	return w.passCtx(context.Background(), c)
 }
 
@@ -165,7 +165,7 @@ func (w *world) passVia(c client.Client) (ctrl.Result, error, []apply.Write) {
 // collection and a logger that records every line the operator logs (verbosity 1;
 // client-go's own request and response dumps at verbosity 8 are its debugging aid,
 // not the operator's log).
-func (w *world) passCtx(ctx context.Context, c client.Client) (ctrl.Result, error, []apply.Write) {
+func (w *world) passCtx(ctx context.Context, c client.Client) (ctrl.Result, []apply.Write, error) {
 	ctx, writes := apply.WithWrites(ctx)
 	ctx = logr.NewContext(ctx, funcr.New(func(prefix, args string) { w.record(prefix + " " + args) },
 		funcr.Options{Verbosity: 1}))
@@ -180,7 +180,7 @@ func (w *world) passCtx(ctx context.Context, c client.Client) (ctrl.Result, erro
 	for _, c := range w.k.Status.Conditions {
 		w.record(c.Message)
 	}
-	return res, err, writes.Changed()
+	return res, writes.Changed(), err
 }
 
 // condition returns the step's condition on the Keystone, failing when it is missing.
@@ -438,7 +438,7 @@ func (b *backend) sync(t testing.TB, key client.ObjectKey) {
 
 // setESStatus writes the Ready condition of the ExternalSecret at key as ESO does, with
 // syncedResourceVersion "<generation>-<hash>" where generation is the object's own
-// plus genOffset (a negative offset makes the status older than the spec), and
+// plus genOffset (a negative offset makes the status older than the object), and
 // refreshTime at refreshed.
 func setESStatus(t testing.TB, key client.ObjectKey, status corev1.ConditionStatus, reason string, genOffset int64, refreshed time.Time) {
 	t.Helper()

@@ -265,7 +265,10 @@ func TestRotateKeysRefuses(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"maxActiveKeys 2": func() error { _, err := controller.RotateKeys(ctx, c, badTime, 2, week, t0); return err },
 		"interval 0":      func() error { _, err := controller.RotateKeys(ctx, c, badTime, 3, 0, t0); return err },
-		"no namespace":    func() error { _, err := controller.RotateKeys(ctx, c, client.ObjectKey{Name: "x"}, 3, week, t0); return err },
+		"no namespace": func() error {
+			_, err := controller.RotateKeys(ctx, c, client.ObjectKey{Name: "x"}, 3, week, t0)
+			return err
+		},
 	} {
 		if err := call(); !errors.Is(err, controller.ErrInvalidRotateKeysArgs) {
 			t.Errorf("%s: %v, want ErrInvalidRotateKeysArgs", name, err)

@@ -86,7 +86,7 @@ func TestKeysGeneratedOnce(t *testing.T) {
 
 			// Converged: no write, by the writes reported and by the stored state.
 			testenv.ExpectUnchanged(t, env.Client, w.k, func(context.Context) error {
-				res, err, writes := w.passWrites()
+				res, writes, err := w.passWrites()
 				if err != nil || !res.IsZero() {
 					t.Fatalf("converged pass = %v, %v", res, err)
 				}
