@@ -6,6 +6,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -56,11 +57,19 @@ func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (ct
 	return ctrl.Result{}, err
 }
 
+// DefaultTargetCPUUtilization is the average CPU utilization, in percent of the
+// request, the autoscaler aims at when spec.autoscaling.targetCPUUtilization is unset.
+const DefaultTargetCPUUtilization = 80
+
 // desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
 func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
 	a := k.Spec.Autoscaling
 	if a == nil {
 		return nil
+	}
+	target := a.TargetCPUUtilization
+	if target == nil {
+		target = ptr.To[int32](DefaultTargetCPUUtilization)
 	}
 	return &autoscalingv2.HorizontalPodAutoscaler{
 		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
@@ -73,7 +82,7 @@ func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
 				Resource: &autoscalingv2.ResourceMetricSource{
 					Name: corev1.ResourceCPU,
 					Target: autoscalingv2.MetricTarget{
-						Type: autoscalingv2.UtilizationMetricType, AverageUtilization: a.TargetCPUUtilization,
+						Type: autoscalingv2.UtilizationMetricType, AverageUtilization: target,
 					},
 				},
 			}},
