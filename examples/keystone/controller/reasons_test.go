@@ -169,8 +169,10 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 		{name: "issuing", step: "DatabaseTLS", condType: controller.ConditionDatabaseTLSReady, status: metav1.ConditionFalse,
 			reason: controller.ReasonWaitingForCertificate, message: "Certificate " + certKey.String(), requeue: true},
 		{name: "issued", step: "DatabaseTLS", condType: controller.ConditionDatabaseTLSReady,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkCertificateReady(ctx, env.Client, certKey)) },
-			status:  metav1.ConditionTrue, reason: controller.ReasonCertificateReady, message: "issued into Secret keystone-db-client-tls"},
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(testenv.MarkCertificateReady(ctx, env.Client, certKey))
+			},
+			status: metav1.ConditionTrue, reason: controller.ReasonCertificateReady, message: "issued into Secret keystone-db-client-tls"},
 	})
 	cert := &certmanagerv1.Certificate{}
 	if err := env.Client.Get(ctx, certKey, cert); err != nil {
@@ -206,7 +208,7 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 	k2 := createKeystone(t, newKeystone(ns, "other"))
 	foreign := &certmanagerv1.Certificate{
 		ObjectMeta: metav1.ObjectMeta{Name: controller.DatabaseCertificateName(k2), Namespace: ns},
-		Spec: certmanagerv1.CertificateSpec{CommonName: "x", SecretName: "x", IssuerRef: cmmeta.IssuerReference{Name: "someone"}},
+		Spec:       certmanagerv1.CertificateSpec{CommonName: "x", SecretName: "x", IssuerRef: cmmeta.IssuerReference{Name: "someone"}},
 	}
 	if err := env.Client.Create(ctx, foreign); err != nil {
 		t.Fatal(err)
@@ -517,8 +519,10 @@ func TestReasonsExposure(t *testing.T) {
 			status: metav1.ConditionTrue, reason: "HTTPRouteAccepted"},
 		{name: "no HPA", step: "HPA", condType: controller.ConditionHPAReady, status: metav1.ConditionTrue, reason: "HPANotRequired"},
 		{name: "HPA", step: "HPA", condType: controller.ConditionHPAReady,
-			prepare: func(_ *testing.T, k *v1alpha1.Keystone) { k.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 4} },
-			status:  metav1.ConditionTrue, reason: "HPAReady"},
+			prepare: func(_ *testing.T, k *v1alpha1.Keystone) {
+				k.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 4}
+			},
+			status: metav1.ConditionTrue, reason: "HPAReady"},
 		{name: "trust_flush hourly", step: "TrustFlush", condType: controller.ConditionTrustFlushReady,
 			status: metav1.ConditionTrue, reason: controller.ReasonTrustFlushScheduled, message: `scheduled at "0 * * * *"`},
 		{name: "trust_flush suspended", step: "TrustFlush", condType: controller.ConditionTrustFlushReady,
