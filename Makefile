@@ -12,7 +12,7 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
 	examples/quickstart/config/crd examples/quickstart/config/rbac \
 	examples/horizon/config/crd examples/horizon/config/rbac examples/horizon/config/webhook \
-	examples/keystone/config/crd
+	examples/keystone/config/crd examples/keystone/config/rbac
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -101,6 +101,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
 	@# The Keystone example operator's CRDs.
 	$(CONTROLLER_GEN) crd paths=./examples/keystone/api/... output:crd:dir=./examples/keystone/config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=keystone-operator paths=./examples/keystone/controller/... output:rbac:dir=./examples/keystone/config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
 	$(CONTROLLER_GEN) webhook paths=./examples/horizon/webhook/... output:webhook:dir=./examples/horizon/config/webhook
 

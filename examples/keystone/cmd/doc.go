@@ -1,0 +1,13 @@
+// Command cmd runs the Keystone operator against any cluster: a multicluster-runtime
+// manager (kubeconfig from --kubeconfig, $KUBECONFIG or the in-cluster config) with
+// metrics (--metrics-bind-address), health probes (--health-probe-bind-address),
+// optional leader election (--leader-elect), a namespace-scoped mode (--namespace: the
+// cache and the watches cover one namespace, and ClusterSecretStores are neither read
+// nor watched) and target clusters registered as kubeconfig Secrets in
+// --clusters-namespace.
+//
+//	go run ./examples/keystone/cmd --namespace openstack
+//
+// The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
+// ../config/crd/bases.
+package main
