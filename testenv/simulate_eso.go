@@ -61,6 +61,32 @@ func MarkExternalSecretNotSynced(ctx context.Context, c client.Client, key clien
 		"could not get secret data from provider", "")
 }
 
+// MarkExternalSecretEmpty stands in for ESO finding nothing at the ExternalSecret's
+// remote keys under spec.target.deletionPolicy Delete: the target Secret is deleted (if
+// it exists) and Ready is set True with reason SecretDeleted for the current spec, as
+// ESO writes it. A restore ExternalSecret answers "the backend holds no backup" this
+// way, so an operator may generate the credential for the first time.
+func MarkExternalSecretEmpty(ctx context.Context, c client.Client, key client.ObjectKey) (*esov1.ExternalSecret, error) {
+	es := &esov1.ExternalSecret{}
+	if err := c.Get(ctx, key, es); err != nil {
+		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: %w", key, err)
+	}
+	if es.Spec.Target.DeletionPolicy != esov1.DeletionPolicyDelete {
+		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: deletionPolicy is %q; ESO deletes the target only under %q",
+			key, es.Spec.Target.DeletionPolicy, esov1.DeletionPolicyDelete)
+	}
+	target := es.Spec.Target.Name
+	if target == "" {
+		target = es.Name
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: es.Namespace, Name: target}}
+	if err := c.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: %w", key, err)
+	}
+	return setExternalSecretCondition(ctx, c, key, corev1.ConditionTrue,
+		esov1.ConditionReasonSecretDeleted, "secret deleted: no data at the remote keys", target)
+}
+
 // MarkSecretStoreReady sets the Ready condition of the SecretStore at key True (reason
 // Valid, capabilities ReadWrite), as ESO does once it has validated the store against
 // its backend.
