@@ -63,11 +63,22 @@ type Options struct {
 	// Cleanup sweeps the children a Keystone left on a target cluster; nil means one
 	// built from the resolver with the kinds of Children and Recorder.
 	Cleanup *multicluster.Cleanup
+	// OperatorImage is the image of this operator: the key-rotation CronJobs run its
+	// rotate-keys command. Required.
+	OperatorImage string
+	// RotationServiceAccount is the ServiceAccount the key-rotation pods run as; it
+	// needs RotateKeysPolicyRules on the key Secrets. Empty means the namespace's
+	// default ServiceAccount.
+	RotationServiceAccount string
 }
 
-// DefaultOptions returns the options of a cluster-wide operator under FieldManager.
+// DefaultOperatorImage is the operator image DefaultOptions names.
+const DefaultOperatorImage = "ghcr.io/c5c3/reconciler-sdk/keystone-operator:latest"
+
+// DefaultOptions returns the options of a cluster-wide operator under FieldManager,
+// running DefaultOperatorImage.
 func DefaultOptions() Options {
-	return Options{FieldManager: FieldManager}
+	return Options{FieldManager: FieldManager, OperatorImage: DefaultOperatorImage}
 }
 
 // VersionDocumentValid is the health check's judgement of a 2xx answer: a JSON
@@ -139,10 +150,20 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		}
 	}
 	type step = reconcile.Step[*v1alpha1.Keystone]
+	keyOpts := KeyStepOptions{FieldManager: opts.FieldManager, OperatorImage: opts.OperatorImage,
+		ServiceAccountName: opts.RotationServiceAccount}
+	if err := keyOpts.Validate(); err != nil {
+		return nil, err
+	}
+	fernet, credential := NewFernetKeysStep(keyOpts), NewCredentialKeysStep(keyOpts)
 	p, err := reconcile.NewPipeline(opts.Metrics,
 		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: r.reconcileSecrets},
 		step{Name: "DatabaseTLS", Condition: ConditionDatabaseTLSReady, Run: r.reconcileDatabaseTLS},
 		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
+		reconcile.Sequential("Keys", // both run: one repository's wait does not hold the other
+			step{Name: "FernetKeys", Condition: fernet.Condition(), Run: fernet.Reconcile},
+			step{Name: "CredentialKeys", Condition: credential.Condition(), Run: credential.Reconcile},
+		),
 		step{Name: "Database", Condition: ConditionDatabaseReady, Run: r.reconcileDatabase},
 		step{Name: "PolicyValidation", Condition: ConditionPolicyValid, Run: r.reconcilePolicyValidation},
 		step{Name: "Deployment", Condition: ConditionDeploymentReady, Run: r.reconcileDeployment},

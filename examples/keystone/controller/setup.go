@@ -24,6 +24,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
 // owned are the kinds a Keystone writes and whose changes bring it back; its Secrets
@@ -33,7 +34,7 @@ func owned() []client.Object {
 		&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.ConfigMap{},
 		&esov1.ExternalSecret{}, &gatewayv1.HTTPRoute{}, &autoscalingv2.HorizontalPodAutoscaler{},
 		&certmanagerv1.Certificate{}, &mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{},
-		&batchv1.Job{}, &batchv1.CronJob{},
+		&batchv1.Job{}, &batchv1.CronJob{}, &corev1.Secret{}, &esov1alpha1.PushSecret{},
 	}
 }
 
@@ -45,7 +46,7 @@ func Children() []client.ObjectList {
 		&corev1.ConfigMapList{}, &corev1.SecretList{}, &esov1.ExternalSecretList{}, &gatewayv1.HTTPRouteList{},
 		&autoscalingv2.HorizontalPodAutoscalerList{}, &certmanagerv1.CertificateList{},
 		&mariadbv1alpha1.DatabaseList{}, &mariadbv1alpha1.UserList{}, &mariadbv1alpha1.GrantList{},
-		&batchv1.JobList{}, &batchv1.CronJobList{},
+		&batchv1.JobList{}, &batchv1.CronJobList{}, &esov1alpha1.PushSecretList{},
 	}
 }
 
