@@ -129,15 +129,15 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) {
 				Methods  []string `json:"methods"`
 				Password struct {
 					User struct {
-						Name     string `json:"name"`
+						Name     string                `json:"name"`
 						Domain   struct{ Name string } `json:"domain"`
-						Password string `json:"password"`
+						Password string                `json:"password"`
 					} `json:"user"`
 				} `json:"password"`
 			} `json:"identity"`
 			Scope struct {
 				Project struct {
-					Name   string `json:"name"`
+					Name   string                `json:"name"`
 					Domain struct{ Name string } `json:"domain"`
 				} `json:"project"`
 			} `json:"scope"`
