@@ -97,6 +97,10 @@ func (s *IdentityBackendsStep) Condition() string { return ConditionIdentityBack
 
 // Reconcile runs the row for k: list, gate, render, write, prune. It sets
 // stateOf(ctx).domainsSecret and .domainFiles ("" and nil when nothing is projected).
+// The prune keeps the current Secret, the RetainDomainsSecrets newest others and every
+// one a workload still mounts; with nothing projected it prunes nothing (the pods may
+// still mount the last Secret until the Deployment rolls), and the Secrets go with the
+// Keystone or at the next projection.
 func (s *IdentityBackendsStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
 	state := stateOf(ctx)
 	state.domainsSecret, state.domainFiles = "", nil
@@ -153,11 +157,13 @@ func (s *IdentityBackendsStep) Reconcile(ctx context.Context, k *v1alpha1.Keysto
 		}
 		state.domainsSecret, state.domainFiles = name, slices.Sorted(maps.Keys(data))
 	}
-	opts := config.DefaultPruneOptions()
-	opts.Retain, opts.SpareInUse = RetainDomainsSecrets, true
-	if err := config.PruneImmutableSecretsWithOptions(ctx, writer, k, DomainsBaseName(k), k.Namespace,
-		state.domainsSecret, opts); err != nil {
-		return fail(fmt.Errorf("pruning the older domains Secrets of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+	if state.domainsSecret != "" {
+		opts := config.DefaultPruneOptions()
+		opts.Retain, opts.SpareInUse = RetainDomainsSecrets, true
+		if err := config.PruneImmutableSecretsWithOptions(ctx, writer, k, DomainsBaseName(k), k.Namespace,
+			state.domainsSecret, opts); err != nil {
+			return fail(fmt.Errorf("pruning the older domains Secrets of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		}
 	}
 
 	var msg strings.Builder

@@ -1,0 +1,66 @@
+// Package identitybackendtest tests the KeystoneIdentityBackend controller and the
+// IdentityBackends row of the Keystone controller on envtest, against the keystonetest
+// stand-in of the Keystone API. It is its own package, with its own control plane,
+// so that it does not share a test binary (and a TestMain) with the Keystone
+// controller's tests.
+package identitybackendtest
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// env is the management cluster: kube-apiserver and etcd with the Keystone CRDs. No
+// controller runs: the tests create the Keystone's Deployment themselves and mark its
+// rollout with testenv.MarkDeploymentAvailable.
+var env *testenv.Env
+
+// logs records every log line of the operators the tests run, at every verbosity, so
+// that a test can prove no secret reached a log.
+var logs struct {
+	sync.Mutex
+	strings.Builder
+}
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(recordingLogger())
+	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, testenv.Options{
+		Scheme:     scheme,
+		CRDSources: []testenv.CRDSource{},
+		CRDPaths:   []string{"../config/crd/bases"},
+	}, &env))
+}
+
+func recordingLogger() logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		logs.Lock()
+		defer logs.Unlock()
+		logs.WriteString(prefix + " " + args + "\n")
+	}, funcr.Options{Verbosity: 10})
+}
+
+// loggedSecret returns the first of secrets that appears in the recorded logs, or "".
+func loggedSecret(secrets ...string) string {
+	logs.Lock()
+	defer logs.Unlock()
+	text := logs.String()
+	for _, s := range secrets {
+		if strings.Contains(text, s) {
+			return s
+		}
+	}
+	return ""
+}
