@@ -131,6 +131,15 @@ func DefaultIdentityBackendOptions() IdentityBackendOptions {
 // (DomainReady, the gate the Keystone's IdentityBackends row reads) and observes the
 // domain's file in the Keystone's pods (ConfigProjected). It writes nothing but the
 // backend's status: the Keystone's pass renders the file.
+//
+// A backend has no finalizer, and deleting it leaves its domain in Keystone. The
+// Keystone's next pass drops the domain's file, so its users can no longer sign in
+// through the backend's driver; but the domain's projects, groups, role assignments
+// and the IDs other services store stay, and a backend created again for the domain
+// adopts it. Deleting a Keystone domain deletes all of that irrevocably, and the domain
+// may have been adopted rather than created (the controller cannot tell whose it is),
+// so it stays an administrator's decision (openstack domain set --disable, then
+// openstack domain delete).
 type IdentityBackendReconciler struct {
 	client   client.Client // the management cluster's Applier
 	resolver multicluster.Resolver
