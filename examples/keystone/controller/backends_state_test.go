@@ -27,7 +27,7 @@ func TestStepHandsTheSecretToLaterRows(t *testing.T) {
 	}
 	k := &v1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "keystone", UID: "uid-1"}}
 	gated := func(name, domain string) *v1alpha1.KeystoneIdentityBackend {
-		b := backend(name, domain, metav1.Now().Time)
+		b := testBackend(name, domain, metav1.Now().Time)
 		b.Generation = 1
 		b.Status.Conditions = []metav1.Condition{{Type: ConditionDomainReady, Status: metav1.ConditionTrue, ObservedGeneration: 1,
 			Reason: ReasonDomainCreated, LastTransitionTime: metav1.Now()}}

@@ -14,7 +14,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 )
 
-func backend(name, domain string, created time.Time) *v1alpha1.KeystoneIdentityBackend {
+// testBackend returns a backend of the Keystone keystone in namespace ns.
+func testBackend(name, domain string, created time.Time) *v1alpha1.KeystoneIdentityBackend {
 	return &v1alpha1.KeystoneIdentityBackend{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", CreationTimestamp: metav1.NewTime(created)},
 		Spec:       v1alpha1.KeystoneIdentityBackendSpec{KeystoneRef: v1alpha1.LocalObjectReference{Name: "keystone"}, Domain: domain},
@@ -22,7 +23,7 @@ func backend(name, domain string, created time.Time) *v1alpha1.KeystoneIdentityB
 }
 
 func TestRenderDomainFile(t *testing.T) {
-	b := backend("corp-ldap", "corp", time.Now())
+	b := testBackend("corp-ldap", "corp", time.Now())
 	b.Spec.Config = map[string]map[string]string{"ldap": {"url": "ldaps://ldap.corp", "suffix": "dc=corp"}}
 	b.Spec.PasswordSecretRef = &v1alpha1.SecretKeyRef{Name: "bind", Key: "password"}
 
@@ -60,7 +61,7 @@ func TestRenderDomainFileRefusesWithoutQuoting(t *testing.T) {
 		{"upper-case section", map[string]map[string]string{"LDAP": {"url": "inline-secret"}}, "", settings.ErrInvalidSettings},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := backend("corp-ldap", "corp", time.Now())
+			b := testBackend("corp-ldap", "corp", time.Now())
 			b.Spec.Config = tc.config
 			b.Spec.PasswordSecretRef = &v1alpha1.SecretKeyRef{Name: "bind", Key: "password"}
 			_, _, err := renderDomainFile(b, tc.password)
@@ -76,11 +77,11 @@ func TestRenderDomainFileRefusesWithoutQuoting(t *testing.T) {
 
 func TestDomainHoldersOldestWins(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	newer := backend("a-newer", "corp", t0.Add(time.Hour))
-	older := backend("z-older", "corp", t0)
-	twinB := backend("twin-b", "partners", t0)
-	twinA := backend("twin-a", "partners", t0)
-	alone := backend("alone", "solo", t0.Add(2*time.Hour))
+	newer := testBackend("a-newer", "corp", t0.Add(time.Hour))
+	older := testBackend("z-older", "corp", t0)
+	twinB := testBackend("twin-b", "partners", t0)
+	twinA := testBackend("twin-a", "partners", t0)
+	alone := testBackend("alone", "solo", t0.Add(2*time.Hour))
 
 	holders, conflicts := domainHolders([]*v1alpha1.KeystoneIdentityBackend{newer, older, twinB, twinA, alone})
 	if holders["corp"] != older || holders["partners"] != twinA || holders["solo"] != alone {
@@ -100,7 +101,7 @@ func TestDomainHoldersOldestWins(t *testing.T) {
 }
 
 func TestDomainReadyGate(t *testing.T) {
-	b := backend("corp-ldap", "corp", time.Now())
+	b := testBackend("corp-ldap", "corp", time.Now())
 	b.Generation = 2
 	if domainReady(b) {
 		t.Fatal("no condition passes the gate")
@@ -148,7 +149,7 @@ func TestRolloutPending(t *testing.T) {
 }
 
 func TestIdentityBackendsToKeystone(t *testing.T) {
-	b := backend("corp-ldap", "corp", time.Now())
+	b := testBackend("corp-ldap", "corp", time.Now())
 	reqs := IdentityBackendsToKeystone(t.Context(), b)
 	if len(reqs) != 1 || reqs[0].Namespace != "ns" || reqs[0].Name != "keystone" {
 		t.Fatalf("requests = %v", reqs)

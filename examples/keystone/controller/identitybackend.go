@@ -262,7 +262,7 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 	}
 
 	api, err := keystoneapi.New(endpoint, keystoneapi.Credentials{
-		Username: adminUser(k), Password: adminPassword, ProjectName: "admin",
+		Username: keystoneAdminUser(k), Password: adminPassword, ProjectName: "admin",
 	}, keystoneapi.Options{HTTPClient: r.opts.HTTPClient})
 	if err != nil {
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonKeystoneUnreachable, err.Error())
@@ -417,8 +417,8 @@ func rolloutPending(d *appsv1.Deployment) string {
 	return ""
 }
 
-// adminUser is the Keystone's admin user name; the CRD defaults it to admin.
-func adminUser(k *v1alpha1.Keystone) string {
+// keystoneAdminUser is the Keystone's admin user name; the CRD defaults it to admin.
+func keystoneAdminUser(k *v1alpha1.Keystone) string {
 	if k.Spec.Bootstrap.AdminUser != "" {
 		return k.Spec.Bootstrap.AdminUser
 	}
