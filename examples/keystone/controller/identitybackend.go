@@ -69,7 +69,9 @@ const (
 	// domain (403, 400, ...).
 	ReasonDomainCreateFailed = "DomainCreateFailed"
 	// ReasonDomainCreated (DomainReady True): this controller created the domain; the
-	// reason stays on later passes that find it again.
+	// reason stays on later passes that find it again under status.domainID. (A pass
+	// whose status write failed after the create leaves no record: the next pass finds
+	// the domain and reports DomainAdopted.)
 	ReasonDomainCreated = "DomainCreated"
 	// ReasonDomainAdopted (DomainReady True): a domain of that name existed and is used
 	// as it is (its description and enabled flag are not changed).
@@ -118,6 +120,10 @@ type IdentityBackendOptions struct {
 	// PollInterval is the requeue interval while DomainReady or ConfigProjected is not
 	// True; zero means DefaultIdentityBackendPollInterval.
 	PollInterval time.Duration
+	// Client reads the backends, their Keystones and bind password Secrets and writes
+	// the backends' status on the management cluster; nil means resolver.Local().Client.
+	// Tests inject faults through it.
+	Client client.Client
 }
 
 // DefaultIdentityBackendOptions returns the options of an operator that reaches every
@@ -157,6 +163,9 @@ func NewIdentityBackendReconciler(resolver *multicluster.ClusterResolver, opts I
 	}
 	local := resolver.Local()
 	r := &IdentityBackendReconciler{client: local.Client, resolver: resolver, opts: opts}
+	if opts.Client != nil {
+		r.client = opts.Client
+	}
 	if r.opts.AdminPasswordKey == "" {
 		r.opts.AdminPasswordKey = defaultAdminPasswordKey
 	}
@@ -363,13 +372,18 @@ func (r *IdentityBackendReconciler) observe(ctx context.Context, b *v1alpha1.Key
 		return poll, nil
 	}
 	var d appsv1.Deployment
-	if err := children.Get(ctx, deployKey, &d); err != nil {
-		return ctrl.Result{}, fmt.Errorf("fetching Deployment %s: %w", deployKey, client.IgnoreNotFound(err))
+	err = children.Get(ctx, deployKey, &d)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("fetching Deployment %s: %w", deployKey, err)
 	}
-	secretKey := client.ObjectKey{Namespace: d.Namespace, Name: satellite.SecretNameForVolume(&d.Spec.Template.Spec, DomainsVolumeName)}
+	secretKey := client.ObjectKey{Namespace: deployKey.Namespace, Name: satellite.SecretNameForVolume(&d.Spec.Template.Spec, DomainsVolumeName)}
 	var s corev1.Secret
-	if err := children.Get(ctx, secretKey, &s); err != nil {
-		if apierrors.IsNotFound(err) {
+	if err == nil && secretKey.Name != "" {
+		err = children.Get(ctx, secretKey, &s)
+	}
+	if err != nil || secretKey.Name == "" {
+		// Gone since SectionProjected read it: the Deployment was replaced meanwhile.
+		if err == nil || apierrors.IsNotFound(err) {
 			r.notProjected(b, ReasonNotProjected, fmt.Sprintf("Deployment %s does not mount %s yet", deployKey, file))
 			return poll, nil
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/config"
@@ -69,6 +71,60 @@ func TestStepFaults(t *testing.T) {
 			if cond := keystoneCondition(k); cond.Reason != controller.ReasonIdentityBackendsProjected {
 				t.Fatalf("after recovery: %s %q", cond.Reason, cond.Message)
 			}
+		})
+	}
+}
+
+// TestReconcilerFaults fails each API call of a backend's pass in turn: the read of
+// the backend, of its Keystone, of its bind password Secret, the list of its siblings
+// and the status write. Each pass returns the error naming what it read and never
+// quotes a password; the next pass converges.
+func TestReconcilerFaults(t *testing.T) {
+	for _, tc := range []struct {
+		verb testenv.Verb
+		nth  int
+		want string
+	}{
+		{testenv.VerbGet, 1, "KeystoneIdentityBackend"},
+		{testenv.VerbGet, 2, "fetching parent Keystone"},
+		{testenv.VerbGet, 3, "reading the bind password of KeystoneIdentityBackend"},
+		{testenv.VerbList, 1, "listing the KeystoneIdentityBackends of namespace"},
+		{testenv.VerbStatusUpdate, 1, "KeystoneIdentityBackend"},
+	} {
+		t.Run(fmt.Sprintf("%s-%d", tc.verb, tc.nth), func(t *testing.T) {
+			ns := env.Namespace(t)
+			op := startManager(t, ns, false)
+			k := newKeystone(t, ns, "keystone", "http://keystone:5000")
+			newAdminSecret(t, k, adminPassword)
+			newSecret(t, ns, "corp-bind", "password", bindPassword)
+			b := newBackend(t, k, "corp-ldap", "corp", "corp-bind")
+
+			inj := testenv.NewFaultInjector()
+			opts := op.opts
+			opts.Client = apply.NewApplier(inj.Client(env.Client), apply.ApplierOptions{FieldManager: fieldManager})
+			rec, err := controller.NewIdentityBackendReconciler(op.resolver, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(b)}
+			inj.Arm(tc.verb, tc.nth, testenv.FaultInternal)
+			res, err := rec.Reconcile(context.Background(), req)
+			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !strings.Contains(err.Error(), tc.want) || !res.IsZero() {
+				t.Fatalf("Reconcile = %+v, %v (fired %v), want only the injected fault under %q", res, err, inj.Fired(), tc.want)
+			}
+			noSecretIn(t, err.Error())
+
+			inj.Disarm()
+			if _, err := rec.Reconcile(context.Background(), req); err != nil {
+				t.Fatalf("the pass does not recover once the fault is gone: %v", err)
+			}
+			want := controller.ReasonDomainCreated
+			if tc.verb == testenv.VerbStatusUpdate {
+				// The create went through but its status was lost: the next pass finds
+				// a domain it has no record of.
+				want = controller.ReasonDomainAdopted
+			}
+			expectReason(t, b, condDomain, metav1.ConditionTrue, want)
 		})
 	}
 }

@@ -48,11 +48,20 @@ type operator struct {
 	keystone *keystonetest.Server
 	// local is the management cluster's Applier, the step's client.
 	local client.Client
+	// opts are the options the controller runs with.
+	opts controller.IdentityBackendOptions
 }
 
 // startOperator runs the controller for namespace ns until the test ends; every
 // Keystone's API is the stand-in.
 func startOperator(t *testing.T, ns string) *operator {
+	t.Helper()
+	return startManager(t, ns, true)
+}
+
+// startManager runs the manager of the operator for namespace ns until the test ends,
+// with the KeystoneIdentityBackend controller when withController is set.
+func startManager(t *testing.T, ns string, withController bool) *operator {
 	t.Helper()
 	ks := keystonetest.New("admin", adminPassword)
 	t.Cleanup(ks.Close)
@@ -87,9 +96,11 @@ func startOperator(t *testing.T, ns string) *operator {
 		cancel()
 		t.Fatal(err)
 	}
-	if err := rec.SetupWithManager(ctx, mgr); err != nil {
-		cancel()
-		t.Fatal(err)
+	if withController {
+		if err := rec.SetupWithManager(ctx, mgr); err != nil {
+			cancel()
+			t.Fatal(err)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -99,7 +110,7 @@ func startOperator(t *testing.T, ns string) *operator {
 			t.Errorf("manager: %v", err)
 		}
 	})
-	return &operator{resolver: resolver, keystone: ks, local: resolver.Local().Client}
+	return &operator{resolver: resolver, keystone: ks, local: resolver.Local().Client, opts: opts}
 }
 
 // newKeystone creates a Keystone in ns; a non-empty endpoint is written to its status.

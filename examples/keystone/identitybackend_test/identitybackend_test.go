@@ -266,7 +266,7 @@ func touch(t *testing.T, b *v1alpha1.KeystoneIdentityBackend) {
 	}
 }
 
-// patchBackend changes b's spec.
+// patchBackend applies change to the stored backend b.
 func patchBackend(t *testing.T, b *v1alpha1.KeystoneIdentityBackend, change func(*v1alpha1.KeystoneIdentityBackend)) {
 	t.Helper()
 	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
