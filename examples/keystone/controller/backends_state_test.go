@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+)
+
+// TestStepHandsTheSecretToLaterRows checks the pass state the row leaves for the Config
+// and Deployment rows (the pure hand-over; the row's API behaviour is tested on
+// envtest in examples/keystone/identitybackend_test).
+func TestStepHandsTheSecretToLaterRows(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	k := &v1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "keystone", UID: "uid-1"}}
+	gated := func(name, domain string) *v1alpha1.KeystoneIdentityBackend {
+		b := testBackend(name, domain, metav1.Now().Time)
+		b.Generation = 1
+		b.Status.Conditions = []metav1.Condition{{Type: ConditionDomainReady, Status: metav1.ConditionTrue, ObservedGeneration: 1,
+			Reason: ReasonDomainCreated, LastTransitionTime: metav1.Now()}}
+		return b
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(k, gated("b", "zeta"), gated("a", "alpha")).
+		WithStatusSubresource(&v1alpha1.KeystoneIdentityBackend{}).Build()
+
+	ctx := withPassState(context.Background(), &passState{domainsSecret: "stale", domainFiles: []string{"stale"}})
+	if _, err := NewIdentityBackendsStep(c).Reconcile(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	st := stateOf(ctx)
+	if !strings.HasPrefix(st.domainsSecret, "keystone-domains-") {
+		t.Fatalf("domainsSecret = %q", st.domainsSecret)
+	}
+	if !slices.Equal(st.domainFiles, []string{"keystone.alpha.conf", "keystone.zeta.conf"}) {
+		t.Fatalf("domainFiles = %v", st.domainFiles)
+	}
+
+	empty := fake.NewClientBuilder().WithScheme(scheme).WithObjects(k.DeepCopy()).Build()
+	if _, err := NewIdentityBackendsStep(empty).Reconcile(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if st := stateOf(ctx); st.domainsSecret != "" || st.domainFiles != nil {
+		t.Fatalf("without backends the state is %q %v, want none", st.domainsSecret, st.domainFiles)
+	}
+}
