@@ -8,6 +8,9 @@
 //
 //	go run ./examples/keystone/cmd --namespace openstack
 //
+// The key-rotation CronJobs run the same binary as `rotate-keys --secret <ns>/<name>
+// --max-active-keys N --interval D` (--operator-image names the image they run).
+//
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
 // ../config/crd/bases.
 package main

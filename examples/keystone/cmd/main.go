@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"time"
 
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
@@ -23,6 +24,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
 // flags are the operator's command-line settings.
@@ -31,15 +33,27 @@ type flags struct {
 	leaderElect            bool
 	namespace              string
 	clustersNamespace      string
+	operatorImage          string
+	rotationSA             string
 }
 
 func main() {
+	// The key-rotation CronJobs run this binary: `<operator image> rotate-keys --secret ...`.
+	if len(os.Args) > 1 && os.Args[1] == controller.RotateKeysCommand {
+		if err := rotateKeys(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), os.Args[2:]); err != nil {
+			ctrl.Log.WithName("rotate-keys").Error(err, "key rotation failed")
+			os.Exit(1)
+		}
+		return
+	}
 	var f flags
 	flag.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 turns it off")
 	flag.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address the health probes bind to; 0 turns them off")
 	flag.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
 	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
 	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
+	flag.StringVar(&f.operatorImage, "operator-image", controller.DefaultOperatorImage, "image of this operator, which the key-rotation CronJobs run")
+	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount of the key-rotation pods (needs get and update on the key Secrets); empty is the namespace's default")
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
@@ -54,7 +68,7 @@ func main() {
 func newScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, esov1.AddToScheme, certmanagerv1.AddToScheme, mariadbv1alpha1.AddToScheme,
+		clientgoscheme.AddToScheme, esov1.AddToScheme, esov1alpha1.AddToScheme, certmanagerv1.AddToScheme, mariadbv1alpha1.AddToScheme,
 		gatewayv1.Install, v1alpha1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
@@ -101,11 +115,19 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 	opts.NamespaceScoped = f.namespace != ""
 	opts.Metrics = metrics
 	opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+	opts.OperatorImage, opts.RotationServiceAccount = f.operatorImage, f.rotationSA
 	r, err := controller.NewReconciler(resolver, opts)
 	if err != nil {
 		return err
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return err
+	}
+	backends, err := controller.NewIdentityBackendReconciler(resolver, controller.DefaultIdentityBackendOptions())
+	if err != nil {
+		return err
+	}
+	if err := backends.SetupWithManager(ctx, mgr); err != nil {
 		return err
 	}
 	if err := mgr.GetLocalManager().AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -115,4 +137,18 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// rotateKeys is the rotate-keys command: one rotation of a key repository Secret, at
+// most once per interval (see controller.RotateKeys).
+func rotateKeys(ctx context.Context, cfg *rest.Config, args []string) error {
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	return controller.RunRotateKeys(ctx, c, args, time.Now)
 }

@@ -43,7 +43,7 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, env.Config, flags{metricsAddr: "0", probeAddr: "0", namespace: ns})
+		done <- run(ctx, env.Config, flags{metricsAddr: "0", probeAddr: "0", namespace: ns, operatorImage: controller.DefaultOperatorImage})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -85,6 +85,10 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 	poll(t, "the dependencies played", func(ctx context.Context) bool {
 		_, _ = testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.AdminPasswordSecretName(k)},
 			map[string][]byte{controller.AdminPasswordDataKey: []byte("pw")})
+		keyOpts := controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
+		for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(keyOpts), controller.NewCredentialKeysStep(keyOpts)} {
+			_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: step.RestoreName(k)})
+		}
 		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, key)
 		_, _ = testenv.MarkUserReady(ctx, env.Client, key)
 		_, _ = testenv.MarkGrantReady(ctx, env.Client, key)
@@ -92,6 +96,8 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 			return false
 		}
 		for _, c := range []string{controller.ConditionSecretsReady, controller.ConditionConfigReady,
+			controller.ConditionFernetKeysReady, controller.ConditionCredentialKeysReady,
+			controller.ConditionIdentityBackendsReady,
 			controller.ConditionDatabaseReady, controller.ConditionDeploymentReady} {
 			if !reconcile.IsTrue(k, c) {
 				return false

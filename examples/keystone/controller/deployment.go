@@ -31,7 +31,6 @@ const (
 	volumeConfig         = "config"
 	volumeFernetKeys     = "fernet-keys"
 	volumeCredentialKeys = "credential-keys"
-	volumeDomains        = "domains"
 	volumeDatabaseTLS    = "db-tls"
 )
 
@@ -127,10 +126,10 @@ func desiredDeployment(k *v1alpha1.Keystone, s *passState, connectionVersion str
 	if s.domainsSecret != "" {
 		for _, f := range s.domainFiles {
 			ctr.VolumeMounts = append(ctr.VolumeMounts, corev1.VolumeMount{
-				Name: volumeDomains, MountPath: path.Join(settings.DomainConfigDir, f), SubPath: f, ReadOnly: true,
+				Name: DomainsVolumeName, MountPath: path.Join(settings.DomainConfigDir, f), SubPath: f, ReadOnly: true,
 			})
 		}
-		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(volumeDomains, s.domainsSecret))
+		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(DomainsVolumeName, s.domainsSecret))
 	}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},

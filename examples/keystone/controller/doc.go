@@ -18,11 +18,19 @@
 //	DatabaseTLS       with spec.database.tls the cert-manager Certificate           DatabaseTLSReady
 //	                  <name>-db-client (client certificate of the database
 //	                  account, Secret <name>-db-client-tls); without it none
+//	IdentityBackends  the KeystoneIdentityBackends whose DomainReady gate passed,   IdentityBackendsReady
+//	                  one keystone.<domain>.conf each, in the immutable Secret
+//	                  <name>-domains-<hash> (the bind passwords are in it)
 //	Config            the database password, generated once into                    ConfigReady
 //	                  <name>-db-password; the URL in the Secret <name>-db-connection;
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
+//	Keys (group)      FernetKeys and CredentialKeys: each key repository generated  FernetKeysReady,
+//	                  once into <name>-fernet-keys / <name>-credential-keys (or     CredentialKeysReady
+//	                  restored from its backup), backed up with a PushSecret, and
+//	                  rotated by a CronJob running this operator's rotate-keys
+//	                  at most once per rotationInterval
 //	Database          the mariadb-operator Database, User and Grant, then the Job    DatabaseReady
 //	                  <name>-db-sync (keystone-manage db_sync) once per image
 //	                  (status.syncedImage)
@@ -54,7 +62,11 @@
 //	SecretsReady      SecretsAvailable                        TargetClusterUnavailable, SecretStoreNotReady,
 //	                                                          ClusterSecretStoreUnsupported, WaitingForAdminPassword
 //	DatabaseTLSReady  CertificateReady, TLSNotRequired        WaitingForCertificate
+//	IdentityBackendsReady IdentityBackendsProjected,          IdentityBackendConflict, IdentityBackendsError
+//	                  NoIdentityBackends
 //	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound
+//	FernetKeysReady,  KeysReady                               WaitingForKeyRestore, KeysInvalid, UnsafeRotation,
+//	CredentialKeysReady                                       InvalidRotationSettings, KeysNotControlled
 //	DatabaseReady     DatabaseSynced                          MariaDBNotFound, MariaDBNotReady, DatabaseNotReady,
 //	                                                          PasswordSecretNotReady, DatabaseUserNotReady,
 //	                                                          DatabaseGrantNotReady, DBSyncInProgress, DBSyncFailed

@@ -99,9 +99,10 @@ const DefaultIdentityBackendPollInterval = reconcile.SecretPollInterval
 // NewIdentityBackendReconciler for missing options.
 var ErrInvalidIdentityBackendOptions = errors.New("keystone: invalid identity backend options")
 
-// defaultAdminPasswordKey is the data key of the admin password in the Secret
+// defaultAdminPasswordKey is the data key of the admin password in the Secret (the
+// Keystone controller's AdminPasswordDataKey)
 // AdminPasswordSecretName, as the Keystone's ExternalSecret writes it.
-const defaultAdminPasswordKey = "password"
+const defaultAdminPasswordKey = AdminPasswordDataKey
 
 // IdentityBackendOptions configure NewIdentityBackendReconciler. Start from
 // DefaultIdentityBackendOptions.

@@ -156,9 +156,11 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		return nil, err
 	}
 	fernet, credential := NewFernetKeysStep(keyOpts), NewCredentialKeysStep(keyOpts)
+	backends := NewIdentityBackendsStep(local.Client)
 	p, err := reconcile.NewPipeline(opts.Metrics,
 		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: r.reconcileSecrets},
 		step{Name: "DatabaseTLS", Condition: ConditionDatabaseTLSReady, Run: r.reconcileDatabaseTLS},
+		step{Name: "IdentityBackends", Condition: backends.Condition(), Run: backends.Reconcile},
 		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
 		reconcile.Sequential("Keys", // both run: one repository's wait does not hold the other
 			step{Name: "FernetKeys", Condition: fernet.Condition(), Run: fernet.Reconcile},

@@ -43,7 +43,9 @@ type passState struct {
 }
 
 // withPassState returns ctx carrying s for the steps of one pass (reconcile.WithState).
-func withPassState(ctx context.Context, s *passState) context.Context { return reconcile.WithState(ctx, s) }
+func withPassState(ctx context.Context, s *passState) context.Context {
+	return reconcile.WithState(ctx, s)
+}
 
 // stateOf returns the pass state of ctx (reconcile.StateFrom); a step run outside a pass
 // gets an empty one.

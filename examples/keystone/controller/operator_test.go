@@ -271,8 +271,23 @@ func converge(t *testing.T, k *v1alpha1.Keystone, password string) {
 	storeReady(t)
 	mariaDBReady(t, k.Namespace)
 	syncAdminPassword(t, k, password)
+	noKeyBackups(t, k)
 	provisionDatabase(t, k)
 	waitReady(t, k)
+}
+
+// noKeyBackups plays ESO for a first install: the restore ExternalSecrets of both key
+// repositories find no backup in the secret backend, so the repositories are generated.
+func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
+	t.Helper()
+	opts := controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
+	for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(opts), controller.NewCredentialKeysStep(opts)} {
+		key := client.ObjectKey{Namespace: k.Namespace, Name: step.RestoreName(k)}
+		eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
+			_, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key)
+			return err == nil, err
+		})
+	}
 }
 
 // eventually polls cond every 100 ms for up to timeout and fails the test with what

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
@@ -115,5 +116,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Keystone{}, r.resolver.Remote(), owned()...); err != nil {
 		return err
 	}
+	// A KeystoneIdentityBackend whose DomainReady gate changes (status) brings its
+	// Keystone, whose IdentityBackends row reads that gate: no status predicate here.
+	b = b.Watches(&v1alpha1.KeystoneIdentityBackend{}, mchandler.EnqueueRequestsFromMapFunc(IdentityBackendsToKeystone),
+		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
 	return b.Complete(multicluster.LocalReconciler(r))
 }
