@@ -34,3 +34,28 @@ func TestCoreStaysLight(t *testing.T) {
 		}
 	}
 }
+
+// The example operators are what operator authors copy: they build only on the SDK's
+// exported packages, never on an internal/ package of the SDK (which an author's module
+// could not import) nor on each other.
+func TestExamplesUseOnlyExportedPackages(t *testing.T) {
+	const module = "github.com/c5c3/reconciler-sdk/"
+	for _, example := range []string{"quickstart", "horizon", "keystone"} {
+		pkg := "./examples/" + example + "/..."
+		out, err := exec.Command("go", "list", "-deps", "-test", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps -test %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if !strings.HasPrefix(dep, module) {
+				continue
+			}
+			if strings.Contains(dep, "/internal/") || strings.HasSuffix(dep, "/internal") {
+				t.Errorf("examples/%s depends on the SDK's internal package %s", example, dep)
+			}
+			if strings.HasPrefix(dep, module+"examples/") && !strings.HasPrefix(dep, module+"examples/"+example) {
+				t.Errorf("examples/%s depends on another example: %s", example, dep)
+			}
+		}
+	}
+}
