@@ -67,8 +67,8 @@ func (r *GadgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // GadgetReconciler is the example operator's reconciler.
 type GadgetReconciler struct {
-	client   client.Client
-	cleanup  *multicluster.Cleanup
+	client  client.Client
+	cleanup *multicluster.Cleanup
 }
 
 // pipeline stands for the operator's steps: each writes through
