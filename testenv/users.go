@@ -3,7 +3,6 @@ package testenv
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,11 +12,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -27,39 +23,14 @@ var userSeq atomic.Int64
 // unique) who holds exactly the rules of roles, bound cluster-wide, and nothing else:
 // not even the discovery rights the system:authenticated group grants are needed by
 // the SDK's client. Use it to prove that a flow runs with the least privilege its
-// package documents. The roles and bindings are removed when the test ends.
+// package documents. It is a client on [Env.ConfigAs]; the roles and bindings are
+// removed when the test ends.
 func (e *Env) ClientAs(t testing.TB, name string, roles ...*rbacv1.ClusterRole) client.Client {
 	t.Helper()
-	ctx := context.Background()
-	user := fmt.Sprintf("%s-%d", name, userSeq.Add(1))
-	for i, role := range roles {
-		r := role.DeepCopy()
-		r.ObjectMeta = metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", user, i)}
-		b := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: r.Name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.Name},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-		}
-		for _, obj := range []client.Object{r, b} {
-			if err := e.Client.Create(ctx, obj); err != nil {
-				t.Fatalf("testenv: create %T %s for user %s: %v", obj, obj.GetName(), user, err)
-			}
-			t.Cleanup(func() {
-				if err := e.Client.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
-					t.Errorf("testenv: delete %T %s: %v", obj, obj.GetName(), err)
-				}
-			})
-		}
-	}
-	au, err := e.env.AddUser(envtest.User{Name: user}, e.Config)
-	if err != nil {
-		t.Fatalf("testenv: add user %s: %v", user, err)
-	}
-	cfg := au.Config()
-	cfg.QPS, cfg.Burst = e.Config.QPS, e.Config.Burst
+	cfg := e.ConfigAs(t, name, roles...)
 	c, err := client.New(cfg, client.Options{Scheme: e.Scheme})
 	if err != nil {
-		t.Fatalf("testenv: client for user %s: %v", user, err)
+		t.Fatalf("testenv: client for user %s: %v", name, err)
 	}
 	return c
 }
