@@ -481,7 +481,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 	if err != nil {
 		return fp != nil, err
 	}
-	if err := w.converge(); err != nil {
+	if err := w.converge(r); err != nil {
 		return fp != nil, fmt.Errorf("after a %s on %s: %w", fault, verb, err)
 	}
 	after, err := w.children(false)
@@ -540,8 +540,11 @@ func (w *world) repaired(before []child, deleted string) (bool, error) {
 	return true, nil
 }
 
-// faultedPass checks the pass that met the fault: when it failed, it still wrote the
-// CR's status (unless the fault hit the read of the CR or the status write itself).
+// faultedPass checks the pass that met the fault: when it failed, its failure shows
+// in the CR's stored status. A pass that failed and wrote no status while the CR
+// still reports Ready=True hid the failure: either it returned before the status
+// write, or the failing step left its condition True. A fault on the read of the CR or
+// on the status write itself is left out: the pass could not write then.
 func (w *world) faultedPass(p *pass, faulted request, verb testenv.Verb, fault string) error {
 	_, err, _ := p.outcome()
 	if err == nil {
@@ -566,10 +569,19 @@ func (w *world) faultedPass(p *pass, faulted request, verb testenv.Verb, fault s
 			return nil
 		}
 	}
-	return w.violation(describe(cr), "status",
-		"write the status on every exit path, also when a step fails: set a False condition with the error's reason and return "+
-			"the error through reconcile.RunPass, which persists the status before it returns",
-		"the pass that met a %s on %s (%s) returned %q but wrote no status", fault, verb, faulted.String(), err.Error())
+	cur, rerr := w.read(cr)
+	if rerr != nil {
+		return fmt.Errorf("conformance: read %s: %w", describe(cr), rerr)
+	}
+	conds, _ := conditionsOf(cur)
+	if !meta.IsStatusConditionTrue(conds, reconcile.ConditionReady) {
+		return nil // the status already shows a problem
+	}
+	return w.violation(describe(cr), "status.conditions",
+		"write the status on every exit path and let a failing step set its condition False with the error's reason "+
+			"(reconcile.MarkFalse before returning the error; reconcile.RunPass persists it)",
+		"the pass that met a %s on %s (%s) returned %q, wrote no status, and the CR still reports Ready=True",
+		fault, verb, faulted.String(), err.Error())
 }
 
 // perturb changes an operator-owned label on every child, as someone else would.
@@ -909,7 +921,7 @@ func (w *world) checkTwoReplicas() error {
 	if err := w.createSamples(); err != nil {
 		return err
 	}
-	if err := w.converge(); err != nil {
+	if err := w.converge(nil); err != nil {
 		return err
 	}
 	before, err := w.children(true)

@@ -49,7 +49,7 @@ func TestChecksCatchBrokenOperators(t *testing.T) {
 		{name: "result with error", check: conformance.CheckErrors, mode: modeResultWithError,
 			object: "Toy ", problem: "returned {Requeue:false RequeueAfter:1s", fix: "either a result or an error"},
 		{name: "no status on error", check: conformance.CheckErrors, mode: modeNoStatusOnError,
-			object: "Toy ", field: "status", problem: "wrote no status", fix: "every exit path"},
+			object: "Toy ", field: "status.conditions", problem: "wrote no status, and the CR still reports Ready=True", fix: "every exit path"},
 		{name: "deletes children on error", check: conformance.CheckErrors, mode: modeDeleteOnError,
 			object: "ConfigMap ", field: "metadata.uid", problem: "deleted and re-created after", fix: "must not delete"},
 		{name: "creates only when missing", check: conformance.CheckDrift, mode: modeCreateOnly,

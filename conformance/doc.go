@@ -58,13 +58,15 @@
 //     write served, its answer lost), the suite changes an operator-owned label of
 //     every child (and deletes one child, for the verbs a re-creation and a status flip
 //     use), arms the fault for the next such request of a pass and runs passes until
-//     it fires. The pass that met it, when it failed, must still have written the CR's
-//     status (unless the fault hit the read of the CR or the status write); once the
+//     it fires. The pass that met it, when it failed, must show the failure: it wrote
+//     the CR's status, or the stored status no longer reports Ready=True (a fault on
+//     the read of the CR or on the status write itself is left out); once the
 //     fault is gone the CRs converge again, and every child that existed before or
 //     right after the fault keeps its UID. A verb no pass used is logged as not
 //     exercised.
 //   - Drift: a label of a child that the operator's field manager owns (found from
-//     managedFields; apply.ManagedByLabel and the claim labels are left alone), set to
+//     managedFields; apply.ManagedByLabel, the claim labels and immutable ConfigMaps
+//     and Secrets, which the SDK never rewrites, are left alone), set to
 //     another value by another client, is restored; a child deleted by another client
 //     is re-created. The suite runs passes of the owning CR until the repair shows,
 //     at most Options.MaxPasses of them.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/reconcile"
@@ -195,7 +196,14 @@ func (w *world) ownerOf(c child) *unstructured.Unstructured {
 // managedFields, and its value. The labels that select the operator's cache
 // (apply.ManagedByLabel) and the claim labels are left out: changing them hides the
 // object from the operator instead of drifting it.
+//
+// An immutable ConfigMap or Secret has none: the SDK creates those once
+// (config.CreateImmutableConfigMap) and never writes them again, so only their
+// deletion is a drift it repairs.
 func (w *world) ownedLabel(c child) (key, value string, ok bool) {
+	if w.immutable(c) {
+		return "", "", false
+	}
 	skip := []string{apply.ManagedByLabel, apply.OwnerClusterLabel, apply.OwnerKindLabel, apply.OwnerNamespaceLabel, apply.OwnerNameLabel}
 	var keys []string
 	for _, mf := range c.obj.ManagedFields {
@@ -219,6 +227,20 @@ func (w *world) ownedLabel(c child) (key, value string, ok bool) {
 	}
 	slices.Sort(keys)
 	return keys[0], c.obj.Labels[keys[0]], true
+}
+
+// immutable reports whether c is a ConfigMap or Secret marked immutable.
+func (w *world) immutable(c child) bool {
+	if c.kind.gvk.Group != "" || (c.kind.gvk.Kind != "ConfigMap" && c.kind.gvk.Kind != "Secret") {
+		return false
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(c.kind.gvk)
+	if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: c.obj.Namespace, Name: c.obj.Name}, u); err != nil {
+		return false
+	}
+	im, _, _ := unstructured.NestedBool(u.Object, "immutable")
+	return im
 }
 
 // operatorEntries renders the managedFields entries of the operator's field manager,

@@ -372,17 +372,19 @@ func (w *world) startAndConverge(cfg *rest.Config) (*replica, error) {
 	if err := w.createSamples(); err != nil {
 		return nil, err
 	}
-	return r, w.converge()
+	return r, w.converge(nil)
 }
 
 // converge waits until every CR of the world is Ready for its current generation,
 // calling MakeReady on every poll, within Options.Timeout and Options.MaxPasses passes
-// of each CR. A CR that is not Ready in time is a Convergence violation.
-func (w *world) converge() error {
+// of each CR. A CR that is not Ready in time is a Convergence violation. With drive
+// set, the suite also runs a pass of drive for each CR that is not Ready every
+// second: after a pass of the suite's own failed, no requeue of the manager follows.
+func (w *world) converge(drive *replica) error {
 	since := time.Now()
 	deadline := since.Add(w.opts.Timeout)
 	makeReadyErr := map[string]error{}
-	for {
+	for round := 1; ; round++ {
 		var pending []*unstructured.Unstructured
 		why := map[string]string{}
 		for _, cr := range w.crs {
@@ -412,6 +414,11 @@ func (w *world) converge() error {
 		}
 		if len(errs) > 0 {
 			return errors.Join(errs...)
+		}
+		if drive != nil && round%5 == 0 {
+			for _, cr := range pending {
+				w.pass(drive, cr)
+			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
