@@ -10,11 +10,13 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -64,7 +66,11 @@ func Children() []client.ObjectList {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
+	// multicluster-runtime's builder does not copy the manager's
+	// Controller.SkipNameValidation into the controller: pass it on, so that a process
+	// that runs several Horizon managers (tests) may set it.
 	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").
+		WithOptions(controller.TypedOptions[mcreconcile.Request]{SkipNameValidation: local.GetControllerOptions().SkipNameValidation}).
 		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
 	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)
