@@ -678,7 +678,12 @@ func (w *world) checkDrift() error {
 			"no child written by %q in namespace %s to drift", w.opts.FieldManager, w.ns)
 	}
 	var errs []error
-	for _, c := range children {
+	for i, c := range children {
+		if i > 0 { // drift each child from a converged world: a pass may stop at a step that waits
+			if err := w.converge(r); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
 		if key, value, ok := w.ownedLabel(c); ok {
 			if err := w.setLabel(c, key, driftValue); err != nil {
 				return err

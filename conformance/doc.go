@@ -68,8 +68,9 @@
 //     managedFields; apply.ManagedByLabel, the claim labels and immutable ConfigMaps
 //     and Secrets, which the SDK never rewrites, are left alone), set to
 //     another value by another client, is restored; a child deleted by another client
-//     is re-created. The suite runs passes of the owning CR until the repair shows,
-//     at most Options.MaxPasses of them.
+//     is re-created. Each child is drifted from a converged world (the suite waits for
+//     Ready again between children), and the suite runs passes of the owning CR until
+//     the repair shows, at most Options.MaxPasses of them.
 //   - Deletion: deleting the CRs leaves no finalizer behind (each CR is gone within the
 //     timeout) and the garbage collector takes every child. It needs the Env to run
 //     real controllers (testenv.Options{Controllers: true}); otherwise the check fails
