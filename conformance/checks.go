@@ -443,6 +443,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 		}
 		deleted = c.id()
 	}
+	armed := time.Now()
 	w.faults.arm(verb, fault)
 	// Drive passes until the fault fires, or until the operator has repaired the
 	// perturbation without sending a request the fault could hit.
@@ -492,6 +493,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 	for _, c := range after {
 		byID[c.id()] = c
 	}
+	errs = append(errs, w.deletedByPasses(armed, append(before, mid...), verb, fault)...)
 	for _, set := range [][]child{before, mid} {
 		for _, c := range set {
 			if c.id() == deleted {
@@ -512,6 +514,32 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 		}
 	}
 	return fp != nil, errors.Join(errs...)
+}
+
+// deletedByPasses reports every child of children that a pass started since from
+// deleted (a DELETE the API server answered 2xx).
+func (w *world) deletedByPasses(from time.Time, children []child, verb testenv.Verb, fault string) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, p := range w.allPasses() {
+		if p.start.Before(from) {
+			continue
+		}
+		for _, r := range p.sent() {
+			if r.verb != testenv.VerbDelete || !statusOK(r.status) {
+				continue
+			}
+			for _, c := range children {
+				if c.kind.gvr.Resource == r.resource && c.obj.Namespace == r.namespace && c.obj.Name == r.name && !seen[c.id()] {
+					seen[c.id()] = true
+					errs = append(errs, w.violation(c.String(), "",
+						"a failed pass must not delete what the CR owns: return the error and retry the write on the next pass",
+						"deleted by a pass of %s after a %s on %s (%s)", p.key, fault, verb, r.String()))
+				}
+			}
+		}
+	}
+	return errs
 }
 
 // repaired reports whether the children of before are back as they were: each

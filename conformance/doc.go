@@ -61,9 +61,9 @@
 //     it fires. The pass that met it, when it failed, must show the failure: it wrote
 //     the CR's status, or the stored status no longer reports Ready=True (a fault on
 //     the read of the CR or on the status write itself is left out); once the
-//     fault is gone the CRs converge again, and every child that existed before or
-//     right after the fault keeps its UID. A verb no pass used is logged as not
-//     exercised.
+//     fault is gone the CRs converge again, no pass has deleted a child, and every
+//     child that existed before or right after the fault keeps its UID. A verb no pass
+//     used is logged as not exercised.
 //   - Drift: a label of a child that the operator's field manager owns (found from
 //     managedFields; apply.ManagedByLabel, the claim labels and immutable ConfigMaps
 //     and Secrets, which the SDK never rewrites, are left alone), set to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -136,7 +137,7 @@ type toyReconciler struct {
 	recorder events.EventRecorder
 	mode     mode
 	instance string
-	passes   int
+	passes   atomic.Int64
 }
 
 // Reconcile runs one pass.
@@ -203,7 +204,7 @@ func (r *toyReconciler) steps(ctx context.Context, toy *Toy) (ctrl.Result, error
 		reconcile.MarkFalse(toy, condConfig, "ApplyFailed", err.Error())
 		return ctrl.Result{}, err
 	}
-	r.passes++
+	pass := r.passes.Add(1)
 	switch r.mode {
 	case modeNeverReady:
 		reconcile.MarkFalse(toy, condConfig, "Waiting", "waiting for something that never comes")
@@ -214,7 +215,7 @@ func (r *toyReconciler) steps(ctx context.Context, toy *Toy) (ctrl.Result, error
 		reconcile.MarkTrue(toy, condConfig, "Applied", "ConfigMap applied")
 		meta.FindStatusCondition(toy.Status.Conditions, condConfig).ObservedGeneration = 0
 	case modePassCounter:
-		reconcile.MarkTrue(toy, condConfig, "Applied", fmt.Sprintf("applied on pass %d", r.passes))
+		reconcile.MarkTrue(toy, condConfig, "Applied", fmt.Sprintf("applied on pass %d", pass))
 	case modeInstanceName:
 		reconcile.MarkTrue(toy, condConfig, "Applied", "applied by "+r.instance)
 	default:
