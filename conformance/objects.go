@@ -211,7 +211,7 @@ func (w *world) ownedLabel(c child) (key, value string, ok bool) {
 			continue
 		}
 		var fields map[string]map[string]map[string]any
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
 			continue
 		}
 		for k := range fields["f:metadata"]["f:labels"] {
@@ -254,7 +254,7 @@ func (w *world) operatorEntries(entries []metav1.ManagedFieldsEntry) string {
 		}
 		raw := ""
 		if mf.FieldsV1 != nil {
-			raw = string(mf.FieldsV1.Raw)
+			raw = mf.FieldsV1.GetRawString()
 		}
 		t := ""
 		if mf.Time != nil {

@@ -56,7 +56,7 @@ type ToyStatus struct {
 // DeepCopyObject implements runtime.Object.
 func (t *Toy) DeepCopyObject() runtime.Object {
 	c := *t
-	t.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	t.DeepCopyInto(&c.ObjectMeta)
 	if t.Spec.Replicas != nil {
 		c.Spec.Replicas = new(*t.Spec.Replicas)
 	}
@@ -77,7 +77,7 @@ type ToyList struct {
 // DeepCopyObject implements runtime.Object.
 func (l *ToyList) DeepCopyObject() runtime.Object {
 	c := *l
-	l.ListMeta.DeepCopyInto(&c.ListMeta)
+	l.DeepCopyInto(&c.ListMeta)
 	c.Items = make([]Toy, len(l.Items))
 	for i := range l.Items {
 		c.Items[i] = *l.Items[i].DeepCopyObject().(*Toy)

@@ -194,7 +194,10 @@ func (w *world) start(name string, cfg *rest.Config) (*replica, error) {
 	for r.reconciler() == nil {
 		select {
 		case <-r.exited:
-			return nil, fmt.Errorf("%w: Start returned before its context ended: %v", ErrStart, r.err)
+			if r.err == nil {
+				return nil, fmt.Errorf("%w: Start returned nil before its context ended: it must run the manager until ctx ends", ErrStart)
+			}
+			return nil, fmt.Errorf("%w: Start returned before its context ended: %w", ErrStart, r.err)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
