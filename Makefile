@@ -11,7 +11,8 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # What `make generate` writes; `make verify-generate` fails when any of it is stale.
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
 	examples/quickstart/config/crd examples/quickstart/config/rbac \
-	examples/horizon/config/crd examples/horizon/config/rbac examples/horizon/config/webhook
+	examples/horizon/config/crd examples/horizon/config/rbac examples/horizon/config/webhook \
+	examples/keystone/config/crd
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -82,10 +83,10 @@ $(CONTROLLER_GEN):
 	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
 
 generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD, ClusterRole and webhook configurations with controller-gen.
-	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/...
+	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/... paths=./examples/keystone/api/...
 	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
 	@# depending on the state of the build cache: normalise it so the output is deterministic.
-	@find api secrets/eso examples/quickstart/api examples/horizon/api -name 'zz_generated*.go' -exec sed -i -E 's#^\t([A-Za-z0-9_]+) "(.+/)\1"$$#\t"\2\1"#' {} +
+	@find api secrets/eso examples/quickstart/api examples/horizon/api examples/keystone/api -name 'zz_generated*.go' -exec sed -i -E 's#^\t([A-Za-z0-9_]+) "(.+/)\1"$$#\t"\2\1"#' {} +
 	$(CONTROLLER_GEN) crd paths=./api/v1/internal/testcrd/... output:crd:dir=./api/v1/internal/testcrd/crds
 	@# One ClusterRole per package (least privilege for operators that use a few packages)
 	@# and one with every rule (reconciler-sdk) for operators that use them all.
@@ -98,6 +99,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	$(CONTROLLER_GEN) rbac:roleName=memo-operator paths=./examples/quickstart/... output:rbac:dir=./examples/quickstart/config/rbac
 	@# The Horizon example operator's CRD, its ClusterRole and its admission webhook configurations.
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
+	@# The Keystone example operator's CRDs.
+	$(CONTROLLER_GEN) crd paths=./examples/keystone/api/... output:crd:dir=./examples/keystone/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
 	$(CONTROLLER_GEN) webhook paths=./examples/horizon/webhook/... output:webhook:dir=./examples/horizon/config/webhook
 

@@ -38,7 +38,7 @@ func runGadgetOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r := &GadgetReconciler{client: resolver.Local().Client, resolver: resolver, cleanup: cleanup}
+	r := &GadgetReconciler{client: resolver.Local().Client, cleanup: cleanup}
 	b := mcbuilder.ControllerManagedBy(mgr).Named("gadget").
 		For(&Gadget{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
 	// An edit of a child on a target cluster brings the Gadget that claims it.
@@ -52,24 +52,14 @@ func runGadgetOperator(ctx context.Context) error {
 	return mgr.Start(ctx)
 }
 
-// Each pass resolves spec.targetClusterRef first: an unknown or silent cluster sets
-// TargetClusterUnavailable and writes nothing anywhere; otherwise the steps write
-// through multicluster.TargetFrom(ctx).Client, on whichever cluster that is.
+// Each pass runs behind multicluster.OnTarget: a deleted Gadget has its target cluster
+// swept (bounded in time); an unknown or silent cluster sets TargetClusterUnavailable and
+// writes nothing anywhere; otherwise the steps write through
+// multicluster.TargetFrom(ctx).Client, on whichever cluster that is.
 func (r *GadgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	return reconcile.RunPass(ctx, r.client, req.NamespacedName, &Gadget{},
 		reconcile.DefaultPassOptions("ChildrenReady"), func(ctx context.Context, g *Gadget) (ctrl.Result, error) {
-			if g.DeletionTimestamp != nil { // sweep the target cluster, bounded in time
-				return r.cleanup.Finalize(ctx, r.client, g, g.Spec.TargetClusterRef)
-			}
-			target, res, err := multicluster.GateTarget(ctx, r.resolver, g.Spec.TargetClusterRef,
-				g.Conditions(), g.Generation, "ChildrenReady")
-			if target == nil {
-				return res, err
-			}
-			if err := r.cleanup.Track(ctx, r.client, g, target); err != nil { // finalizer for a target
-				return ctrl.Result{}, err
-			}
-			return r.pipeline(multicluster.WithTarget(ctx, target), g)
+			return multicluster.OnTarget(ctx, r.client, r.cleanup, g, g.Spec.TargetClusterRef, "ChildrenReady", r.pipeline)
 		})
 }
 
@@ -78,7 +68,6 @@ func (r *GadgetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // GadgetReconciler is the example operator's reconciler.
 type GadgetReconciler struct {
 	client   client.Client
-	resolver multicluster.Resolver
 	cleanup  *multicluster.Cleanup
 }
 
@@ -91,7 +80,7 @@ func (r *GadgetReconciler) pipeline(ctx context.Context, g *Gadget) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	reconcile.MarkTrue(g, "ChildrenReady", "ChildrenApplied", "")
-	return target.Recheck(), nil
+	return ctrl.Result{}, nil // OnTarget rechecks a target cluster
 }
 
 // Example_operator shows the wiring of an operator whose CRs name a target cluster

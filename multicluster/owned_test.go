@@ -26,6 +26,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/httproute"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // The management cluster of this package serves ConfigMaps but not the Gateway API:
@@ -59,15 +60,7 @@ func TestAddOwnedWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	ctx := testenv.Go(t, mgr.Start)
 	count := func() int { mu.Lock(); defer mu.Unlock(); return reconciled }
 
 	g := &Gadget{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}

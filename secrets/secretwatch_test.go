@@ -36,6 +36,7 @@ import (
 func TestSecretWatchesEnqueueTheReaders(t *testing.T) {
 	ns, elsewhere := env.Namespace(t), env.Namespace(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	for _, cm := range []struct{ ns, name, secret string }{
 		{ns, "reader-b", "db"}, {ns, "reader-a", "db"}, {ns, "other", "tls"}, {elsewhere, "reader-c", "db"},
 	} {
@@ -74,14 +75,7 @@ func TestSecretWatchesEnqueueTheReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	ctx = testenv.Go(t, mgr.Start)
 	if !local.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
 	}

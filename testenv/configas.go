@@ -15,11 +15,10 @@ import (
 
 // ConfigAs returns a rest.Config that authenticates as a new user (named after name,
 // made unique) who holds exactly the rules of roles, bound cluster-wide, and nothing
-// else. Build a manager or any client on it to run an operator with the least privilege
-// its generated RBAC grants ([LoadClusterRoles] reads that RBAC); [Env.ClientAs] is the
-// same user behind a controller-runtime client. The config has the Env's QPS and Burst.
-// The ClusterRoles and their bindings are created now and removed when the test ends;
-// a failure to create them fails the test.
+// else. It is what [Env.ClientAs] builds its client from; use it where a whole manager
+// (its cache, its discovery, its clients) must run as that user, for example to start
+// an operator as its generated ClusterRole allows and no more. The config has the
+// Env's QPS and Burst. The roles and bindings are removed when the test ends.
 func (e *Env) ConfigAs(t testing.TB, name string, roles ...*rbacv1.ClusterRole) *rest.Config {
 	t.Helper()
 	ctx := context.Background()

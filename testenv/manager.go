@@ -206,3 +206,22 @@ func TargetApplier(c client.Client, fieldManager, managementCluster string) *app
 		Remote:       &apply.RemoteOwnership{ManagementCluster: managementCluster},
 	})
 }
+
+// Go runs start (a manager's Start, an operator's run function) in a goroutine with a
+// context that is cancelled when the test ends; the cleanup then waits for start to
+// return and reports a non-nil error with t.Errorf. It returns that context, for the
+// clients and resolvers the test builds around what start runs. Use it for managers
+// that [Env.StartManager] does not build, such as a multicluster-runtime manager.
+func Go(t testing.TB, start func(ctx context.Context) error) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("stopped with an error: %v", err)
+		}
+	})
+	return ctx
+}

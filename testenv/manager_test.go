@@ -203,3 +203,24 @@ func TestFieldManagers(t *testing.T) {
 		t.Errorf(`FieldManagers(obj, "status") (-want +got):\n%s`, diff)
 	}
 }
+
+// Go cancels the context it hands to start when the test ends and waits for start to
+// return before the test's other cleanups run.
+func TestGo(t *testing.T) {
+	returned := make(chan struct{})
+	t.Run("inner", func(t *testing.T) {
+		ctx := testenv.Go(t, func(ctx context.Context) error {
+			<-ctx.Done()
+			close(returned)
+			return nil
+		})
+		if ctx.Err() != nil {
+			t.Fatal("the context is cancelled before the test ends")
+		}
+	})
+	select {
+	case <-returned:
+	default:
+		t.Fatal("start had not returned when the test's cleanup finished")
+	}
+}

@@ -29,7 +29,7 @@ func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizo
 	if err := deployment.EnsurePodDisruptionBudget(ctx, c, scheme, h, desiredPDB(h)); err != nil {
 		return ctrl.Result{}, deploymentError(h, err)
 	}
-	ready, err := deployment.EnsureDeployment(ctx, c, scheme, h, desiredDeployment(h, stateOf(ctx).secretKeyHash))
+	ready, err := deployment.EnsureDeployment(ctx, c, scheme, h, desiredDeployment(h, reconcile.StateFrom[passState](ctx).secretKeyHash))
 	if err != nil {
 		return ctrl.Result{}, deploymentError(h, err)
 	}

@@ -162,49 +162,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return reconcile.RunPass(ctx, r.client, req.NamespacedName, &v1alpha1.Horizon{}, r.passOpts, r.pass)
 }
 
-// pass is the preamble of every pass: the target-cluster sweep of a deleted Horizon,
-// then TargetClusterUnavailable ahead of every step, then the step table on the cluster
-// the children land on.
+// pass runs the step table on the cluster the Horizon's children land on, behind the
+// target-cluster preamble (multicluster.OnTarget): the sweep of a deleted Horizon,
+// TargetClusterUnavailable ahead of every step, the finalizer of a target cluster.
 func (r *Reconciler) pass(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
-	if h.DeletionTimestamp != nil { // only a Horizon that named a target cluster has a finalizer
-		return r.cleanup.Finalize(ctx, r.client, h, h.Spec.TargetClusterRef)
-	}
 	h.Status.ObservedGeneration = h.Generation
-	target, res, err := multicluster.GateTarget(ctx, r.resolver, h.Spec.TargetClusterRef,
-		h.Conditions(), h.Generation, ConditionSecretsReady)
-	if target == nil {
-		return res, err
-	}
-	if err := r.cleanup.Track(ctx, r.client, h, target); err != nil {
-		return ctrl.Result{}, err
-	}
-	ctx = withPassState(multicluster.WithTarget(ctx, target), &passState{})
-	res, err = r.pipeline.Run(ctx, h)
-	if err == nil && res.IsZero() {
-		return target.Recheck(), nil
-	}
-	return res, err
+	return multicluster.OnTarget(ctx, r.client, r.cleanup, h, h.Spec.TargetClusterRef, ConditionSecretsReady,
+		func(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+			return r.pipeline.Run(reconcile.WithState(ctx, &passState{}), h)
+		})
 }
 
-// passState carries what one step of a pass hands to a later one.
+// passState carries what one step of a pass hands to a later one (reconcile.WithState).
 type passState struct {
 	// secretKeyHash digests the SECRET_KEY; the Deployment puts it on the pod template.
 	secretKeyHash string
-}
-
-type passStateKey struct{}
-
-func withPassState(ctx context.Context, s *passState) context.Context {
-	return context.WithValue(ctx, passStateKey{}, s)
-}
-
-// stateOf returns the pass state of ctx; a step run outside a pass (a step test) gets
-// an empty one.
-func stateOf(ctx context.Context) *passState {
-	if s, ok := ctx.Value(passStateKey{}).(*passState); ok {
-		return s
-	}
-	return &passState{}
 }
 
 // targetOf returns the cluster the pass writes to; a step run outside a pass writes to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,24 +53,31 @@ type operatorOptions struct {
 	namespaceScoped bool
 	// cleanup overrides the target-cluster sweep.
 	cleanup *multicluster.Cleanup
+	// mgmt is the management cluster; nil means env.
+	mgmt *testenv.Env
 }
 
-// loginPage answers the health check like the dashboard's login page, or with status
-// when set.
+// loginPage answers the health check like the dashboard's login page; answer switches
+// it, while the operator probes, to 200 with an HTML page without the login form or to
+// another status code sent without a body.
 type loginPage struct {
 	srv    *httptest.Server
-	status int
+	answer atomic.Int32 // 0: the login page
 }
 
 func newLoginPage(t *testing.T) *loginPage {
 	l := &loginPage{}
 	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		if l.status != 0 {
-			w.WriteHeader(l.status)
-			return
+		switch a := int(l.answer.Load()); a {
+		case 0:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
+		case http.StatusOK:
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = fmt.Fprint(w, `<html><body>It works!</body></html>`)
+		default:
+			w.WriteHeader(a)
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = fmt.Fprint(w, `<html><body><form method="post" action="/auth/login/"></form></body></html>`)
 	}))
 	t.Cleanup(l.srv.Close)
 	return l
@@ -79,16 +87,20 @@ func newLoginPage(t *testing.T) *loginPage {
 // clusters namespace only) until the test ends.
 func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	t.Helper()
+	mgmt := o.mgmt
+	if mgmt == nil {
+		mgmt = env
+	}
 	cfg := o.cfg
 	if cfg == nil {
-		cfg = env.Config
+		cfg = mgmt.Config
 	}
 	cfg = rest.CopyConfig(cfg)
 	counter := &testenv.RequestCounter{}
 	cfg.Wrap(counter.Wrap)
-	clustersNS := env.Namespace(t)
+	clustersNS := mgmt.Namespace(t)
 	mgr, err := multicluster.NewManager(cfg, ctrl.Options{
-		Scheme:     env.Scheme,
+		Scheme:     mgmt.Scheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:      multicluster.CacheOptions(controller.FieldManager, clustersNS, ns),
@@ -98,7 +110,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
+	defer cancel()
 	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
 		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}, ReachabilityTTL: time.Second})
 	if err != nil {
@@ -121,14 +133,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	if err := rec.SetupWithManager(ctx, mgr); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	ctx = testenv.Go(t, mgr.Start)
 	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
 	}

@@ -1,7 +1,10 @@
 package controller
 
 // The permissions of the Horizon operator, generated into ../config/rbac/role.yaml (the
-// ClusterRole horizon-operator) by make generate.
+// ClusterRole horizon-operator) by make generate. The prune lists the namespace's
+// workloads to spare the ConfigMaps they mount: Pods and ControllerRevisions past the
+// cache (reconcile.UncachedObjects), so list alone; the others through the cache, which
+// also watches them.
 //
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons,verbs=get;list;watch
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons/status,verbs=get;update;patch
@@ -13,8 +16,9 @@ package controller
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=apps,resources=replicasets;statefulsets;daemonsets;controllerrevisions,verbs=list
-// +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=list
+// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=list
+// +kubebuilder:rbac:groups=apps,resources=replicasets;statefulsets;daemonsets,verbs=list;watch
+// +kubebuilder:rbac:groups=batch,resources=jobs;cronjobs,verbs=list;watch
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=external-secrets.io,resources=externalsecrets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch

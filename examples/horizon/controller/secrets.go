@@ -67,7 +67,7 @@ func (r *Reconciler) reconcileSecrets(ctx context.Context, h *v1alpha1.Horizon) 
 	case err != nil:
 		return ctrl.Result{}, secretsError(h, err)
 	}
-	stateOf(ctx).secretKeyHash = digest(value)
+	reconcile.StateFrom[passState](ctx).secretKeyHash = digest(value)
 	reconcile.MarkTrue(h, ConditionSecretsReady, ReasonSecretsAvailable,
 		fmt.Sprintf("SECRET_KEY synced into Secret %s", key))
 	return ctrl.Result{}, nil

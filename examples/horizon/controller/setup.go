@@ -10,7 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -66,11 +66,13 @@ func Children() []client.ObjectList {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
-	// multicluster-runtime's builder does not copy the manager's
-	// Controller.SkipNameValidation into the controller: pass it on, so that a process
-	// that runs several Horizon managers (tests) may set it.
-	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").
-		WithOptions(controller.TypedOptions[mcreconcile.Request]{SkipNameValidation: local.GetControllerOptions().SkipNameValidation}).
+	// The forked multicluster builder does not default a controller's options from the
+	// manager's Controller configuration as controller-runtime's builder does, so
+	// MaxConcurrentReconciles, RecoverPanic, SkipNameValidation and the rest of
+	// ctrl.Options.Controller would be ignored: default them here.
+	ctrlOpts := crcontroller.TypedOptions[mcreconcile.Request]{}
+	ctrlOpts.DefaultFromConfig(local.GetControllerOptions())
+	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(ctrlOpts).
 		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
 	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)

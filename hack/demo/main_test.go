@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+)
+
+// TestDemo runs the whole demo, as `make demo | cat` would, against envtest with real
+// controllers: it must succeed, print each milestone, never print a SECRET_KEY (nor
+// log one) and, its output not being a terminal, write no ANSI escapes. Without the
+// envtest binaries it fails (testenv.Start says how to get them).
+func TestDemo(t *testing.T) {
+	var out bytes.Buffer
+	var mu sync.Mutex
+	var keys []string
+	o := defaultOptions()
+	o.Out = &out
+	o.Pause = 200 * time.Millisecond
+	o.PhaseTimeout = 90 * time.Second
+	o.LogDir = t.TempDir()
+	o.NewKey = func() (string, error) {
+		k, err := randomKey()
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, k)
+		return k, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	if err := run(ctx, o); err != nil {
+		t.Fatalf("demo failed: %v\noutput:\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		`SecretsReady +False +SecretStoreNotReady`,
+		`ESO \(played\): ClusterSecretStore openbao-cluster-store is Ready`,
+		`SecretsReady +False +WaitingForSecretKey`,
+		`SecretsReady +True +SecretsAvailable`,
+		`HorizonAPIReady +True +APIHealthy +GET http://127\.0\.0\.1:\d+/auth/login/ returned 200 OK`,
+		`Ready +True +AllReady .*\[9/9\]`,
+		`✓ Ready=True after [\d.]+ s: Deployment horizon \(ReplicaSet horizon-\w+, 1/1 pods ready\)`,
+		`endpoint http://horizon\.openstack\.svc:8080`,
+		`secret-key-hash: [0-9a-f]{16} → [0-9a-f]{16}`,
+		`new ReplicaSet horizon-\w+ rolled out \(1/1 pods ready\); horizon-\w+ scaled to 0`,
+		`✓ Ready=True again after`,
+		`spec\.timeZone = Europe/Berlin\n +→ ConfigMap horizon-config-\w+, ReplicaSet horizon-\w+ rolled out`,
+		`kept: newest older #3`,
+		`kept: ReplicaSet horizon-\w+ \(revision \d+, 0 pods\) still mounts it`,
+		`kubectl delete rs -n openstack horizon-\w+`,
+		`horizon-config-\w+ +TIME_ZONE UTC +deleted by the prune`,
+		`kubectl get horizons -n openstack`,
+		`kubectl get deploy,rs,svc,pdb,externalsecret -n openstack -l app\.kubernetes\.io/instance=horizon`,
+		`The operator's log: ` + regexp.QuoteMeta(operatorLogPath(o.LogDir)),
+	} {
+		if !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	if strings.Contains(got, "\x1b[") {
+		t.Error("the output to a non-terminal holds ANSI escapes")
+	}
+	if len(keys) != 2 {
+		t.Errorf("ESO synced %d keys, want 2 (the first and the rotated one)", len(keys))
+	}
+	logged, err := os.ReadFile(operatorLogPath(o.LogDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) == 0 {
+		t.Error("the operator's log is empty")
+	}
+	for i, k := range keys {
+		if strings.Contains(got, k) || bytes.Contains(logged, []byte(k)) {
+			t.Errorf("SECRET_KEY #%d appears in the output or the operator's log", i+1)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", got)
+	}
+}
+
+// horizonWith builds a Horizon of generation gen with conds.
+func horizonWith(gen int64, conds ...metav1.Condition) *v1alpha1.Horizon {
+	h := &v1alpha1.Horizon{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "openstack", Generation: gen}}
+	h.Status.Conditions = conds
+	return h
+}
+
+func cond(t, status, reason, msg string, gen int64) metav1.Condition {
+	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: msg, ObservedGeneration: gen}
+}
+
+// allTrue returns a True condition of every type in the table, for generation gen.
+func allTrue(gen int64) []metav1.Condition {
+	var out []metav1.Condition
+	for _, t := range conditionOrder {
+		out = append(out, cond(t, "True", "Fine", "fine", gen))
+	}
+	return out
+}
+
+func TestStuckErrorNamesTheFirstConditionNotTrue(t *testing.T) {
+	key := client.ObjectKey{Namespace: "openstack", Name: "horizon"}
+	conds := allTrue(2)
+	conds[2] = cond("DeploymentReady", "False", "WaitingForDeployment", "waiting for Deployment openstack/horizon to roll out", 2)
+	conds[4] = cond("HorizonAPIReady", "False", "APIUnhealthy", "503", 2)
+	cases := map[string]struct {
+		h    *v1alpha1.Horizon
+		want string
+	}{
+		"false condition": {
+			h: horizonWith(2, conds...),
+			want: "first rollout: timed out after 3m0s: Horizon openstack/horizon: condition DeploymentReady is False, " +
+				"reason WaitingForDeployment: waiting for Deployment openstack/horizon to roll out",
+		},
+		"stale condition": {
+			h: horizonWith(3, allTrue(2)...),
+			want: "first rollout: timed out after 3m0s: Horizon openstack/horizon: condition SecretsReady is True " +
+				"(written for an older generation), reason Fine: fine",
+		},
+		"missing condition": {
+			h: horizonWith(1),
+			want: "first rollout: timed out after 3m0s: Horizon openstack/horizon: condition SecretsReady is -, " +
+				"reason (none): (none)",
+		},
+		"all true": {
+			h: horizonWith(2, allTrue(2)...),
+			want: "first rollout: timed out after 3m0s: Horizon openstack/horizon: every condition is True, " +
+				"but the demo still waits for Deployment openstack/horizon to roll out",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := stuckError("first rollout", key, tc.h, 3*time.Minute, "Deployment openstack/horizon to roll out")
+			if !errors.Is(err, errTimeout) {
+				t.Errorf("errors.Is(%v, errTimeout) = false", err)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("got  %q\nwant %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDisplayPrintsOneLinePerChange(t *testing.T) {
+	var out bytes.Buffer
+	d := newDisplay(&out, false, 0)
+	start := time.Unix(1000, 0)
+	d.Begin(start)
+	h := horizonWith(1, cond("SecretsReady", "False", "SecretStoreNotReady", "store not ready", 1))
+	d.Show(rowsOf(h), start)
+	d.Show(rowsOf(h), start.Add(time.Second)) // nothing changed: nothing printed
+	h.Status.Conditions[0] = cond("SecretsReady", "True", "SecretsAvailable", "synced", 1)
+	d.Show(rowsOf(h), start.Add(2*time.Second))
+	d.Begin(start.Add(3 * time.Second)) // a new phase prints only what changes from here
+	d.Show(rowsOf(h), start.Add(4*time.Second))
+	want := "    0.0s  SecretsReady        False   SecretStoreNotReady         store not ready  [0/9]\n" +
+		"    2.0s  SecretsReady        True    SecretsAvailable            synced  [1/9]\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestDisplayRedrawsInPlaceWhenLive(t *testing.T) {
+	var out bytes.Buffer
+	d := newDisplay(&out, true, 40)
+	start := time.Unix(1000, 0)
+	d.Begin(start)
+	h := horizonWith(1, cond("SecretsReady", "False", "SecretStoreNotReady", "store not ready", 1))
+	d.Show(rowsOf(h), start)
+	first := out.Len()
+	lines := strings.Count(out.String(), "\n")
+	if lines != len(conditionOrder)+2 {
+		t.Fatalf("the live table has %d lines, want %d (header, conditions, progress)", lines, len(conditionOrder)+2)
+	}
+	for l := range strings.SplitSeq(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if n := len([]rune(l)); n >= 40 {
+			t.Errorf("line %q has %d runes, want < 40 (the terminal's width)", l, n)
+		}
+	}
+	d.Show(rowsOf(h), start.Add(100*time.Millisecond)) // same text: no redraw
+	if out.Len() != first {
+		t.Errorf("an unchanged table was redrawn: %q", out.String()[first:])
+	}
+	d.Linef("▸ event")
+	redraw := out.String()[first:]
+	wantPrefix := fmt.Sprintf("\x1b[%dA\r\x1b[J▸ event\n", len(conditionOrder)+2)
+	if !strings.HasPrefix(redraw, wantPrefix) {
+		t.Errorf("a line while the table is shown starts %q, want the erase, the line, then the table: %q", redraw, wantPrefix)
+	}
+	if !strings.HasSuffix(redraw, "0/9 conditions True · 0 s\n") {
+		t.Errorf("the table was not drawn again below the line: %q", redraw)
+	}
+	d.Drop()
+	if !strings.HasSuffix(out.String(), fmt.Sprintf("\x1b[%dA\r\x1b[J", len(conditionOrder)+2)) {
+		t.Errorf("Drop did not erase the table: %q", out.String())
+	}
+}
+
+func TestModuleRootHoldsTheSample(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := loadSample(root, "openstack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Name != "horizon" || h.Namespace != "openstack" || h.Spec.SecretKey.RemoteKey == "" {
+		t.Errorf("sample Horizon %s/%s with remote key %q, want openstack/horizon with a remote key",
+			h.Namespace, h.Name, h.Spec.SecretKey.RemoteKey)
+	}
+	if _, err := os.Stat(filepath.Join(root, crdDir)); err != nil {
+		t.Error(err)
+	}
+}
+
+// The table as printed when standard output is not a terminal: one line per change,
+// with the seconds since the phase began and the count of True conditions.
+func Example_display() {
+	d := newDisplay(os.Stdout, false, 0)
+	start := time.Unix(0, 0)
+	d.Begin(start)
+	h := horizonWith(1, cond("SecretsReady", "False", "WaitingForSecretKey", "waiting for the key", 1))
+	d.Show(rowsOf(h), start.Add(1500*time.Millisecond))
+	h.Status.Conditions[0] = cond("SecretsReady", "True", "SecretsAvailable", "SECRET_KEY synced", 1)
+	d.Show(rowsOf(h), start.Add(3*time.Second))
+	// Output:
+	//     1.5s  SecretsReady        False   WaitingForSecretKey         waiting for the key  [0/9]
+	//     3.0s  SecretsReady        True    SecretsAvailable            SECRET_KEY synced  [1/9]
+}

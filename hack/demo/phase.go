@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+)
+
+// errTimeout is wrapped by the error of a phase that did not finish in time.
+var errTimeout = errors.New("timed out")
+
+// pollInterval is how often a phase reads the Horizon.
+const pollInterval = 100 * time.Millisecond
+
+// action is what the demo does in place of an operator that does not run here.
+type action struct {
+	// when tells whether the action can run; nil means at once.
+	when func(ctx context.Context) (bool, error)
+	// do runs it and returns the line that tells what happened.
+	do func(ctx context.Context) (string, error)
+}
+
+// phase is one part of the demo: actions taken in order, each after a pause, while
+// the Horizon's conditions are shown, until done holds.
+type phase struct {
+	name    string
+	actions []action
+	// table shows the conditions while the phase runs; without it only the actions'
+	// lines are printed.
+	table bool
+	// dropTable removes the live table when the phase ends instead of leaving it.
+	dropTable bool
+	// done tells whether the phase is over; the string says what it still waits for.
+	done func(ctx context.Context, h *v1alpha1.Horizon) (bool, string, error)
+}
+
+// runPhase runs p against the Horizon at key, bounded by timeout; each action waits
+// pause after the previous one (or the phase's start). It returns the Horizon as it
+// was when the phase ended and how long the phase took.
+func runPhase(ctx context.Context, c client.Client, d *display, key client.ObjectKey, p phase,
+	pause, timeout time.Duration) (*v1alpha1.Horizon, time.Duration, error) {
+	start := time.Now()
+	deadline := start.Add(timeout)
+	lastAction := start
+	d.Begin(start)
+	next := 0
+	ticker := time.NewTicker(pollInterval)
+	defer ticker.Stop()
+	for {
+		h := &v1alpha1.Horizon{}
+		if err := c.Get(ctx, key, h); err != nil {
+			return nil, 0, fmt.Errorf("%s: reading Horizon %s: %w", p.name, key, err)
+		}
+		now := time.Now()
+		if p.table {
+			d.Show(rowsOf(h), now)
+		}
+		if next < len(p.actions) && now.Sub(lastAction) >= pause {
+			a := p.actions[next]
+			ok := a.when == nil
+			if !ok {
+				var err error
+				if ok, err = a.when(ctx); err != nil {
+					return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+				}
+			}
+			if ok {
+				line, err := a.do(ctx)
+				if err != nil {
+					return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+				}
+				d.Linef("  ▸ %s", line)
+				next++
+				lastAction = time.Now()
+				continue
+			}
+		}
+		waiting := "the demo's own step " + fmt.Sprint(next+1)
+		if next == len(p.actions) {
+			done, what, err := p.done(ctx, h)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+			}
+			if done {
+				if p.table {
+					d.Show(rowsOf(h), time.Now())
+					if p.dropTable {
+						d.Drop()
+					} else {
+						d.End()
+					}
+				}
+				return h, time.Since(start), nil
+			}
+			waiting = what
+		}
+		if now.After(deadline) {
+			if p.table {
+				d.End()
+			}
+			return nil, 0, stuckError(p.name, key, h, timeout, waiting)
+		}
+		if err := d.Err(); err != nil {
+			return nil, 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, 0, fmt.Errorf("%s: %w", p.name, ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+// stuckError names what kept a phase from finishing: the first condition, in table
+// order, that is not True for the Horizon's generation, with its reason and message;
+// when every condition is True, what the phase still waited for.
+func stuckError(name string, key client.ObjectKey, h *v1alpha1.Horizon, timeout time.Duration, waiting string) error {
+	for _, r := range rowsOf(h) {
+		if r.isTrue() {
+			continue
+		}
+		stale := ""
+		if r.Status != "-" && !r.Current {
+			stale = " (written for an older generation)"
+		}
+		return fmt.Errorf("%s: %w after %s: Horizon %s: condition %s is %s%s, reason %s: %s",
+			name, errTimeout, timeout, key, r.Type, r.Status, stale, orNone(r.Reason), orNone(r.Message))
+	}
+	return fmt.Errorf("%s: %w after %s: Horizon %s: every condition is True, but the demo still waits for %s",
+		name, errTimeout, timeout, key, waiting)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
+)
+
+// options configure run.
+type options struct {
+	// Out receives the demo's output.
+	Out io.Writer
+	// Live redraws the condition table in place (Out is a terminal); otherwise each
+	// change is one line.
+	Live bool
+	// Width is the terminal's width; live lines are cut to it. 0 means no cut.
+	Width int
+	// Pause is the wait before each step the demo takes in place of another operator,
+	// so that the progression can be followed.
+	Pause time.Duration
+	// PhaseTimeout bounds each phase.
+	PhaseTimeout time.Duration
+	// LogDir receives the operator's log (operator.log); empty means a new temporary
+	// directory.
+	LogDir string
+	// TimeZones are the values spec.timeZone takes one after the other before the old
+	// ReplicaSets are deleted; FinalTimeZone is the one set after that.
+	TimeZones     []string
+	FinalTimeZone string
+	// NewKey returns a new SECRET_KEY for each sync.
+	NewKey func() (string, error)
+}
+
+// defaultOptions are the options of `make demo`, without Out and Live.
+func defaultOptions() options {
+	return options{
+		Pause:         1500 * time.Millisecond,
+		PhaseTimeout:  3 * time.Minute,
+		TimeZones:     []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"},
+		FinalTimeZone: "America/Sao_Paulo",
+		NewKey:        randomKey,
+	}
+}
+
+// randomKey is a SECRET_KEY as a secret backend would hold one: 48 random bytes,
+// base64.
+func randomKey() (string, error) {
+	b := make([]byte, 48)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generating a SECRET_KEY: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// run is the whole demo: the control plane and the operator, then the phases of
+// scenario. It returns nil when every phase finished; the control plane and the
+// operator are stopped on every path.
+func run(ctx context.Context, o options) (err error) {
+	if o.Out == nil || o.NewKey == nil || o.PhaseTimeout <= 0 {
+		return errors.New("demo: Out, NewKey and a positive PhaseTimeout are required")
+	}
+	d := newDisplay(o.Out, o.Live, o.Width)
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	dir, err := logDir(o.LogDir)
+	if err != nil {
+		return err
+	}
+	logPath := operatorLogPath(dir)
+	closeLog, err := logTo(logPath)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%w\n(the operator's log: %s)", err, logPath)
+		}
+	}()
+
+	d.Linef("Starting kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok with the Horizon CRD ...")
+	started := time.Now()
+	env, err := startControlPlane(root)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, env.Stop()) }()
+	d.Linef("  up in %.1f s", time.Since(started).Seconds())
+
+	srv := newLoginServer()
+	defer srv.Close()
+	stopOperator, err := startOperator(ctx, env, probeURLFor(srv))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopOperator()) }()
+	d.Linef("The Horizon operator runs in-process (field manager %s); no dashboard container runs on the fake node,",
+		controller.FieldManager)
+	d.Linef("so its health check asks a local stand-in for the login page: %s%s", srv.URL, controller.LoginPath)
+
+	s := &scenario{c: env.Client, d: d, o: o, root: root}
+	for _, step := range []func(context.Context) error{s.firstRollout, s.rotateKey, s.changeConfig} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	s.epilogue(logPath)
+	return d.Err()
+}

@@ -1,0 +1,32 @@
+package reconcile
+
+import "context"
+
+// stateKey keys the pass state of type S in a context: one key per type, so states of
+// different types never collide.
+type stateKey[S any] struct{}
+
+// WithState returns ctx carrying s, the state the steps of one pass hand to each other:
+// a digest the Secrets step computes and the Deployment step puts on the pod template,
+// the name of a Secret one step projects and a later step mounts. Call it in the pass,
+// before Pipeline.Run, with a fresh *S, so nothing leaks from one pass into the next:
+//
+//	type passState struct{ secretKeyHash string }
+//	res, err := pipeline.Run(reconcile.WithState(ctx, &passState{}), obj)
+//
+// Steps read and write it through StateFrom. The state lives as long as the pass; what
+// must survive it belongs in the object's status or in a child.
+func WithState[S any](ctx context.Context, s *S) context.Context {
+	return context.WithValue(ctx, stateKey[S]{}, s)
+}
+
+// StateFrom returns the *S that WithState put into ctx. Without one (a step run on its
+// own, as in a step test) it returns a new zero S, so a step can always write to it.
+// Parallel members share the one *S of the pass: a member writes only fields no other
+// member reads or writes.
+func StateFrom[S any](ctx context.Context) *S {
+	if s, ok := ctx.Value(stateKey[S]{}).(*S); ok {
+		return s
+	}
+	return new(S)
+}
