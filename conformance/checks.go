@@ -168,6 +168,13 @@ func (w *world) versions() (map[string]version, error) {
 // checkOwnership: every child is controlled or claimed by a CR, and (unless declared)
 // nothing is created outside the CR's namespace.
 func (w *world) checkOwnership() error {
+	var before map[types.UID]string
+	if !w.opts.OtherNamespaces {
+		var err error
+		if before, err = w.outside(); err != nil {
+			return err
+		}
+	}
 	if _, err := w.startAndConverge(nil); err != nil {
 		return err
 	}
@@ -195,11 +202,18 @@ func (w *world) checkOwnership() error {
 			"written by %q but neither controlled by a sample CR nor claimed for one (owner references: %s)", w.opts.FieldManager, refs))
 	}
 	if !w.opts.OtherNamespaces {
-		outside, err := w.outside()
+		after, err := w.outside()
 		if err != nil {
 			return err
 		}
-		for _, o := range outside {
+		var created []string
+		for uid, o := range after {
+			if _, ok := before[uid]; !ok {
+				created = append(created, o)
+			}
+		}
+		slices.Sort(created)
+		for _, o := range created {
 			errs = append(errs, w.violation(o, "metadata.namespace",
 				"create children in the CR's namespace, or declare Options.OtherNamespaces when the operator writes elsewhere by design",
 				"written by %q outside the CR's namespace %s during the check", w.opts.FieldManager, w.ns))
@@ -209,8 +223,9 @@ func (w *world) checkOwnership() error {
 }
 
 // outside lists the objects of other namespaces, and cluster-scoped ones, that the
-// operator's field manager wrote since the world started.
-func (w *world) outside() ([]string, error) {
+// operator's field manager wrote, by UID. The check compares the lists from before the
+// operator started and after the samples converged.
+func (w *world) outside() (map[types.UID]string, error) {
 	kinds, err := w.resourceKinds(true)
 	if err != nil {
 		return nil, err
@@ -219,18 +234,17 @@ func (w *world) outside() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	since := w.started.Add(-time.Second)
-	var out []string
+	out := map[types.UID]string{}
 	for _, k := range kinds {
 		list, err := mc.Resource(k.gvr).List(w.ctx, metav1.ListOptions{})
 		if err != nil {
 			continue
 		}
 		for _, item := range list.Items {
-			if item.Namespace == w.ns || item.CreationTimestamp.Time.Before(since) || !writtenBy(&item, w.opts.FieldManager) {
+			if item.Namespace == w.ns || !writtenBy(&item, w.opts.FieldManager) {
 				continue
 			}
-			out = append(out, child{kind: k, obj: item}.String())
+			out[item.UID] = child{kind: k, obj: item}.String()
 		}
 	}
 	return out, nil
@@ -432,6 +446,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 		return false, err
 	}
 	deleted := ""
+	since := time.Now() // a pass the perturbation wakes may start before the fault is armed and still meet it
 	if err := w.perturb(before); err != nil {
 		return false, err
 	}
@@ -443,7 +458,6 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 		}
 		deleted = c.id()
 	}
-	armed := time.Now()
 	w.faults.arm(verb, fault)
 	// Drive passes until the fault fires, or until the operator has repaired the
 	// perturbation without sending a request the fault could hit.
@@ -493,7 +507,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 	for _, c := range after {
 		byID[c.id()] = c
 	}
-	errs = append(errs, w.deletedByPasses(armed, append(before, mid...), verb, fault)...)
+	errs = append(errs, w.deletedByPasses(since, append(before, mid...), verb, fault)...)
 	for _, set := range [][]child{before, mid} {
 		for _, c := range set {
 			if c.id() == deleted {

@@ -47,7 +47,10 @@
 //     no request at all. The suite runs passes until one is quiet, then three more.
 //   - Ownership: every child has a controller owner reference to a sample CR or the
 //     claim of apply.ClaimLabels for one; nothing the operator writes during the check
-//     lies outside the CR's namespace unless Options.OtherNamespaces declares it. No
+//     lies outside the CR's namespace unless Options.OtherNamespaces declares it (the
+//     objects of other namespaces written by Options.FieldManager are listed before the
+//     operator starts and after the samples converge: run the suite where no other
+//     instance of the operator writes meanwhile). No
 //     child at all means Options.FieldManager is wrong, and is reported.
 //   - Conditions: every condition carries the current observedGeneration and a reason
 //     reconcile.ValidateReason accepts; Ready is True exactly when every sub-condition

@@ -114,7 +114,6 @@ type world struct {
 	logger  logr.Logger
 	metrics *prometheus.Registry
 	faults  faults
-	started time.Time
 
 	mu         sync.Mutex
 	replicas   []*replica
@@ -131,7 +130,7 @@ func newWorld(t testing.TB, opts Options, check string) *world {
 	logs := &logCapture{}
 	return &world{
 		t: t, opts: opts, check: check, ns: opts.Env.Namespace(t), ctx: ctx, c: opts.Env.Client,
-		logs: logs, logger: logr.New(&logSink{c: logs}), metrics: prometheus.NewRegistry(), started: time.Now(),
+		logs: logs, logger: logr.New(&logSink{c: logs}), metrics: prometheus.NewRegistry(),
 	}
 }
 
