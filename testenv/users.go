@@ -23,7 +23,8 @@ var userSeq atomic.Int64
 // unique) who holds exactly the rules of roles, bound cluster-wide, and nothing else:
 // not even the discovery rights the system:authenticated group grants are needed by
 // the SDK's client. Use it to prove that a flow runs with the least privilege its
-// package documents. The roles and bindings are removed when the test ends.
+// package documents. It is a client on [Env.ConfigAs]; the roles and bindings are
+// removed when the test ends.
 func (e *Env) ClientAs(t testing.TB, name string, roles ...*rbacv1.ClusterRole) client.Client {
 	t.Helper()
 	cfg := e.ConfigAs(t, name, roles...)

@@ -30,6 +30,9 @@ const (
 	// ReasonWaitingForSecretKey (SecretsReady False): the ExternalSecret has not synced
 	// the SECRET_KEY Secret yet, or the Secret lacks the key.
 	ReasonWaitingForSecretKey = "WaitingForSecretKey"
+	// ReasonSecretsError (SecretsReady False): the ExternalSecret cannot be written, or
+	// it or the SECRET_KEY Secret cannot be read.
+	ReasonSecretsError = "SecretsError"
 	// ReasonConfigRendered (ConfigReady True): local_settings.py is rendered into the
 	// ConfigMap named in status.configMap.
 	ReasonConfigRendered = "ConfigRendered"
@@ -41,4 +44,7 @@ const (
 	ReasonDeploymentReady = "DeploymentReady"
 	// ReasonWaitingForDeployment (DeploymentReady False): the Deployment is rolling out.
 	ReasonWaitingForDeployment = "WaitingForDeployment"
+	// ReasonDeploymentError (DeploymentReady False): the Service, the
+	// PodDisruptionBudget or the Deployment cannot be written.
+	ReasonDeploymentError = "DeploymentError"
 )

@@ -24,14 +24,14 @@ func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizo
 	c, scheme := target.Client, target.Client.Scheme()
 	// The Service and the PDB first: the Service name resolves while the pods roll out.
 	if err := deployment.EnsureService(ctx, c, scheme, h, desiredService(h)); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, deploymentError(h, err)
 	}
 	if err := deployment.EnsurePodDisruptionBudget(ctx, c, scheme, h, desiredPDB(h)); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, deploymentError(h, err)
 	}
 	ready, err := deployment.EnsureDeployment(ctx, c, scheme, h, desiredDeployment(h, reconcile.StateFrom[passState](ctx).secretKeyHash))
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, deploymentError(h, err)
 	}
 	if !ready {
 		reconcile.MarkFalse(h, ConditionDeploymentReady, ReasonWaitingForDeployment,
@@ -42,6 +42,13 @@ func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizo
 	reconcile.MarkTrue(h, ConditionDeploymentReady, ReasonDeploymentReady,
 		fmt.Sprintf("Deployment %s/%s is available", h.Namespace, h.Name))
 	return ctrl.Result{}, nil
+}
+
+// deploymentError sets DeploymentReady False with ReasonDeploymentError and err's
+// message, so that a failed write shows in the status, and returns err.
+func deploymentError(h *v1alpha1.Horizon, err error) error {
+	reconcile.MarkFalse(h, ConditionDeploymentReady, ReasonDeploymentError, err.Error())
+	return err
 }
 
 // Endpoint is the cluster-local URL of a Horizon's Service, published as

@@ -37,9 +37,10 @@
 //
 //	Type                True reasons                          False reasons
 //	SecretsReady        SecretsAvailable                      TargetClusterUnavailable, SecretStoreNotReady,
-//	                                                          ClusterSecretStoreUnsupported, WaitingForSecretKey
+//	                                                          ClusterSecretStoreUnsupported, WaitingForSecretKey,
+//	                                                          SecretsError
 //	ConfigReady         ConfigRendered                        ConfigError
-//	DeploymentReady     DeploymentReady                       WaitingForDeployment
+//	DeploymentReady     DeploymentReady                       WaitingForDeployment, DeploymentError
 //	HTTPRouteReady      HTTPRouteAccepted, HTTPRouteNotRequired HTTPRouteNotAccepted, GatewayAPINotInstalled,
 //	                                                          CapabilityProbeFailed
 //	HorizonAPIReady     APIHealthy                            APIUnhealthy, EndpointNotReady, HealthCheckTimeout,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/health"
@@ -62,6 +63,10 @@ type Options struct {
 	// Cleanup sweeps the children a Horizon left on a target cluster; nil means one
 	// built from the resolver with the kinds of Children and Recorder.
 	Cleanup *multicluster.Cleanup
+	// Wrap, when set, wraps the Reconciler before SetupWithManager registers it, so
+	// that a test harness (the conformance suite's RunOptions.Wrap) observes every pass;
+	// nil registers the Reconciler itself.
+	Wrap func(crreconcile.Reconciler) crreconcile.Reconciler
 }
 
 // DefaultOptions returns the options of a cluster-wide operator under FieldManager.

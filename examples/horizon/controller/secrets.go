@@ -46,12 +46,12 @@ func (r *Reconciler) reconcileSecrets(ctx context.Context, h *v1alpha1.Horizon) 
 	}
 	es := desiredExternalSecret(h, r.opts.FieldManager)
 	if err := apply.EnsureObject(ctx, target.Client, target.Client.Scheme(), h, es, r.opts.FieldManager); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, secretsError(h, err)
 	}
 	key := client.ObjectKey{Namespace: h.Namespace, Name: SecretKeyName(h)}
 	exists, synced, err := secrets.WaitForExternalSecret(ctx, target.Client, key)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, secretsError(h, err)
 	}
 	if !exists || !synced {
 		reconcile.MarkFalse(h, ConditionSecretsReady, ReasonWaitingForSecretKey,
@@ -65,12 +65,20 @@ func (r *Reconciler) reconcileSecrets(ctx context.Context, h *v1alpha1.Horizon) 
 			fmt.Sprintf("Secret %s holds no %q yet", key, SecretKeyDataKey))
 		return ctrl.Result{RequeueAfter: reconcile.SecretPollInterval}, nil
 	case err != nil:
-		return ctrl.Result{}, err
+		return ctrl.Result{}, secretsError(h, err)
 	}
 	reconcile.StateFrom[passState](ctx).secretKeyHash = digest(value)
 	reconcile.MarkTrue(h, ConditionSecretsReady, ReasonSecretsAvailable,
 		fmt.Sprintf("SECRET_KEY synced into Secret %s", key))
 	return ctrl.Result{}, nil
+}
+
+// secretsError sets SecretsReady False with ReasonSecretsError and err's message (which
+// names objects, never a value), so that a failed call shows in the status, and returns
+// err.
+func secretsError(h *v1alpha1.Horizon, err error) error {
+	reconcile.MarkFalse(h, ConditionSecretsReady, ReasonSecretsError, err.Error())
+	return err
 }
 
 // desiredExternalSecret is the ExternalSecret that syncs spec.secretKey from the

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -60,6 +61,8 @@ func Children() []client.ObjectList {
 //     enqueueing only the Horizons whose effective spec.secretStoreRef selects the store
 //     that changed (secrets.AddStoreWatches);
 //   - the children a Horizon claims on target clusters (multicluster.AddChildWatches).
+//
+// The controller reconciles with Options.Wrap(r) when Wrap is set.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
@@ -97,5 +100,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, r.resolver.Remote(), owned()...); err != nil {
 		return err
 	}
-	return b.Complete(multicluster.LocalReconciler(r))
+	var rec crreconcile.Reconciler = r
+	if r.opts.Wrap != nil {
+		rec = r.opts.Wrap(r)
+	}
+	return b.Complete(multicluster.LocalReconciler(rec))
 }

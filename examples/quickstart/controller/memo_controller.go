@@ -99,6 +99,7 @@ func (r *MemoReconciler) reconcileConfig(ctx context.Context, m *v1alpha1.Memo) 
 	name, err := config.CreateImmutableConfigMap(ctx, r.client, r.scheme, m, m.Name+"-config", m.Namespace,
 		map[string]string{"memo.ini": ini})
 	if err != nil {
+		reconcile.MarkFalse(m, "ConfigReady", "ConfigMapError", err.Error())
 		return ctrl.Result{}, err
 	}
 	m.Status.ConfigMap = name

@@ -1,0 +1,101 @@
+// Package conformance_test runs the SDK's conformance suite against the quick-start
+// operator.
+package conformance_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/conformance"
+	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// startMemoOperator runs the quick-start operator as cmd/main.go does (an Applier over
+// a cache of the operator's own ConfigMaps and Secrets, Secrets read past it), on the
+// suite's namespace, logger and metrics registry. The controller's watches are those of
+// MemoReconciler.SetupWithManager, registered here so that the reconciler is the one
+// the suite wrapped.
+func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
+	cacheOpts := apply.CacheOptions(controller.FieldManager)
+	cacheOpts.DefaultNamespaces = map[string]cache.Config{run.Namespace: {}}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Logger:                 run.Logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cacheOpts,
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
+	})
+	if err != nil {
+		return err
+	}
+	metrics, err := reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: "memo_operator", Registerer: run.Registerer})
+	if err != nil {
+		return err
+	}
+	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
+		FieldManager: controller.FieldManager, APIReader: mgr.GetAPIReader(),
+	})
+	r, err := controller.NewMemoReconciler(applier, mgr.GetScheme(), mgr.GetAPIReader(), metrics)
+	if err != nil {
+		return err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).Named(run.Name).
+		For(&v1alpha1.Memo{}, builder.WithPredicates(reconcile.IgnoreStatusWrites())).
+		Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
+		Complete(run.Wrap(r))
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// sampleMemo reads the sample Memo of config/samples.
+func sampleMemo(t *testing.T) *v1alpha1.Memo {
+	t.Helper()
+	data, err := os.ReadFile("../config/samples/quickstart_v1alpha1_memo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &v1alpha1.Memo{}
+	if err := yaml.UnmarshalStrict(data, m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The quick-start operator keeps every promise of the suite; a converged pass sends no
+// request at all.
+func TestConformance(t *testing.T) {
+	badPort := sampleMemo(t)
+	badPort.Name, badPort.Spec.Port = "bad-port", 70000
+	badLevel := sampleMemo(t)
+	badLevel.Name, badLevel.Spec.LogLevel = "bad-level", "verbose"
+	conformance.Run(t, conformance.Options{
+		Env:          env,
+		FieldManager: controller.FieldManager,
+		Start:        startMemoOperator,
+		Samples:      []client.Object{sampleMemo(t)},
+		Invalid: []conformance.InvalidSample{
+			{Object: badPort, Field: "spec.port"},
+			{Object: badLevel, Field: "spec.logLevel"},
+		},
+		SubConditions:    []string{"ConfigReady", "DeploymentReady", "ServiceReady"},
+		ClusterRolePaths: []string{"../config/rbac/role.yaml"},
+		ExpectNoRequests: true,
+	})
+}
