@@ -145,7 +145,7 @@ func TestStuckErrorNamesTheFirstConditionNotTrue(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := stuckError("first rollout", key, tc.h, 3*time.Minute, "Deployment openstack/horizon to roll out")
+			err := stuckError("first rollout", "Horizon", key, rowsOf(tc.h), 3*time.Minute, "Deployment openstack/horizon to roll out")
 			if !errors.Is(err, errTimeout) {
 				t.Errorf("errors.Is(%v, errTimeout) = false", err)
 			}
