@@ -357,8 +357,8 @@ func reportedPrimary(k *ksv1alpha1.Keystone) int {
 	return -1
 }
 
-// fernetRepository reads the fernet key repository from its Secret; it returns the
-// repository's roles only, never a key.
+// fernetRepository reads the fernet key repository from its Secret. Printed, a
+// Repository names its indices and their roles only, never a key.
 func (s *keystoneScenario) fernetRepository(ctx context.Context) (keys.Repository, error) {
 	key := client.ObjectKey{Namespace: namespace, Name: kscontroller.FernetKeysSecretName(s.k)}
 	secret := &corev1.Secret{}
@@ -427,6 +427,9 @@ func (s *keystoneScenario) rotateFernetKeys(ctx context.Context) error {
 	after, err := s.fernetRepository(ctx)
 	if err != nil {
 		return err
+	}
+	if s.o.afterRotation != nil {
+		s.o.afterRotation(after.SecretData())
 	}
 	s.d.Linef("    after:  %s", after)
 	s.d.Linef("    ✓ primary key index %d → %d (the staged key 0 became the primary, a new key is staged at 0); no key is shown",

@@ -38,6 +38,10 @@ type options struct {
 	NewKey func() (string, error)
 	// NewPassword returns the Keystone's admin password, which ESO syncs.
 	NewPassword func() (string, error)
+	// afterRotation, when set, receives the data of the fernet key Secret after the
+	// Keystone scene rotated it, so that a test can check that no key was printed or
+	// logged.
+	afterRotation func(data map[string][]byte)
 	// Scene picks what the demo shows: sceneHorizon, sceneKeystone or sceneAll (both,
 	// Horizon first).
 	Scene string

@@ -25,7 +25,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// namespace is where the demo applies the sample Horizon.
+// namespace is where the demo applies the sample Horizon and the sample Keystone.
 const namespace = "openstack"
 
 // scenario is the story the demo tells about one Horizon.
