@@ -285,25 +285,25 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 	})
 	db := client.ObjectKey{Namespace: namespace, Name: k.Name}
 	for _, m := range []struct {
-		kind string
-		obj  client.Object
-		mark func(context.Context, client.Client, client.ObjectKey) error
+		kind, reason string
+		obj          client.Object
+		mark         func(context.Context, client.Client, client.ObjectKey) error
 	}{
-		{"Database", &mariadbv1alpha1.Database{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+		{"Database", database.ReasonDatabaseNotReady, &mariadbv1alpha1.Database{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
 			_, err := testenv.MarkDatabaseReady(ctx, c, key)
 			return err
 		}},
-		{"User", &mariadbv1alpha1.User{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+		{"User", database.ReasonUserNotReady, &mariadbv1alpha1.User{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
 			_, err := testenv.MarkUserReady(ctx, c, key)
 			return err
 		}},
-		{"Grant", &mariadbv1alpha1.Grant{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+		{"Grant", database.ReasonGrantNotReady, &mariadbv1alpha1.Grant{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
 			_, err := testenv.MarkGrantReady(ctx, c, key)
 			return err
 		}},
 	} {
 		actions = append(actions, action{
-			when: func(ctx context.Context) (bool, error) { return exists(ctx, s.c, db, m.obj) },
+			when: s.showsReasonAndExists(kscontroller.ConditionDatabaseReady, m.reason, db, m.obj),
 			do: func(ctx context.Context) (string, error) {
 				if err := m.mark(ctx, s.c, db); err != nil {
 					return "", err

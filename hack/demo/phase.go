@@ -81,6 +81,15 @@ func runPhase[T reconcile.Object](ctx context.Context, c client.Client, d *displ
 					return zero, 0, fmt.Errorf("%s: %w", p.name, err)
 				}
 			}
+			if ok && a.when != nil && p.table {
+				// when may have read a newer object than the table shows: show that
+				// state first, so that the action's line follows what it answers.
+				fresh := sub.newObj()
+				if err := c.Get(ctx, sub.key, fresh); err != nil {
+					return zero, 0, fmt.Errorf("%s: reading %s %s: %w", p.name, sub.kind, sub.key, err)
+				}
+				d.Show(rowsIn(fresh, sub.order), time.Now())
+			}
 			if ok {
 				line, err := a.do(ctx)
 				if err != nil {
