@@ -3,6 +3,8 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 
 GO ?= go
+# Flags of `make demo`, e.g. DEMO_FLAGS=-scene=keystone (horizon, keystone or all).
+DEMO_FLAGS ?=
 GOLANGCI_LINT_VERSION ?= v2.15.0
 TOOLS_BIN := $(CURDIR)/bin
 GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
@@ -53,9 +55,9 @@ bench: ## Run the benchmarks, then the side-by-side report: docs/bench.md, docs/
 	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" BENCH_PASSES="$(BENCH_PASSES)" BENCH_UNRELATED="$(BENCH_UNRELATED)" \
 		$(GO) test ./bench -run '^TestReport$$' -count=1 -timeout 60m -v -args -report
 
-demo: ## Show the SDK at work against a local control plane.
+demo: ## Show the SDK at work against a local control plane (DEMO_FLAGS=-scene=horizon|keystone|all).
 	@assets="$$(hack/envtest.sh)"; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./hack/demo
+	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./hack/demo $(DEMO_FLAGS)
 
 downstream: ## Prove the test kit and apply from a module that imports the SDK.
 	@hack/downstream-check.sh

@@ -17,13 +17,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	ksv1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// Paths of the Horizon example, relative to the module root.
+// Paths of the Horizon and Keystone examples, relative to the module root.
 const (
-	crdDir     = "examples/horizon/config/crd/bases"
-	samplePath = "examples/horizon/config/samples/horizon_v1alpha1_horizon_minimal.yaml"
+	crdDir             = "examples/horizon/config/crd/bases"
+	samplePath         = "examples/horizon/config/samples/horizon_v1alpha1_horizon_minimal.yaml"
+	keystoneCRDDir     = "examples/keystone/config/crd/bases"
+	keystoneSamplePath = "examples/keystone/config/samples/keystone_v1alpha1_keystone_minimal.yaml"
 )
 
 // moduleRoot finds the root of the reconciler-sdk module: two directories above this
@@ -48,16 +51,16 @@ func moduleRoot() (string, error) {
 }
 
 // startControlPlane starts kube-apiserver and etcd with the upstream CRDs and the
-// Horizon CRD, and the real controllers (garbage collector, Deployments and
-// ReplicaSets, scheduler, kwok).
+// Horizon and Keystone CRDs, and the real controllers (garbage collector, Deployments,
+// ReplicaSets and Jobs, scheduler, kwok).
 func startControlPlane(root string) (*testenv.Env, error) {
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
+	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme, ksv1alpha1.AddToScheme)
 	if err != nil {
 		return nil, err
 	}
 	return testenv.Start(testenv.Options{
 		Controllers: true,
-		CRDPaths:    []string{filepath.Join(root, crdDir)},
+		CRDPaths:    []string{filepath.Join(root, crdDir), filepath.Join(root, keystoneCRDDir)},
 		Scheme:      scheme,
 	})
 }
@@ -84,4 +87,19 @@ func ensureNamespace(ctx context.Context, c client.Client, ns string) error {
 		return fmt.Errorf("creating Namespace %s: %w", ns, err)
 	}
 	return nil
+}
+
+// loadKeystoneSample reads the minimal sample Keystone and places it in namespace ns.
+func loadKeystoneSample(root, ns string) (*ksv1alpha1.Keystone, error) {
+	path := filepath.Join(root, keystoneSamplePath)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the sample Keystone: %w", err)
+	}
+	k := &ksv1alpha1.Keystone{}
+	if err := yaml.UnmarshalStrict(raw, k); err != nil {
+		return nil, fmt.Errorf("decoding the sample Keystone %s: %w", path, err)
+	}
+	k.Namespace = ns
+	return k, nil
 }

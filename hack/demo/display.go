@@ -28,7 +28,7 @@ const messageWidth = 64
 // row is one condition as the table shows it.
 type row struct {
 	Type, Status, Reason, Message string
-	// Current is set when the condition was written for the Horizon's generation.
+	// Current is set when the condition was written for the object's generation.
 	Current bool
 }
 
@@ -38,14 +38,17 @@ func (r row) isTrue() bool { return r.Status == string(metav1.ConditionTrue) && 
 
 // rowsOf returns the Horizon's conditions in conditionOrder; one it does not have yet
 // reads "-".
-func rowsOf(h *v1alpha1.Horizon) []row {
-	rows := make([]row, 0, len(conditionOrder))
-	for _, t := range conditionOrder {
+func rowsOf(h *v1alpha1.Horizon) []row { return rowsIn(h, conditionOrder) }
+
+// rowsIn returns obj's conditions in order; one it does not have yet reads "-".
+func rowsIn(obj reconcile.Object, order []string) []row {
+	rows := make([]row, 0, len(order))
+	for _, t := range order {
 		r := row{Type: t, Status: "-"}
-		for _, c := range h.Status.Conditions {
+		for _, c := range *obj.Conditions() {
 			if c.Type == t {
 				r = row{Type: t, Status: string(c.Status), Reason: c.Reason, Message: c.Message,
-					Current: c.ObservedGeneration == h.Generation}
+					Current: c.ObservedGeneration == obj.GetGeneration()}
 			}
 		}
 		rows = append(rows, r)
@@ -120,13 +123,28 @@ func (d *display) Begin(now time.Time) {
 	}
 }
 
+// Reset forgets the rows last shown, so that the next table (of another object) prints
+// every condition it has.
+func (d *display) Reset() { d.last = nil }
+
+// typeWidth is the width of the condition column: the longest type in rows, at least
+// 19.
+func typeWidth(rows []row) int {
+	w := 19
+	for _, r := range rows {
+		w = max(w, utf8.RuneCountInString(r.Type))
+	}
+	return w
+}
+
 // Show shows rows at now: live, it redraws the table and the progress line; otherwise
 // it prints one line per condition whose status, reason or message changed (a
-// condition the Horizon does not have yet is not printed), with the elapsed time and
+// condition the object does not have yet is not printed), with the elapsed time and
 // the count of True conditions.
 func (d *display) Show(rows []row, now time.Time) {
 	elapsed := now.Sub(d.start)
 	progress := fmt.Sprintf("%d/%d conditions True · %d s", countTrue(rows), len(rows), int(elapsed.Seconds()))
+	tw := typeWidth(rows)
 	if !d.live {
 		for _, r := range rows {
 			prev, seen := d.last[r.Type]
@@ -134,14 +152,14 @@ func (d *display) Show(rows []row, now time.Time) {
 				continue
 			}
 			d.last[r.Type] = r
-			d.printf("  %5.1fs  %-19s %-7s %-27s %s  [%d/%d]\n", elapsed.Seconds(), r.Type, r.Status,
+			d.printf("  %5.1fs  %-*s %-7s %-27s %s  [%d/%d]\n", elapsed.Seconds(), tw, r.Type, r.Status,
 				r.Reason, shorten(r.Message, messageWidth), countTrue(rows), len(rows))
 		}
 		return
 	}
-	block := []string{fmt.Sprintf("  %-19s %-7s %-27s %s", "CONDITION", "STATUS", "REASON", "MESSAGE")}
+	block := []string{fmt.Sprintf("  %-*s %-7s %-27s %s", tw, "CONDITION", "STATUS", "REASON", "MESSAGE")}
 	for _, r := range rows {
-		block = append(block, fmt.Sprintf("  %-19s %-7s %-27s %s", r.Type, r.Status, r.Reason, shorten(r.Message, messageWidth)))
+		block = append(block, fmt.Sprintf("  %-*s %-7s %-27s %s", tw, r.Type, r.Status, r.Reason, shorten(r.Message, messageWidth)))
 	}
 	block = append(block, "  "+progress)
 	if strings.Join(block, "\n") == strings.Join(d.block, "\n") {

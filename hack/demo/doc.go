@@ -1,10 +1,16 @@
-// Command demo runs the Horizon example operator (examples/horizon) against a local
-// control plane and shows what it does, step by step.
+// Command demo runs the Horizon example operator (examples/horizon), then the Keystone
+// example operator (examples/keystone), against a local control plane and shows what
+// they do, step by step. The flag -scene picks horizon, keystone or all (the default:
+// both, Horizon first); `make demo DEMO_FLAGS=-scene=keystone` passes it.
 //
 // It starts kube-apiserver and etcd (envtest) with real kube-controller-manager
-// (garbage collector, Deployment and ReplicaSet controllers), kube-scheduler and kwok,
-// installs the Horizon CRD, runs the operator in-process (its log goes to a file whose
-// path is printed at the end) and applies the minimal sample Horizon
+// (garbage collector, Deployment, ReplicaSet and Job controllers), kube-scheduler and
+// kwok, and installs the Horizon and Keystone CRDs. Each scene runs its operator
+// in-process (the log goes to a file whose path is printed at the end).
+//
+// # Horizon
+//
+// The Horizon scene applies the minimal sample Horizon
 // (examples/horizon/config/samples/horizon_v1alpha1_horizon_minimal.yaml) in the
 // namespace openstack.
 //
@@ -26,10 +32,36 @@
 //     and the prune keeping the current ConfigMap, the three newest older ones and every
 //     one a ReplicaSet still mounts, deleting the others.
 //
+// # Keystone
+//
+// The Keystone scene runs the Keystone operator as examples/keystone/cmd wires it,
+// with its KeystoneIdentityBackend controller, and applies the minimal sample Keystone
+// (examples/keystone/config/samples/keystone_v1alpha1_keystone_minimal.yaml) in the
+// namespace openstack, next to a MariaDB "mariadb" that is not Ready yet. The demo
+// plays, each when the Keystone's conditions ask for it: the ClusterSecretStore turning
+// Ready (unless the Horizon scene left it so), ESO syncing a random admin password into
+// the Secret of the ExternalSecret keystone-admin-password (never printed), the
+// key-restore ExternalSecrets of the fernet and credential repositories finding no
+// backup (a first install, so the operator generates the keys), and mariadb-operator
+// reporting the MariaDB, then the Database, User and Grant Ready. The db-sync and
+// bootstrap Jobs complete through the real Job controller on kwok's fake node, and a
+// local HTTP server answers the health check's GET /v3 with a version document of
+// v3.14.
+//
+// The demo then shows:
+//
+//  1. every condition of the Keystone until Ready is True;
+//  2. a fernet key rotation as the rotation CronJob's pod performs it
+//     (controller.RotateKeys, its clock past the rotation interval): the primary key
+//     index moves, FernetKeysReady reports the new repository and Ready stays True.
+//     Only the indices and their roles are printed, never a key.
+//
+// # Failures
+//
 // Each phase is bounded (three minutes); a phase that does not finish makes the demo
-// exit with status 1 and a message that names the condition that is not True, with
-// its reason and message. At the end it prints the kubectl commands that show the same
-// on a real cluster.
+// exit with status 1 and a message that names the condition that is not True (of the
+// Horizon or the Keystone), with its reason and message. At the end of each scene it
+// prints the kubectl commands that show the same on a real cluster.
 //
 // Run it with `make demo`, which provides the envtest binaries (hack/envtest.sh).
 package main

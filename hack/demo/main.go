@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,6 +15,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := defaultOptions()
+	flag.StringVar(&o.Scene, "scene", o.Scene, "what to show: horizon, keystone or all (Horizon, then Keystone)")
+	flag.Parse()
 	o.Out = os.Stdout
 	if fd := int(os.Stdout.Fd()); term.IsTerminal(fd) {
 		o.Live = true

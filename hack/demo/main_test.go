@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,16 +19,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	ksv1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 )
 
-// TestDemo runs the whole demo, as `make demo | cat` would, against envtest with real
-// controllers: it must succeed, print each milestone, never print a SECRET_KEY (nor
-// log one) and, its output not being a terminal, write no ANSI escapes. Without the
-// envtest binaries it fails (testenv.Start says how to get them).
+// TestDemo runs the whole demo, both scenes, as `make demo | cat` would, against
+// envtest with real controllers: it must succeed, print each milestone, never print a
+// SECRET_KEY, an admin password or a fernet key (nor log one) and, its output not
+// being a terminal, write no ANSI escapes. Without the envtest binaries it fails
+// (testenv.Start says how to get them).
 func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	var mu sync.Mutex
-	var keys []string
+	var keys, passwords []string
 	o := defaultOptions()
 	o.Out = &out
 	o.Pause = 200 * time.Millisecond
@@ -39,7 +43,20 @@ func TestDemo(t *testing.T) {
 		keys = append(keys, k)
 		return k, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	o.NewPassword = func() (string, error) {
+		p, err := randomKey()
+		mu.Lock()
+		defer mu.Unlock()
+		passwords = append(passwords, p)
+		return p, err
+	}
+	var fernetKeys []string
+	o.afterRotation = func(data map[string][]byte) {
+		for _, v := range data {
+			fernetKeys = append(fernetKeys, string(v))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	if err := run(ctx, o); err != nil {
 		t.Fatalf("demo failed: %v\noutput:\n%s", err, out.String())
@@ -64,6 +81,29 @@ func TestDemo(t *testing.T) {
 		`horizon-config-\w+ +TIME_ZONE UTC +deleted by the prune`,
 		`kubectl get horizons -n openstack`,
 		`kubectl get deploy,rs,svc,pdb,externalsecret -n openstack -l app\.kubernetes\.io/instance=horizon`,
+		// The Keystone scene.
+		`K1\. Apply the minimal sample Keystone openstack/keystone`,
+		`ClusterSecretStore openbao-cluster-store is Ready already \(the Horizon scene\)`,
+		`SecretsReady +False +WaitingForAdminPassword`,
+		`ESO \(played\): synced "openstack/keystone/admin" into Secret openstack/keystone-admin-password \(a random admin password, not shown\)`,
+		`FernetKeysReady +False +WaitingForKeyRestore`,
+		`ExternalSecret openstack/keystone-fernet-keys-restore finds no backup`,
+		`ExternalSecret openstack/keystone-credential-keys-restore finds no backup`,
+		`DatabaseReady +False +MariaDBNotReady`,
+		`mariadb-operator \(played\): MariaDB openstack/mariadb is Ready`,
+		`mariadb-operator \(played\): Grant openstack/keystone is Ready`,
+		`DatabaseReady +True +DatabaseSynced +db-sync Job openstack/keystone-db-sync completed`,
+		`KeystoneAPIReady +True +APIHealthy +GET http://127\.0\.0\.1:\d+/v3 returned 200 OK`,
+		`BootstrapReady +True +BootstrapComplete`,
+		`Ready +True +AllReady .*\[15/15\]`,
+		`✓ Ready=True after [\d.]+ s: ConfigMap keystone-config-\w+, endpoint http://keystone\.openstack\.svc:5000`,
+		`Jobs keystone-db-sync \(1 succeeded\), keystone-bootstrap \(1 succeeded\)`,
+		`before: key repository: staged 0, primary 1\n`,
+		`rotate-keys --secret openstack/keystone-fernet-keys --max-active-keys 3 --interval 168h, its clock at [-\dT:]+Z: rotated`,
+		`after: +key repository: staged 0, primary 2, secondaries \[1\]`,
+		`✓ primary key index 1 → 2`,
+		`✓ Ready stayed True`,
+		`kubectl get keystones -n openstack`,
 		`The operator's log: ` + regexp.QuoteMeta(operatorLogPath(o.LogDir)),
 	} {
 		if !regexp.MustCompile(want).MatchString(got) {
@@ -76,6 +116,12 @@ func TestDemo(t *testing.T) {
 	if len(keys) != 2 {
 		t.Errorf("ESO synced %d keys, want 2 (the first and the rotated one)", len(keys))
 	}
+	if len(passwords) != 1 {
+		t.Errorf("ESO synced %d admin passwords, want 1", len(passwords))
+	}
+	if len(fernetKeys) != 3 {
+		t.Errorf("the rotated fernet repository holds %d keys, want 3", len(fernetKeys))
+	}
 	logged, err := os.ReadFile(operatorLogPath(o.LogDir))
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +132,16 @@ func TestDemo(t *testing.T) {
 	for i, k := range keys {
 		if strings.Contains(got, k) || bytes.Contains(logged, []byte(k)) {
 			t.Errorf("SECRET_KEY #%d appears in the output or the operator's log", i+1)
+		}
+	}
+	for i, p := range passwords {
+		if strings.Contains(got, p) || bytes.Contains(logged, []byte(p)) {
+			t.Errorf("admin password #%d appears in the output or the operator's log", i+1)
+		}
+	}
+	for i, k := range fernetKeys {
+		if strings.Contains(got, k) || bytes.Contains(logged, []byte(k)) {
+			t.Errorf("fernet key #%d appears in the output or the operator's log", i+1)
 		}
 	}
 	if t.Failed() {
@@ -145,7 +201,7 @@ func TestStuckErrorNamesTheFirstConditionNotTrue(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := stuckError("first rollout", key, tc.h, 3*time.Minute, "Deployment openstack/horizon to roll out")
+			err := stuckError("first rollout", "Horizon", key, rowsOf(tc.h), 3*time.Minute, "Deployment openstack/horizon to roll out")
 			if !errors.Is(err, errTimeout) {
 				t.Errorf("errors.Is(%v, errTimeout) = false", err)
 			}
@@ -211,6 +267,29 @@ func TestDisplayRedrawsInPlaceWhenLive(t *testing.T) {
 	}
 }
 
+func TestScenesOf(t *testing.T) {
+	for scene, want := range map[string][]string{
+		"horizon":  {"horizon"},
+		"keystone": {"keystone"},
+		"all":      {"horizon", "keystone"},
+		"":         {"horizon", "keystone"},
+	} {
+		got, err := scenesOf(scene)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("scenesOf(%q) = %v, %v; want %v", scene, got, err, want)
+		}
+	}
+	if _, err := scenesOf("nova"); !errors.Is(err, errUnknownScene) {
+		t.Errorf("scenesOf(\"nova\") = %v, want errUnknownScene", err)
+	}
+	// run refuses an unknown scene before it starts anything.
+	o := defaultOptions()
+	o.Out, o.Scene = io.Discard, "nova"
+	if err := run(context.Background(), o); !errors.Is(err, errUnknownScene) {
+		t.Errorf("run with scene nova = %v, want errUnknownScene", err)
+	}
+}
+
 func TestModuleRootHoldsTheSample(t *testing.T) {
 	root, err := moduleRoot()
 	if err != nil {
@@ -226,6 +305,51 @@ func TestModuleRootHoldsTheSample(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, crdDir)); err != nil {
 		t.Error(err)
+	}
+	k, err := loadKeystoneSample(root, "openstack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Name != "keystone" || k.Namespace != "openstack" || k.Spec.Database.MariaDBRef.Name == "" {
+		t.Errorf("sample Keystone %s/%s on MariaDB %q, want openstack/keystone on a MariaDB",
+			k.Namespace, k.Name, k.Spec.Database.MariaDBRef.Name)
+	}
+	if _, err := os.Stat(filepath.Join(root, keystoneCRDDir)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReportedPrimary(t *testing.T) {
+	k := &ksv1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+	if got := reportedPrimary(k); got != -1 {
+		t.Errorf("without FernetKeysReady: %d, want -1", got)
+	}
+	msg := "Secret openstack/keystone-fernet-keys holds 3 active fernet keys (staged 0, primary 2, secondaries [1]), backed up"
+	k.Status.Conditions = []metav1.Condition{cond("FernetKeysReady", "True", "KeysReady", msg, 2)}
+	if got := reportedPrimary(k); got != 2 {
+		t.Errorf("reportedPrimary = %d, want 2", got)
+	}
+	k.Status.Conditions = []metav1.Condition{cond("FernetKeysReady", "True", "KeysReady", msg, 1)}
+	if got := reportedPrimary(k); got != -1 {
+		t.Errorf("for an older generation: %d, want -1", got)
+	}
+	k.Status.Conditions = []metav1.Condition{cond("FernetKeysReady", "False", "KeysInvalid", "primary 7 broken", 2)}
+	if got := reportedPrimary(k); got != -1 {
+		t.Errorf("while False: %d, want -1", got)
+	}
+}
+
+func TestStuckErrorNamesTheKeystone(t *testing.T) {
+	k := &ksv1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	k.Status.Conditions = []metav1.Condition{
+		cond("SecretsReady", "True", "SecretsAvailable", "synced", 1),
+		cond("DatabaseReady", "False", "MariaDBNotReady", "waiting for MariaDB openstack/mariadb", 1),
+	}
+	err := stuckError("first rollout of the Keystone", "Keystone", client.ObjectKey{Namespace: "openstack", Name: "keystone"},
+		rowsIn(k, keystoneConditionOrder), time.Minute, "Ready=True")
+	want := "first rollout of the Keystone: timed out after 1m0s: Keystone openstack/keystone: condition DatabaseTLSReady is -, reason (none): (none)"
+	if !errors.Is(err, errTimeout) || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -47,40 +48,49 @@ func logTo(path string) (func(), error) {
 }
 
 // startOperator runs the Horizon operator in-process on env, wired as the example's
-// main would wire it: a multicluster manager with the operator's cache (Secrets and
-// ConfigMaps only when the operator labelled them; Secrets, Pods and
-// ControllerRevisions read past the cache), a resolver whose Appliers write under
-// controller.FieldManager, and the reconciler with probeURL as the health check's
-// target. It returns once the manager's cache has synced; stop ends the manager and
-// waits for it.
+// main would wire it (see startManager), with probeURL as the health check's target.
+// It returns once the manager's cache has synced; stop ends the manager and waits for
+// it.
 func startOperator(ctx context.Context, env *testenv.Env, probeURL func(*v1alpha1.Horizon) string) (stop func() error, err error) {
+	return startManager(ctx, env, controller.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		opts := controller.DefaultOptions()
+		opts.ProbeURL = probeURL
+		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+		r, err := controller.NewReconciler(resolver, opts)
+		if err != nil {
+			return err
+		}
+		return r.SetupWithManager(ctx, mgr)
+	})
+}
+
+// startManager runs an operator in-process on env, wired as the examples' mains wire
+// it: a multicluster manager with the operator's cache (Secrets and ConfigMaps only
+// when the operator labelled them; Secrets, Pods and ControllerRevisions read past the
+// cache), a resolver whose Appliers write under fieldManager, and the controllers
+// setup registers. It returns once the manager's cache has synced; stop ends the
+// manager and waits for it.
+func startManager(ctx context.Context, env *testenv.Env, fieldManager string,
+	setup func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error) (stop func() error, err error) {
 	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  multicluster.CacheOptions(controller.FieldManager, ""),
+		Cache:                  multicluster.CacheOptions(fieldManager, ""),
 		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{FieldManager: controller.FieldManager})
+	}, multicluster.ManagerOptions{FieldManager: fieldManager})
 	if err != nil {
 		return nil, err
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	resolver, err := multicluster.NewResolver(mctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager},
+		Applier: apply.ApplierOptions{FieldManager: fieldManager},
 	})
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	opts := controller.DefaultOptions()
-	opts.ProbeURL = probeURL
-	opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
-	r, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if err := r.SetupWithManager(mctx, mgr); err != nil {
+	if err := setup(mctx, mgr, resolver); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -135,7 +145,7 @@ func logDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	d, err := os.MkdirTemp("", "horizon-demo-")
+	d, err := os.MkdirTemp("", "reconciler-sdk-demo-")
 	if err != nil {
 		return "", fmt.Errorf("creating the log directory: %w", err)
 	}

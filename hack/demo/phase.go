@@ -8,13 +8,13 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // errTimeout is wrapped by the error of a phase that did not finish in time.
 var errTimeout = errors.New("timed out")
 
-// pollInterval is how often a phase reads the Horizon.
+// pollInterval is how often a phase reads its object.
 const pollInterval = 100 * time.Millisecond
 
 // action is what the demo does in place of an operator that does not run here.
@@ -26,8 +26,9 @@ type action struct {
 }
 
 // phase is one part of the demo: actions taken in order, each after a pause, while
-// the Horizon's conditions are shown, until done holds.
-type phase struct {
+// the conditions of its object (a Horizon or a Keystone, T) are shown, until done
+// holds.
+type phase[T reconcile.Object] struct {
 	name    string
 	actions []action
 	// table shows the conditions while the phase runs; without it only the actions'
@@ -36,14 +37,24 @@ type phase struct {
 	// dropTable removes the live table when the phase ends instead of leaving it.
 	dropTable bool
 	// done tells whether the phase is over; the string says what it still waits for.
-	done func(ctx context.Context, h *v1alpha1.Horizon) (bool, string, error)
+	done func(ctx context.Context, obj T) (bool, string, error)
 }
 
-// runPhase runs p against the Horizon at key, bounded by timeout; each action waits
-// pause after the previous one (or the phase's start). It returns the Horizon as it
+// subject is what a phase follows: the object at key, of kind (for messages), read
+// into what newObj returns, its conditions shown in order.
+type subject[T reconcile.Object] struct {
+	kind   string
+	key    client.ObjectKey
+	newObj func() T
+	order  []string
+}
+
+// runPhase runs p against the object of sub, bounded by timeout; each action waits
+// pause after the previous one (or the phase's start). It returns the object as it
 // was when the phase ended and how long the phase took.
-func runPhase(ctx context.Context, c client.Client, d *display, key client.ObjectKey, p phase,
-	pause, timeout time.Duration) (*v1alpha1.Horizon, time.Duration, error) {
+func runPhase[T reconcile.Object](ctx context.Context, c client.Client, d *display, sub subject[T], p phase[T],
+	pause, timeout time.Duration) (T, time.Duration, error) {
+	var zero T
 	start := time.Now()
 	deadline := start.Add(timeout)
 	lastAction := start
@@ -52,13 +63,14 @@ func runPhase(ctx context.Context, c client.Client, d *display, key client.Objec
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
 	for {
-		h := &v1alpha1.Horizon{}
-		if err := c.Get(ctx, key, h); err != nil {
-			return nil, 0, fmt.Errorf("%s: reading Horizon %s: %w", p.name, key, err)
+		h := sub.newObj()
+		if err := c.Get(ctx, sub.key, h); err != nil {
+			return zero, 0, fmt.Errorf("%s: reading %s %s: %w", p.name, sub.kind, sub.key, err)
 		}
 		now := time.Now()
+		rows := rowsIn(h, sub.order)
 		if p.table {
-			d.Show(rowsOf(h), now)
+			d.Show(rows, now)
 		}
 		if next < len(p.actions) && now.Sub(lastAction) >= pause {
 			a := p.actions[next]
@@ -66,13 +78,22 @@ func runPhase(ctx context.Context, c client.Client, d *display, key client.Objec
 			if !ok {
 				var err error
 				if ok, err = a.when(ctx); err != nil {
-					return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+					return zero, 0, fmt.Errorf("%s: %w", p.name, err)
 				}
+			}
+			if ok && a.when != nil && p.table {
+				// when may have read a newer object than the table shows: show that
+				// state first, so that the action's line follows what it answers.
+				fresh := sub.newObj()
+				if err := c.Get(ctx, sub.key, fresh); err != nil {
+					return zero, 0, fmt.Errorf("%s: reading %s %s: %w", p.name, sub.kind, sub.key, err)
+				}
+				d.Show(rowsIn(fresh, sub.order), time.Now())
 			}
 			if ok {
 				line, err := a.do(ctx)
 				if err != nil {
-					return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+					return zero, 0, fmt.Errorf("%s: %w", p.name, err)
 				}
 				d.Linef("  ▸ %s", line)
 				next++
@@ -84,11 +105,11 @@ func runPhase(ctx context.Context, c client.Client, d *display, key client.Objec
 		if next == len(p.actions) {
 			done, what, err := p.done(ctx, h)
 			if err != nil {
-				return nil, 0, fmt.Errorf("%s: %w", p.name, err)
+				return zero, 0, fmt.Errorf("%s: %w", p.name, err)
 			}
 			if done {
 				if p.table {
-					d.Show(rowsOf(h), time.Now())
+					d.Show(rows, time.Now())
 					if p.dropTable {
 						d.Drop()
 					} else {
@@ -103,24 +124,25 @@ func runPhase(ctx context.Context, c client.Client, d *display, key client.Objec
 			if p.table {
 				d.End()
 			}
-			return nil, 0, stuckError(p.name, key, h, timeout, waiting)
+			return zero, 0, stuckError(p.name, sub.kind, sub.key, rows, timeout, waiting)
 		}
 		if err := d.Err(); err != nil {
-			return nil, 0, err
+			return zero, 0, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("%s: %w", p.name, ctx.Err())
+			return zero, 0, fmt.Errorf("%s: %w", p.name, ctx.Err())
 		case <-ticker.C:
 		}
 	}
 }
 
-// stuckError names what kept a phase from finishing: the first condition, in table
-// order, that is not True for the Horizon's generation, with its reason and message;
-// when every condition is True, what the phase still waited for.
-func stuckError(name string, key client.ObjectKey, h *v1alpha1.Horizon, timeout time.Duration, waiting string) error {
-	for _, r := range rowsOf(h) {
+// stuckError names what kept a phase from finishing: the first of rows (the
+// conditions of the kind object at key, in table order) that is not True for the
+// object's generation, with its reason and message; when every condition is True,
+// what the phase still waited for.
+func stuckError(name, kind string, key client.ObjectKey, rows []row, timeout time.Duration, waiting string) error {
+	for _, r := range rows {
 		if r.isTrue() {
 			continue
 		}
@@ -128,11 +150,11 @@ func stuckError(name string, key client.ObjectKey, h *v1alpha1.Horizon, timeout 
 		if r.Status != "-" && !r.Current {
 			stale = " (written for an older generation)"
 		}
-		return fmt.Errorf("%s: %w after %s: Horizon %s: condition %s is %s%s, reason %s: %s",
-			name, errTimeout, timeout, key, r.Type, r.Status, stale, orNone(r.Reason), orNone(r.Message))
+		return fmt.Errorf("%s: %w after %s: %s %s: condition %s is %s%s, reason %s: %s",
+			name, errTimeout, timeout, kind, key, r.Type, r.Status, stale, orNone(r.Reason), orNone(r.Message))
 	}
-	return fmt.Errorf("%s: %w after %s: Horizon %s: every condition is True, but the demo still waits for %s",
-		name, errTimeout, timeout, key, waiting)
+	return fmt.Errorf("%s: %w after %s: %s %s: every condition is True, but the demo still waits for %s",
+		name, errTimeout, timeout, kind, key, waiting)
 }
 
 func orNone(s string) string {

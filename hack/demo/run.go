@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // options configure run.
@@ -35,6 +36,36 @@ type options struct {
 	FinalTimeZone string
 	// NewKey returns a new SECRET_KEY for each sync.
 	NewKey func() (string, error)
+	// NewPassword returns the Keystone's admin password, which ESO syncs.
+	NewPassword func() (string, error)
+	// afterRotation, when set, receives the data of the fernet key Secret after the
+	// Keystone scene rotated it, so that a test can check that no key was printed or
+	// logged.
+	afterRotation func(data map[string][]byte)
+	// Scene picks what the demo shows: sceneHorizon, sceneKeystone or sceneAll (both,
+	// Horizon first).
+	Scene string
+}
+
+// The scenes of the demo, the values of -scene.
+const (
+	sceneHorizon  = "horizon"
+	sceneKeystone = "keystone"
+	sceneAll      = "all"
+)
+
+// errUnknownScene is wrapped by the error of run for a Scene it does not know.
+var errUnknownScene = errors.New("unknown scene")
+
+// scenesOf lists the scenes that scene stands for, in the order they run.
+func scenesOf(scene string) ([]string, error) {
+	switch scene {
+	case sceneHorizon, sceneKeystone:
+		return []string{scene}, nil
+	case sceneAll, "":
+		return []string{sceneHorizon, sceneKeystone}, nil
+	}
+	return nil, fmt.Errorf("%w %q: want %s, %s or %s", errUnknownScene, scene, sceneHorizon, sceneKeystone, sceneAll)
 }
 
 // defaultOptions are the options of `make demo`, without Out and Live.
@@ -45,6 +76,8 @@ func defaultOptions() options {
 		TimeZones:     []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"},
 		FinalTimeZone: "America/Sao_Paulo",
 		NewKey:        randomKey,
+		NewPassword:   randomKey,
+		Scene:         sceneAll,
 	}
 }
 
@@ -58,12 +91,16 @@ func randomKey() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// run is the whole demo: the control plane and the operator, then the phases of
-// scenario. It returns nil when every phase finished; the control plane and the
-// operator are stopped on every path.
+// run is the whole demo: the control plane, then each scene of o.Scene with its
+// operator. It returns nil when every phase finished; the control plane and the
+// operators are stopped on every path.
 func run(ctx context.Context, o options) (err error) {
-	if o.Out == nil || o.NewKey == nil || o.PhaseTimeout <= 0 {
-		return errors.New("demo: Out, NewKey and a positive PhaseTimeout are required")
+	if o.Out == nil || o.NewKey == nil || o.NewPassword == nil || o.PhaseTimeout <= 0 {
+		return errors.New("demo: Out, NewKey, NewPassword and a positive PhaseTimeout are required")
+	}
+	scenes, err := scenesOf(o.Scene)
+	if err != nil {
+		return err
 	}
 	d := newDisplay(o.Out, o.Live, o.Width)
 	root, err := moduleRoot()
@@ -86,7 +123,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}()
 
-	d.Linef("Starting kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok with the Horizon CRD ...")
+	d.Linef("Starting kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok with the Horizon and Keystone CRDs ...")
 	started := time.Now()
 	env, err := startControlPlane(root)
 	if err != nil {
@@ -95,6 +132,23 @@ func run(ctx context.Context, o options) (err error) {
 	defer func() { err = errors.Join(err, env.Stop()) }()
 	d.Linef("  up in %.1f s", time.Since(started).Seconds())
 
+	for _, scene := range scenes {
+		d.Reset()
+		run := runHorizon
+		if scene == sceneKeystone {
+			run = runKeystone
+		}
+		if err := run(ctx, env, d, o, root); err != nil {
+			return err
+		}
+	}
+	d.Linef("The operator's log: %s", logPath)
+	return d.Err()
+}
+
+// runHorizon is the Horizon scene: the Horizon operator runs while the phases of
+// scenario do; it is stopped on every path.
+func runHorizon(ctx context.Context, env *testenv.Env, d *display, o options, root string) (err error) {
 	srv := newLoginServer()
 	defer srv.Close()
 	stopOperator, err := startOperator(ctx, env, probeURLFor(srv))
@@ -102,7 +156,8 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, stopOperator()) }()
-	d.Linef("The Horizon operator runs in-process (field manager %s); no dashboard container runs on the fake node,",
+	d.Linef("")
+	d.Linef("Horizon. The Horizon operator runs in-process (field manager %s); no dashboard container runs on the fake node,",
 		controller.FieldManager)
 	d.Linef("so its health check asks a local stand-in for the login page: %s%s", srv.URL, controller.LoginPath)
 
@@ -112,6 +167,6 @@ func run(ctx context.Context, o options) (err error) {
 			return err
 		}
 	}
-	s.epilogue(logPath)
-	return d.Err()
+	s.epilogue()
+	return nil
 }

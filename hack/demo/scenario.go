@@ -25,7 +25,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// namespace is where the demo applies the sample Horizon.
+// namespace is where the demo applies the sample Horizon and the sample Keystone.
 const namespace = "openstack"
 
 // scenario is the story the demo tells about one Horizon.
@@ -51,8 +51,10 @@ func (s *scenario) secretKeyRef() client.ObjectKey {
 }
 
 // phase runs p for the scenario's Horizon.
-func (s *scenario) phase(ctx context.Context, p phase) (*v1alpha1.Horizon, time.Duration, error) {
-	return runPhase(ctx, s.c, s.d, s.key, p, s.o.Pause, s.o.PhaseTimeout)
+func (s *scenario) phase(ctx context.Context, p phase[*v1alpha1.Horizon]) (*v1alpha1.Horizon, time.Duration, error) {
+	sub := subject[*v1alpha1.Horizon]{kind: "Horizon", key: s.key, order: conditionOrder,
+		newObj: func() *v1alpha1.Horizon { return &v1alpha1.Horizon{} }}
+	return runPhase(ctx, s.c, s.d, sub, p, s.o.Pause, s.o.PhaseTimeout)
 }
 
 // readyNow tells whether Ready is True for the Horizon's current generation and the
@@ -117,7 +119,7 @@ func (s *scenario) firstRollout(ctx context.Context) error {
 	s.d.Linef("1. Apply the minimal sample Horizon %s (%s)", s.key, samplePath)
 	s.d.Linef("   The ClusterSecretStore %s exists but ESO has not validated it yet.", store)
 	es := s.secretKeyRef()
-	h, took, err := s.phase(ctx, phase{
+	h, took, err := s.phase(ctx, phase[*v1alpha1.Horizon]{
 		name:  "first rollout",
 		table: true,
 		actions: []action{{
@@ -187,7 +189,7 @@ func (s *scenario) rotateKey(ctx context.Context) error {
 	oldHash, oldRS := before.keyHash(), before.current.Name
 	s.d.Linef("")
 	s.d.Linef("2. Rotate the SECRET_KEY in the secret backend")
-	_, took, err := s.phase(ctx, phase{
+	_, took, err := s.phase(ctx, phase[*v1alpha1.Horizon]{
 		name:  "key rotation",
 		table: true,
 		actions: []action{{do: func(ctx context.Context) (string, error) {
@@ -256,7 +258,7 @@ func (s *scenario) setTimeZone(ctx context.Context, tz string) error {
 	if err := s.c.Get(ctx, s.key, prev); err != nil {
 		return fmt.Errorf("reading Horizon %s: %w", s.key, err)
 	}
-	h, took, err := s.phase(ctx, phase{
+	h, took, err := s.phase(ctx, phase[*v1alpha1.Horizon]{
 		name:      "spec.timeZone " + tz,
 		table:     s.o.Live,
 		dropTable: true,
@@ -457,9 +459,8 @@ func (s *scenario) deletePinningReplicaSets(ctx context.Context) error {
 	return nil
 }
 
-// epilogue prints the kubectl commands that show the same on a real cluster, and where
-// the operator's log is.
-func (s *scenario) epilogue(logPath string) {
+// epilogue prints the kubectl commands that show the same on a real cluster.
+func (s *scenario) epilogue() {
 	ns, name := s.key.Namespace, s.key.Name
 	s.d.Linef("")
 	s.d.Linef("Done. On a real cluster, the same with kubectl:")
@@ -474,5 +475,4 @@ func (s *scenario) epilogue(logPath string) {
 	} {
 		s.d.Linef("  %s", cmd)
 	}
-	s.d.Linef("The operator's log: %s", logPath)
 }
