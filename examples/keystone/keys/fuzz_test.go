@@ -53,7 +53,9 @@ func FuzzFromSecretData(f *testing.F) {
 				t.Fatalf("FromSecretData returned %s with its error", repo)
 			}
 			for _, value := range data {
-				if len(value) >= 16 && strings.Contains(err.Error(), string(value)) {
+				// The error may name data keys (they are not secret): a value that is
+				// itself part of a data key name cannot be told apart from it.
+				if len(value) >= 16 && strings.Contains(err.Error(), string(value)) && !partOfAName(data, string(value)) {
 					t.Fatalf("error repeats a value: %v", err)
 				}
 			}
@@ -85,4 +87,14 @@ func FuzzFromSecretData(f *testing.F) {
 			t.Fatalf("rotated primary %d, want %d", rotated.Primary(), repo.Primary()+1)
 		}
 	})
+}
+
+// partOfAName reports whether v occurs in one of data's keys.
+func partOfAName(data map[string][]byte, v string) bool {
+	for name := range data {
+		if strings.Contains(name, v) {
+			return true
+		}
+	}
+	return false
 }
