@@ -49,7 +49,8 @@ const (
 	ReasonPasswordRotationInProgress = "PasswordRotationInProgress"
 	// ReasonPasswordRotationFailed (PasswordRotationReady False): the password Secret
 	// is inconsistent (an empty staged or current password, a missing previous one), or
-	// the CronJob or the PushSecret exists but the Keystone does not control it.
+	// the password Secret, the CronJob or the PushSecret exists but the Keystone does
+	// not control it, or it is being deleted: nothing is written.
 	ReasonPasswordRotationFailed = "PasswordRotationFailed"
 )
 
@@ -264,6 +265,12 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	secret := &corev1.Secret{}
 	if err := c.Get(ctx, key, secret); err != nil {
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, key, err)
+	}
+	if !apply.IsControlled(c, k, secret) {
+		return r.rotationFailed(k, fmt.Errorf("Secret %s: %w; its passwords are left untouched", key, apply.ErrNotControlled))
+	}
+	if secret.DeletionTimestamp != nil {
+		return r.rotationFailed(k, fmt.Errorf("Secret %s: %w", key, apply.ErrBeingDeleted))
 	}
 	d := secret.Data
 	staged, current, password := d[DatabasePasswordStagedKey], d[DatabasePasswordCurrentKey], d[DatabasePasswordDataKey]
