@@ -99,7 +99,10 @@
 // The bootstrap's re-run key is an HMAC-SHA256 keyed with a random key generated once
 // into <name>-bootstrap-key, and job.RunJobWithKey stores only a further keyed digest
 // of it on the Job. The pods carry the connection Secret's resourceVersion as an
-// annotation, so a new URL rolls them.
+// annotation, so a new URL rolls them. A rotated database password (rotate-password
+// stages it under "staged" in <name>-db-password) reaches the database account first
+// (the User reads "current"), then the connection Secret, and the old one stays under
+// "previous" until the pods have rolled out.
 //
 // # Requeues
 //

@@ -237,7 +237,7 @@ func userPasswordKey(secret *corev1.Secret) string {
 // holds a staged password it moves one phase further and requeues after 10 s:
 //
 //  1. staged present: the PushSecret (applied first) pushes the Secret, staged password
-//     included, to the backend; then one optimistic-lock Update sets current to the
+//     included, to the backend; then one optimistic-lock patch sets current to the
 //     staged password, previous to the password in use, and drops staged. From the
 //     next pass the User reads current, and mariadb-operator changes the account's
 //     password.
@@ -272,6 +272,7 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	if secret.DeletionTimestamp != nil {
 		return r.rotationFailed(k, fmt.Errorf("Secret %s: %w", key, apply.ErrBeingDeleted))
 	}
+	orig := secret.DeepCopy()
 	d := secret.Data
 	staged, current, password := d[DatabasePasswordStagedKey], d[DatabasePasswordCurrentKey], d[DatabasePasswordDataKey]
 	_, hasStaged := d[DatabasePasswordStagedKey]
@@ -284,16 +285,16 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	case hasCurrent && len(d[DatabasePasswordPreviousKey]) == 0:
 		return r.inconsistent(k, key, "has data key "+DatabasePasswordCurrentKey+" but no "+DatabasePasswordPreviousKey)
 	case hasCurrent && string(current) != string(password):
-		return r.switchPods(ctx, c, k, secret)
+		return r.switchPods(ctx, c, k, secret, orig)
 	case hasCurrent:
-		return r.finishRotation(ctx, c, k, secret)
+		return r.finishRotation(ctx, c, k, secret, orig)
 	case hasStaged && len(staged) == 0:
 		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordStagedKey)
 	case hasStaged:
 		secret.Data[DatabasePasswordCurrentKey] = staged
 		secret.Data[DatabasePasswordPreviousKey] = password
 		delete(secret.Data, DatabasePasswordStagedKey)
-		if err := c.Update(ctx, secret); err != nil {
+		if err := patchSecret(ctx, c, secret, orig); err != nil {
 			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s with the new current password: %w",
 				k.Namespace, k.Name, key, err)
 		}
@@ -314,7 +315,7 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 
 // switchPods is phase 2: once the User reads current and is Ready for its generation,
 // password is set to current.
-func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret *corev1.Secret) (ctrl.Result, error) {
+func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
 	user := &mariadbv1alpha1.User{}
 	ukey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
 	if err := c.Get(ctx, ukey, user); err != nil {
@@ -329,7 +330,7 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 			ukey, DatabasePasswordCurrentKey))
 	}
 	secret.Data[DatabasePasswordDataKey] = secret.Data[DatabasePasswordCurrentKey]
-	if err := c.Update(ctx, secret); err != nil {
+	if err := patchSecret(ctx, c, secret, orig); err != nil {
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s with the new password: %w",
 			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
 	}
@@ -339,7 +340,7 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 
 // finishRotation is phase 3: once the connection Secret holds the URL of the new
 // password and the Deployment rolled out with it, current and previous are dropped.
-func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret *corev1.Secret) (ctrl.Result, error) {
+func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
 	url, err := connectionURL(k, string(secret.Data[DatabasePasswordDataKey]))
 	if err != nil {
 		return r.rotationFailed(k, err)
@@ -367,13 +368,20 @@ func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1a
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	secret.Annotations[PasswordRotatedAtAnnotation] = now
-	if err := c.Update(ctx, secret); err != nil {
+	if err := patchSecret(ctx, c, secret, orig); err != nil {
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to drop the previous password: %w",
 			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
 	}
 	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
 		"database password rotated at %s: the database and Deployment %s use it; the previous one is dropped", now, dkey))
 	return ctrl.Result{}, nil
+}
+
+// patchSecret writes secret's changes against orig with an optimistic-lock merge
+// patch: a Secret changed since it was read (a password staged meanwhile) fails with a
+// Conflict, and the next pass starts from the new state.
+func patchSecret(ctx context.Context, c client.Client, secret, orig *corev1.Secret) error {
+	return c.Patch(ctx, secret, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 }
 
 // userReady reports a Ready=True condition observed for the User's generation.

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -202,9 +203,10 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 				used == next, accepted == next, len(s.Data[controller.DatabasePasswordPreviousKey]) > 0)
 		}
 		get(t, k)
-		if r := meta.FindStatusCondition(k.Status.Conditions, "Ready"); r != nil && r.Message != lastSeen {
+		if r := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady); r != nil && r.Message != lastSeen {
 			lastSeen = r.Message
-			t.Logf("Ready: %s", r.Message)
+			t.Logf("PasswordRotationReady %s: %s (Ready: %s)", r.Reason, r.Message,
+				meta.FindStatusCondition(k.Status.Conditions, "Ready").Message)
 		}
 		c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady)
 		return c != nil && c.Reason == controller.ReasonPasswordRotated && c.ObservedGeneration == k.Generation, nil
@@ -240,6 +242,12 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 		}
 		get(t, k)
 		c := meta.FindStatusCondition(k.Status.Conditions, "Ready")
+		u := &mariadbv1alpha1.User{}
+		_ = env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Name}, u)
+		if msg := fmt.Sprintf("Ready: %s; User generation %d reads data key %q", c.Message, u.Generation, u.Spec.PasswordSecretKeyRef.Key); msg != lastSeen {
+			lastSeen = msg
+			t.Log(msg)
+		}
 		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == k.Generation, nil
 	})
 	u := &mariadbv1alpha1.User{}
