@@ -267,10 +267,10 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, key, err)
 	}
 	if !apply.IsControlled(c, k, secret) {
-		return r.rotationFailed(k, fmt.Errorf("Secret %s: %w; its passwords are left untouched", key, apply.ErrNotControlled))
+		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w; its passwords are left untouched", key, apply.ErrNotControlled))
 	}
 	if secret.DeletionTimestamp != nil {
-		return r.rotationFailed(k, fmt.Errorf("Secret %s: %w", key, apply.ErrBeingDeleted))
+		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w", key, apply.ErrBeingDeleted))
 	}
 	orig := secret.DeepCopy()
 	d := secret.Data
