@@ -9,7 +9,9 @@
 //	go run ./examples/keystone/cmd --namespace openstack
 //
 // The key-rotation CronJobs run the same binary as `rotate-keys --secret <ns>/<name>
-// --max-active-keys N --interval D` (--operator-image names the image they run).
+// --max-active-keys N --interval D` (--operator-image names the image they run), and the
+// database password rotation CronJob as `rotate-password --secret <ns>/<name>`, which
+// stages a new password for the operator to switch to.
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
 // ../config/crd/bases.

@@ -46,14 +46,22 @@ func main() {
 		}
 		return
 	}
+	// The password-rotation CronJob runs it too: `<operator image> rotate-password --secret ...`.
+	if len(os.Args) > 1 && os.Args[1] == controller.RotatePasswordCommand {
+		if err := rotatePassword(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), os.Args[2:]); err != nil {
+			ctrl.Log.WithName("rotate-password").Error(err, "staging a database password failed")
+			os.Exit(1)
+		}
+		return
+	}
 	var f flags
 	flag.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 turns it off")
 	flag.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address the health probes bind to; 0 turns them off")
 	flag.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
 	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
 	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
-	flag.StringVar(&f.operatorImage, "operator-image", controller.DefaultOperatorImage, "image of this operator, which the key-rotation CronJobs run")
-	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount of the key-rotation pods (needs get and update on the key Secrets); empty is the namespace's default")
+	flag.StringVar(&f.operatorImage, "operator-image", controller.DefaultOperatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
+	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount of the key- and password-rotation pods (needs get and update on the key and database password Secrets); empty is the namespace's default")
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
@@ -151,4 +159,19 @@ func rotateKeys(ctx context.Context, cfg *rest.Config, args []string) error {
 		return err
 	}
 	return controller.RunRotateKeys(ctx, c, args, time.Now)
+}
+
+// rotatePassword is the rotate-password command: it stages a new database password in
+// the password Secret, which the operator then switches to (see
+// controller.RotatePassword).
+func rotatePassword(ctx context.Context, cfg *rest.Config, args []string) error {
+	scheme, err := newScheme()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	return controller.RunRotatePassword(ctx, c, args)
 }

@@ -66,13 +66,9 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	url, err := settings.ConnectionURL(connectionDatabase(k), password)
+	url, err := connectionURL(k, password)
 	if err != nil {
-		return configError(k, fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err))
-	}
-	if k.Spec.Database.TLS != nil {
-		// PyMySQL presents the client certificate the database account requires (X509).
-		url += "&ssl_cert=" + DatabaseTLSDir + "/tls.crt&ssl_key=" + DatabaseTLSDir + "/tls.key"
+		return configError(k, err)
 	}
 	if err := apply.EnsureObject(ctx, c, scheme, k, desiredConnectionSecret(k, url), r.opts.FieldManager); err != nil {
 		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
@@ -225,6 +221,20 @@ func connectionDatabase(k *v1alpha1.Keystone) settings.Database {
 		db.CAFile = DatabaseCAFile
 	}
 	return db
+}
+
+// connectionURL is the database URL of the pods and Jobs with password; with TLS,
+// PyMySQL presents the client certificate the database account requires (X509). The
+// error never quotes the password.
+func connectionURL(k *v1alpha1.Keystone, password string) (string, error) {
+	url, err := settings.ConnectionURL(connectionDatabase(k), password)
+	if err != nil {
+		return "", fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+	}
+	if k.Spec.Database.TLS != nil {
+		url += "&ssl_cert=" + DatabaseTLSDir + "/tls.crt&ssl_key=" + DatabaseTLSDir + "/tls.key"
+	}
+	return url, nil
 }
 
 // desiredConnectionSecret holds the connection URL (it carries the password).

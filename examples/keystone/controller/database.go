@@ -2,13 +2,16 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -24,8 +27,13 @@ func DBSyncJobName(k *v1alpha1.Keystone) string { return k.Name + "-db-sync" }
 func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
+	pw := &corev1.Secret{}
+	pwKey := client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)}
+	if err := c.Get(ctx, pwKey, pw); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("database of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, pwKey, err)
+	}
 	cond, res, err := database.ReconcileProvision(ctx, c, scheme, k, database.ProvisionParams{
-		Database: desiredDatabase(k), User: desiredUser(k), Grant: desiredGrant(k),
+		Database: desiredDatabase(k), User: desiredUser(k, userPasswordKey(pw)), Grant: desiredGrant(k),
 	})
 	reconcile.ApplyCondition(k, cond)
 	if err != nil || !res.IsZero() {
@@ -56,9 +64,10 @@ func desiredDatabase(k *v1alpha1.Keystone) *mariadbv1alpha1.Database {
 	}
 }
 
-// desiredUser is the account spec.database.username with the generated password; with
-// TLS it must present a client certificate.
-func desiredUser(k *v1alpha1.Keystone) *mariadbv1alpha1.User {
+// desiredUser is the account spec.database.username with the password under data key
+// passwordKey of the password Secret (see userPasswordKey); with TLS it must present a
+// client certificate.
+func desiredUser(k *v1alpha1.Keystone, passwordKey string) *mariadbv1alpha1.User {
 	u := &mariadbv1alpha1.User{
 		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
 		Spec: mariadbv1alpha1.UserSpec{
@@ -67,7 +76,7 @@ func desiredUser(k *v1alpha1.Keystone) *mariadbv1alpha1.User {
 			Host:       "%",
 			PasswordSecretKeyRef: &mariadbv1alpha1.SecretKeySelector{
 				LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: DatabasePasswordSecretName(k)},
-				Key:                  DatabasePasswordDataKey,
+				Key:                  passwordKey,
 			},
 		},
 	}

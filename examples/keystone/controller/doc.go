@@ -52,6 +52,7 @@
 //	                  only when the admin password or a bootstrap argument changes
 //	TrustFlush        the CronJob <name>-trust-flush (keystone-manage trust_flush,   TrustFlushReady
 //	                  spec.trustFlush.schedule, hourly by default; suspend honoured)
+//	PasswordRotation  CronJob <name>-password-rotate stages, the step switches     PasswordRotationReady
 //
 // Each step is instrumented under the metrics prefix keystone_operator
 // (keystone_operator_reconcile_duration_seconds, keystone_operator_reconcile_errors_total).
@@ -80,6 +81,7 @@
 //	HPAReady          HPAReady, HPANotRequired                — (errors propagate)
 //	BootstrapReady    BootstrapComplete                       BootstrapInProgress, BootstrapFailed
 //	TrustFlushReady   TrustFlushScheduled                     — (errors propagate)
+//	PasswordRotationReady PasswordRotationIdle, PasswordRotated PasswordRotationInProgress, PasswordRotationFailed
 //
 // ConfigError for input that cannot be rendered, PolicyInvalid, DBSyncFailed and
 // BootstrapFailed end the pass with a terminal error: nothing requeues until the input
@@ -97,13 +99,16 @@
 // The bootstrap's re-run key is an HMAC-SHA256 keyed with a random key generated once
 // into <name>-bootstrap-key, and job.RunJobWithKey stores only a further keyed digest
 // of it on the Job. The pods carry the connection Secret's resourceVersion as an
-// annotation, so a new URL rolls them.
+// annotation, so a new URL rolls them. A rotated database password (rotate-password
+// stages it under "staged" in <name>-db-password) reaches the database account first
+// (the User reads "current"), then the connection Secret, and the old one stays under
+// "previous" until the pods have rolled out.
 //
 // # Requeues
 //
 //	10 s   Deployment readiness, HTTPRoute acceptance, health-check retry, database
 //	       provisioning and db-sync, policy validation, bootstrap, a missing policy
-//	       ConfigMap
+//	       ConfigMap, a database password rotation in progress
 //	15 s   secret store and admin password polling, certificate issuance; an
 //	       unavailable target cluster; a converged Keystone on a target cluster
 //	30 s   TTL of a passing version-document probe

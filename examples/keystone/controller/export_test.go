@@ -14,7 +14,7 @@ import (
 // StepNames are the rows of the step table in pipeline order, as RunStep names them;
 // "prune" is the unnamed row after the Deployment.
 var StepNames = []string{"Secrets", "DatabaseTLS", "Config", "Database", "PolicyValidation", "Deployment", "prune",
-	"HTTPRoute", "HealthCheck", "HPA", "Bootstrap", "TrustFlush"}
+	"HTTPRoute", "HealthCheck", "HPA", "Bootstrap", "TrustFlush", "PasswordRotation"}
 
 // RunStep runs the row name of r's step table on k outside a pass, writing to target
 // (whose Client the test may wrap), with the pass state of domainsSecret and
@@ -27,7 +27,7 @@ func RunStep(ctx context.Context, r *Reconciler, name string, target *multiclust
 		"Database": r.reconcileDatabase, "PolicyValidation": r.reconcilePolicyValidation,
 		"Deployment": r.reconcileDeployment, "prune": r.prune, "HTTPRoute": r.reconcileHTTPRoute,
 		"HealthCheck": r.reconcileHealthCheck, "HPA": r.reconcileHPA, "Bootstrap": r.reconcileBootstrap,
-		"TrustFlush": r.reconcileTrustFlush,
+		"TrustFlush": r.reconcileTrustFlush, "PasswordRotation": r.reconcilePasswordRotation,
 	}
 	step, ok := steps[name]
 	if !ok {

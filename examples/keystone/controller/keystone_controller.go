@@ -177,6 +177,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 			step{Name: "Bootstrap", Condition: ConditionBootstrapReady, Run: r.reconcileBootstrap},
 			step{Name: "TrustFlush", Condition: ConditionTrustFlushReady, Run: r.reconcileTrustFlush},
 		),
+		step{Name: "PasswordRotation", Condition: ConditionPasswordRotationReady, Run: r.reconcilePasswordRotation},
 	)
 	if err != nil {
 		return nil, err

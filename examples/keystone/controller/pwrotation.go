@@ -1,0 +1,492 @@
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"time"
+
+	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/secrets"
+	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
+)
+
+// ConditionPasswordRotationReady is the condition of the PasswordRotation step.
+const ConditionPasswordRotationReady = "PasswordRotationReady"
+
+// The reasons the PasswordRotation step writes.
+const (
+	// ReasonPasswordRotationIdle (PasswordRotationReady True): the rotation CronJob and
+	// the backup PushSecret are in place, no password is staged and none was rotated
+	// yet.
+	ReasonPasswordRotationIdle = "PasswordRotationIdle"
+	// ReasonPasswordRotated (PasswordRotationReady True): the last staged password is
+	// the database's and the pods' password; the message says when it was rotated.
+	ReasonPasswordRotated = "PasswordRotated"
+	// ReasonPasswordRotationInProgress (PasswordRotationReady False): a staged password
+	// is being switched to; the message names the phase. The step requeues after 10 s.
+	ReasonPasswordRotationInProgress = "PasswordRotationInProgress"
+	// ReasonPasswordRotationFailed (PasswordRotationReady False): the password Secret
+	// is inconsistent (an empty staged or current password, a missing previous one), or
+	// the password Secret, the CronJob or the PushSecret exists but the Keystone does
+	// not control it, or it is being deleted: nothing is written.
+	ReasonPasswordRotationFailed = "PasswordRotationFailed"
+)
+
+// The data keys of the Secret DatabasePasswordSecretName besides
+// DatabasePasswordDataKey, which always holds the password of the pods' connection.
+const (
+	// DatabasePasswordStagedKey holds a new password the rotate-password command
+	// staged ([RotatePassword]); nothing uses it until the PasswordRotation step takes
+	// it.
+	DatabasePasswordStagedKey = "staged"
+	// DatabasePasswordCurrentKey holds, during a rotation, the new password: the
+	// mariadb-operator User reads it from there while the key exists.
+	DatabasePasswordCurrentKey = "current"
+	// DatabasePasswordPreviousKey holds, during a rotation, the password the pods used
+	// before it, kept until the pods have rolled out with the new one.
+	DatabasePasswordPreviousKey = "previous"
+)
+
+// Annotations of the Secret DatabasePasswordSecretName, RFC 3339 times.
+const (
+	// PasswordStagedAtAnnotation records when [RotatePassword] staged a password.
+	PasswordStagedAtAnnotation = "keystone.openstack.c5c3.io/password-staged-at"
+	// PasswordRotatedAtAnnotation records when the PasswordRotation step finished the
+	// last rotation.
+	PasswordRotatedAtAnnotation = "keystone.openstack.c5c3.io/password-rotated-at"
+)
+
+// RotatePasswordCommand is the operator's subcommand that stages a new database
+// password ([RunRotatePassword]); the password rotation CronJob runs the operator image
+// with it.
+const RotatePasswordCommand = "rotate-password"
+
+// DefaultPasswordRotationSchedule is the schedule of the password rotation CronJob
+// when spec.passwordRotation.schedule is empty: monthly, on the 1st at 03:00.
+const DefaultPasswordRotationSchedule = "0 3 1 * *"
+
+// PasswordRotationPollInterval is how soon the PasswordRotation step looks again while
+// a rotation is in progress.
+const PasswordRotationPollInterval = 10 * time.Second
+
+// stagedPasswordLength is the number of characters of a staged password.
+const stagedPasswordLength = secrets.DefaultGeneratedLength
+
+// ErrInvalidRotatePasswordArgs is wrapped by the errors of [RunRotatePassword] and
+// [RotatePassword] about their arguments; the error names the flag or the parameter.
+var ErrInvalidRotatePasswordArgs = errors.New("invalid rotate-password arguments")
+
+// ErrNoPassword is wrapped by the error of [RotatePassword] for a Secret that holds no
+// DatabasePasswordDataKey: there is no password in use to rotate away from.
+var ErrNoPassword = errors.New("no database password to rotate")
+
+// PasswordRotationCronJobName is the CronJob that stages a new database password: k's
+// name followed by "-password-rotate".
+func PasswordRotationCronJobName(k *v1alpha1.Keystone) string { return k.Name + "-password-rotate" }
+
+// PasswordBackupName is the PushSecret that backs the database password Secret up: the
+// Secret's name.
+func PasswordBackupName(k *v1alpha1.Keystone) string { return DatabasePasswordSecretName(k) }
+
+// PasswordRemoteKey is the backend key the database password Secret is backed up to:
+// openstack/keystone/<namespace>/<name>/db-password.
+func PasswordRemoteKey(k *v1alpha1.Keystone) string {
+	return "openstack/keystone/" + k.Namespace + "/" + k.Name + "/db-password"
+}
+
+// RotatePassword stages a new random password in the Secret at key, under
+// [DatabasePasswordStagedKey], and reports whether it did. It never touches
+// DatabasePasswordDataKey, [DatabasePasswordCurrentKey] or
+// [DatabasePasswordPreviousKey]: the PasswordRotation step switches the database and
+// the pods to the staged password.
+//
+// A Secret that already holds a staged password is left alone (false, nil), so a run
+// whose answer was lost, or a second run before the step took the first password, does
+// not replace a password the step may already be pushing. The Secret is read once and
+// written with one Update guarded by the resourceVersion read; a Conflict is returned,
+// never retried. A Secret without DatabasePasswordDataKey ([ErrNoPassword]) or being
+// deleted (apply.ErrBeingDeleted) is refused without a write; an incomplete key
+// ([ErrInvalidRotatePasswordArgs]) before any request. now is recorded in
+// [PasswordStagedAtAnnotation]. Errors name the Secret and never contain a password.
+//
+// The caller's client needs get and update on that Secret (RotateKeysPolicyRules).
+func RotatePassword(ctx context.Context, c client.Client, key client.ObjectKey, now time.Time) (staged bool, err error) {
+	if key.Namespace == "" || key.Name == "" {
+		return false, fmt.Errorf("%w: Secret %q needs a namespace and a name", ErrInvalidRotatePasswordArgs, key.String())
+	}
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, key, secret); err != nil {
+		return false, fmt.Errorf("get Secret %s: %w", key, err)
+	}
+	if secret.DeletionTimestamp != nil {
+		return false, fmt.Errorf("stage a password in Secret %s: %w", key, apply.ErrBeingDeleted)
+	}
+	if len(secret.Data[DatabasePasswordDataKey]) == 0 {
+		return false, fmt.Errorf("stage a password in Secret %s: data key %q: %w", key, DatabasePasswordDataKey, ErrNoPassword)
+	}
+	if len(secret.Data[DatabasePasswordStagedKey]) > 0 {
+		return false, nil
+	}
+	password, err := randomPassword(stagedPasswordLength)
+	if err != nil {
+		return false, fmt.Errorf("stage a password in Secret %s: %w", key, err)
+	}
+	secret.Data[DatabasePasswordStagedKey] = password
+	if secret.Annotations == nil {
+		secret.Annotations = map[string]string{}
+	}
+	secret.Annotations[PasswordStagedAtAnnotation] = now.UTC().Format(time.RFC3339)
+	if err := c.Update(ctx, secret); err != nil {
+		return false, fmt.Errorf("update Secret %s with a staged password: %w", key, err)
+	}
+	return true, nil
+}
+
+// RotatePasswordArgs returns the arguments of the password rotation CronJob's
+// container: ["rotate-password", "--secret", "<namespace>/<name>"].
+func RotatePasswordArgs(key client.ObjectKey) []string {
+	return []string{RotatePasswordCommand, "--secret", key.String()}
+}
+
+// RunRotatePassword is the [RotatePasswordCommand]: it parses args, the arguments after
+// the command's name (--secret <namespace>/<name>, required), and calls
+// [RotatePassword] once at the current time. It logs whether it staged a password
+// (never the password) through the logger of ctx. Errors about the arguments wrap
+// [ErrInvalidRotatePasswordArgs] and name the flag.
+func RunRotatePassword(ctx context.Context, c client.Client, args []string) error {
+	fs := flag.NewFlagSet(RotatePasswordCommand, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	secret := fs.String("secret", "", "the database password Secret, <namespace>/<name>")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%s: %w: %w", RotatePasswordCommand, ErrInvalidRotatePasswordArgs, err)
+	}
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %w: %s", RotatePasswordCommand, ErrInvalidRotatePasswordArgs, fmt.Sprintf(format, a...))
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	ns, name, ok := strings.Cut(*secret, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return fail("--secret %q: want <namespace>/<name>", *secret)
+	}
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	staged, err := RotatePassword(ctx, c, key, time.Now())
+	if err != nil {
+		return fmt.Errorf("%s: %w", RotatePasswordCommand, err)
+	}
+	logger := log.FromContext(ctx).WithValues("secret", key.String())
+	if staged {
+		logger.Info("staged a new database password")
+	} else {
+		logger.Info("database password not staged: a staged password is still waiting for the operator")
+	}
+	return nil
+}
+
+// randomPassword returns n random alphanumeric characters from crypto/rand.
+func randomPassword(n int) ([]byte, error) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	out := make([]byte, n)
+	max := big.NewInt(int64(len(alphabet)))
+	for i := range out {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return nil, fmt.Errorf("reading random bytes: %w", err)
+		}
+		out[i] = alphabet[v.Int64()]
+	}
+	return out, nil
+}
+
+// userPasswordKey is the data key of the password Secret the mariadb-operator User
+// reads: DatabasePasswordCurrentKey while a rotation holds one, else
+// DatabasePasswordDataKey. Switching the key changes the User's generation, so the
+// database flow waits for mariadb-operator to report the User Ready with it.
+func userPasswordKey(secret *corev1.Secret) string {
+	if secret != nil && len(secret.Data[DatabasePasswordCurrentKey]) > 0 {
+		return DatabasePasswordCurrentKey
+	}
+	return DatabasePasswordDataKey
+}
+
+// reconcilePasswordRotation is the PasswordRotation row. Every pass it applies the
+// backup PushSecret of the password Secret and the rotation CronJob; when the Secret
+// holds a staged password it moves one phase further and requeues after 10 s:
+//
+//  1. staged present: the PushSecret (applied first) pushes the Secret, staged password
+//     included, to the backend; then one optimistic-lock patch sets current to the
+//     staged password, previous to the password in use, and drops staged. From the
+//     next pass the User reads current, and mariadb-operator changes the account's
+//     password.
+//  2. current differs from password: wait until the User reads current and is Ready
+//     for its generation (the database accepts the new password); then password is
+//     set to current, so the Config row writes the new connection URL and the pods
+//     roll.
+//  3. password equals current: wait until the connection Secret holds the new URL and
+//     the Deployment has rolled out its pod template; then current and previous are
+//     dropped (the User reads password again, the same value) and
+//     PasswordRotatedAtAnnotation is set.
+//
+// The connection Secret therefore only ever switches to a password the database
+// already accepts, and the old password stays in previous until no pod uses it.
+func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	c, scheme := target.Client, target.Client.Scheme()
+	key := client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)}
+	if err := secrets.EnsurePushSecret(ctx, c, scheme, k, desiredPasswordBackup(k)); err != nil {
+		return r.rotationFailed(k, err)
+	}
+	if err := job.EnsureCronJob(ctx, c, scheme, k, r.desiredPasswordRotationCronJob(k)); err != nil {
+		return r.rotationFailed(k, err)
+	}
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, key, secret); err != nil {
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, key, err)
+	}
+	if !apply.IsControlled(c, k, secret) {
+		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w; its passwords are left untouched", key, apply.ErrNotControlled))
+	}
+	if secret.DeletionTimestamp != nil {
+		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w", key, apply.ErrBeingDeleted))
+	}
+	orig := secret.DeepCopy()
+	d := secret.Data
+	staged, current, password := d[DatabasePasswordStagedKey], d[DatabasePasswordCurrentKey], d[DatabasePasswordDataKey]
+	_, hasStaged := d[DatabasePasswordStagedKey]
+	_, hasCurrent := d[DatabasePasswordCurrentKey]
+	switch {
+	case len(password) == 0:
+		return r.inconsistent(k, key, "has no password in data key "+DatabasePasswordDataKey)
+	case hasCurrent && len(current) == 0:
+		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordCurrentKey)
+	case hasCurrent && len(d[DatabasePasswordPreviousKey]) == 0:
+		return r.inconsistent(k, key, "has data key "+DatabasePasswordCurrentKey+" but no "+DatabasePasswordPreviousKey)
+	case hasCurrent && string(current) != string(password):
+		return r.switchPods(ctx, c, k, secret, orig)
+	case hasCurrent:
+		return r.finishRotation(ctx, c, k, secret, orig)
+	case hasStaged && len(staged) == 0:
+		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordStagedKey)
+	case hasStaged:
+		secret.Data[DatabasePasswordCurrentKey] = staged
+		secret.Data[DatabasePasswordPreviousKey] = password
+		delete(secret.Data, DatabasePasswordStagedKey)
+		if err := patchSecret(ctx, c, secret, orig); err != nil {
+			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s with the new current password: %w",
+				k.Namespace, k.Name, key, err)
+		}
+		return inProgress(k, fmt.Sprintf("switching the database account to the staged password (Secret %s, data key %q)",
+			key, DatabasePasswordCurrentKey))
+	}
+	if at := secret.Annotations[PasswordRotatedAtAnnotation]; at != "" {
+		reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
+			"database password last rotated at %s; CronJob %s stages the next one, PushSecret %s backs it up",
+			at, PasswordRotationCronJobName(k), PasswordBackupName(k)))
+		return ctrl.Result{}, nil
+	}
+	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotationIdle, fmt.Sprintf(
+		"no password staged; CronJob %s stages one, PushSecret %s backs the Secret up",
+		PasswordRotationCronJobName(k), PasswordBackupName(k)))
+	return ctrl.Result{}, nil
+}
+
+// switchPods is phase 2: once the User reads current and is Ready for its generation,
+// password is set to current.
+func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
+	user := &mariadbv1alpha1.User{}
+	ukey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
+	if err := c.Get(ctx, ukey, user); err != nil {
+		if apierrors.IsNotFound(err) {
+			return inProgress(k, fmt.Sprintf("waiting for User %s", ukey))
+		}
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get User %s: %w", k.Namespace, k.Name, ukey, err)
+	}
+	ref := user.Spec.PasswordSecretKeyRef
+	if ref == nil || ref.Name != secret.Name || ref.Key != DatabasePasswordCurrentKey || !userReady(user) {
+		return inProgress(k, fmt.Sprintf("waiting for User %s to be Ready with the password in data key %q",
+			ukey, DatabasePasswordCurrentKey))
+	}
+	secret.Data[DatabasePasswordDataKey] = secret.Data[DatabasePasswordCurrentKey]
+	if err := patchSecret(ctx, c, secret, orig); err != nil {
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s with the new password: %w",
+			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
+	}
+	return inProgress(k, fmt.Sprintf("the database accepts the new password; rolling the pods onto it (Deployment %s/%s)",
+		k.Namespace, k.Name))
+}
+
+// finishRotation is phase 3: once the connection Secret holds the URL of the new
+// password and the Deployment rolled out with it, current and previous are dropped.
+func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
+	url, err := connectionURL(k, string(secret.Data[DatabasePasswordDataKey]))
+	if err != nil {
+		return r.rotationFailed(k, err)
+	}
+	conn := &corev1.Secret{}
+	ckey := client.ObjectKey{Namespace: k.Namespace, Name: ConnectionSecretName(k)}
+	if err := c.Get(ctx, ckey, conn); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, ckey, err)
+	}
+	if string(conn.Data[ConnectionDataKey]) != url {
+		return inProgress(k, fmt.Sprintf("waiting for Secret %s to hold the new connection", ckey))
+	}
+	deploy := &appsv1.Deployment{}
+	dkey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
+	if err := c.Get(ctx, dkey, deploy); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Deployment %s: %w", k.Namespace, k.Name, dkey, err)
+	}
+	if deploy.Spec.Template.Annotations[ConnectionVersionAnnotation] != conn.ResourceVersion || !deployment.IsDeploymentReady(deploy) {
+		return inProgress(k, fmt.Sprintf("waiting for Deployment %s to roll out with the new connection", dkey))
+	}
+	delete(secret.Data, DatabasePasswordCurrentKey)
+	delete(secret.Data, DatabasePasswordPreviousKey)
+	if secret.Annotations == nil {
+		secret.Annotations = map[string]string{}
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	secret.Annotations[PasswordRotatedAtAnnotation] = now
+	if err := patchSecret(ctx, c, secret, orig); err != nil {
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to drop the previous password: %w",
+			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
+	}
+	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
+		"database password rotated at %s: the database and Deployment %s use it; the previous one is dropped", now, dkey))
+	return ctrl.Result{}, nil
+}
+
+// patchSecret writes secret's changes against orig with an optimistic-lock merge
+// patch: a Secret changed since it was read (a password staged meanwhile) fails with a
+// Conflict, and the next pass starts from the new state.
+func patchSecret(ctx context.Context, c client.Client, secret, orig *corev1.Secret) error {
+	return c.Patch(ctx, secret, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+}
+
+// userReady reports a Ready=True condition observed for the User's generation.
+func userReady(u *mariadbv1alpha1.User) bool {
+	cond := meta.FindStatusCondition(u.Status.Conditions, mariadbv1alpha1.ConditionTypeReady)
+	return cond != nil && cond.Status == metav1.ConditionTrue &&
+		(cond.ObservedGeneration == 0 || cond.ObservedGeneration >= u.Generation)
+}
+
+// inProgress sets PasswordRotationInProgress with msg and requeues after 10 s.
+func inProgress(k *v1alpha1.Keystone, msg string) (ctrl.Result, error) {
+	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationInProgress, msg)
+	return ctrl.Result{RequeueAfter: PasswordRotationPollInterval}, nil
+}
+
+// inconsistent sets PasswordRotationFailed for a password Secret whose data keys do not
+// describe a phase of the rotation; nothing is written, and the pass is retried with
+// backoff. what never quotes a value.
+func (r *Reconciler) inconsistent(k *v1alpha1.Keystone, key client.ObjectKey, what string) (ctrl.Result, error) {
+	err := fmt.Errorf("password rotation of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, key, what, ErrInconsistentPasswordSecret)
+	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())
+	return ctrl.Result{}, err
+}
+
+// ErrInconsistentPasswordSecret is wrapped by the PasswordRotation step's error for a
+// password Secret whose data keys describe no phase of a rotation: an empty password,
+// an empty staged or current password, or a current password without the previous one.
+var ErrInconsistentPasswordSecret = errors.New("inconsistent database password Secret")
+
+// rotationFailed returns err for the pass; an object the Keystone does not control,
+// one being deleted, or a connection that cannot be built also sets
+// PasswordRotationFailed.
+func (r *Reconciler) rotationFailed(k *v1alpha1.Keystone, err error) (ctrl.Result, error) {
+	err = fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())
+	return ctrl.Result{}, err
+}
+
+// desiredPasswordBackup pushes the whole password Secret (every data key a property,
+// a staged password included) to PasswordRemoteKey; updatePolicy Replace so every
+// rotation reaches the backend, deletionPolicy None so the backup outlives the Keystone.
+func desiredPasswordBackup(k *v1alpha1.Keystone) *esov1alpha1.PushSecret {
+	return &esov1alpha1.PushSecret{
+		ObjectMeta: metav1.ObjectMeta{Name: PasswordBackupName(k), Namespace: k.Namespace,
+			Labels: componentLabels(k, "password-rotation")},
+		Spec: esov1alpha1.PushSecretSpec{
+			RefreshInterval: &metav1.Duration{Duration: DefaultBackupRefreshInterval},
+			SecretStoreRefs: secrets.PushSecretStoreRefs(secrets.EffectiveStoreRef(k.Spec.SecretStoreRef)),
+			UpdatePolicy:    esov1alpha1.PushSecretUpdatePolicyReplace,
+			DeletionPolicy:  esov1alpha1.PushSecretDeletionPolicyNone,
+			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: DatabasePasswordSecretName(k)}},
+			Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
+				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: PasswordRemoteKey(k)},
+			}}},
+		},
+	}
+}
+
+// desiredPasswordRotationCronJob runs the operator's rotate-password command on
+// spec.passwordRotation.schedule (DefaultPasswordRotationSchedule when empty), one run
+// at a time, suspended with spec.passwordRotation.suspend. Its pod needs get and update
+// on the password Secret (RotateKeysPolicyRules), granted to
+// Options.RotationServiceAccount.
+func (r *Reconciler) desiredPasswordRotationCronJob(k *v1alpha1.Keystone) *batchv1.CronJob {
+	schedule := k.Spec.PasswordRotation.Schedule
+	if schedule == "" {
+		schedule = DefaultPasswordRotationSchedule
+	}
+	labels := componentLabels(k, "password-rotation")
+	args := RotatePasswordArgs(client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)})
+	return &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: PasswordRotationCronJobName(k), Namespace: k.Namespace, Labels: labels},
+		Spec: batchv1.CronJobSpec{
+			Schedule:                   schedule,
+			Suspend:                    ptr.To(k.Spec.PasswordRotation.Suspend),
+			ConcurrencyPolicy:          batchv1.ForbidConcurrent,
+			SuccessfulJobsHistoryLimit: ptr.To[int32](1),
+			FailedJobsHistoryLimit:     ptr.To[int32](3),
+			JobTemplate: batchv1.JobTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: batchv1.JobSpec{
+					BackoffLimit: ptr.To[int32](2),
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{Labels: labels},
+						Spec: corev1.PodSpec{
+							RestartPolicy:      corev1.RestartPolicyNever,
+							ServiceAccountName: r.opts.RotationServiceAccount,
+							SecurityContext: &corev1.PodSecurityContext{
+								RunAsNonRoot:   ptr.To(true),
+								SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+							},
+							Containers: []corev1.Container{{
+								Name:  RotatePasswordCommand,
+								Image: r.opts.OperatorImage,
+								Args:  args,
+								SecurityContext: &corev1.SecurityContext{
+									AllowPrivilegeEscalation: ptr.To(false),
+									ReadOnlyRootFilesystem:   ptr.To(true),
+									Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+								},
+							}},
+						},
+					},
+				},
+			},
+		},
+	}
+}
