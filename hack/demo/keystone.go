@@ -40,7 +40,8 @@ var keystoneConditionOrder = []string{
 	kscontroller.ConditionFernetKeysReady, kscontroller.ConditionCredentialKeysReady,
 	kscontroller.ConditionDatabaseReady, kscontroller.ConditionPolicyValid, kscontroller.ConditionDeploymentReady,
 	kscontroller.ConditionHTTPRouteReady, kscontroller.ConditionKeystoneAPIReady, kscontroller.ConditionHPAReady,
-	kscontroller.ConditionBootstrapReady, kscontroller.ConditionTrustFlushReady, reconcile.ConditionReady,
+	kscontroller.ConditionBootstrapReady, kscontroller.ConditionTrustFlushReady, kscontroller.ConditionPasswordRotationReady,
+	reconcile.ConditionReady,
 }
 
 // versionDocument is what Keystone serves at kscontroller.VersionPath, which the health
