@@ -67,6 +67,10 @@ const (
 	// (made by someone else), or it is being deleted. It is left untouched; the error
 	// is returned, so the pass is retried with backoff.
 	ReasonKeysNotControlled = "KeysNotControlled"
+	// ReasonKeysLabelsNotRestored (False): another client changed a label of the
+	// Secret and the patch that sets it back failed; the keys are untouched. The error
+	// is returned, so the pass is retried with backoff.
+	ReasonKeysLabelsNotRestored = "KeysLabelsNotRestored"
 )
 
 // RotatedAtAnnotation is the annotation on a key repository Secret that records, in
@@ -384,6 +388,7 @@ func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k 
 		}
 	} else if err := s.restoreLabels(ctx, c, k, current); err != nil {
 		r, e := s.fail(k, err)
+		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysLabelsNotRestored, e.Error())
 		return nil, r, e
 	}
 	return repo, ctrl.Result{}, nil

@@ -708,6 +708,39 @@ func TestKeysLabelsRestored(t *testing.T) {
 			if res, writes, err := w.passWrites(); err != nil || !res.IsZero() || len(writes) > 0 {
 				t.Errorf("pass after the repair = %v, %v, wrote %v; want done and no write", res, err, testenv.WriteStrings(writes))
 			}
+
+			// A failed repair shows: the condition turns False and the error is
+			// returned; the next pass repairs.
+			drifted, _ = w.secret()
+			drifted.Labels["app.kubernetes.io/component"] = "drifted"
+			if err := env.Client.Update(ctx, drifted); err != nil {
+				t.Fatal(err)
+			}
+			injected := errors.New("injected patch failure")
+			failing := failingPatches{Client: env.Client, err: injected}
+			if res, err := w.passWith(ctx, failing); !errors.Is(err, injected) || !res.IsZero() {
+				t.Fatalf("pass with a failing patch = %v, %v; want the injected error alone", res, err)
+			}
+			w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysLabelsNotRestored,
+				"restore labels of Secret "+w.secretKey().String())
+			if res, err := w.pass(); err != nil || !res.IsZero() {
+				t.Fatalf("pass after the failed repair = %v, %v; want done", res, err)
+			}
+			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady)
+			if secret, _ = w.secret(); secret.Labels["app.kubernetes.io/component"] != want["app.kubernetes.io/component"] {
+				t.Errorf("label not restored after the failed repair: %v", secret.Labels)
+			}
 		})
 	}
+}
+
+// failingPatches is a client whose every Patch fails with err.
+type failingPatches struct {
+	client.Client
+	err error
+}
+
+// Patch returns err and sends nothing.
+func (c failingPatches) Patch(context.Context, client.Object, client.Patch, ...client.PatchOption) error {
+	return c.err
 }
