@@ -67,7 +67,8 @@
 //	                  NoIdentityBackends
 //	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound
 //	FernetKeysReady,  KeysReady                               WaitingForKeyRestore, KeysInvalid, UnsafeRotation,
-//	CredentialKeysReady                                       InvalidRotationSettings, KeysNotControlled
+//	CredentialKeysReady                                       InvalidRotationSettings, KeysNotControlled,
+//	                                                          KeysLabelsNotRestored
 //	DatabaseReady     DatabaseSynced                          MariaDBNotFound, MariaDBNotReady, DatabaseNotReady,
 //	                                                          PasswordSecretNotReady, DatabaseUserNotReady,
 //	                                                          DatabaseGrantNotReady, DBSyncInProgress, DBSyncFailed

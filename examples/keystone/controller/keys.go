@@ -67,6 +67,10 @@ const (
 	// (made by someone else), or it is being deleted. It is left untouched; the error
 	// is returned, so the pass is retried with backoff.
 	ReasonKeysNotControlled = "KeysNotControlled"
+	// ReasonKeysLabelsNotRestored (False): another client changed a label of the
+	// Secret and the patch that sets it back failed; the keys are untouched. The error
+	// is returned, so the pass is retried with backoff.
+	ReasonKeysLabelsNotRestored = "KeysLabelsNotRestored"
 )
 
 // RotatedAtAnnotation is the annotation on a key repository Secret that records, in
@@ -354,8 +358,8 @@ func (s *KeyRepositoryStep) ensureRepository(ctx context.Context, c client.Clien
 }
 
 // useExisting checks the existing Secret: it must be controlled by k (or unclaimed and
-// marked for adoption) and hold a valid repository. It is never written, except for an
-// adoption.
+// marked for adoption) and hold a valid repository. Its data is never written; its
+// metadata only for an adoption or to restore the labels another client changed.
 func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k *v1alpha1.Keystone, current *corev1.Secret) (keys.Repository, ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(current)
 	if current.DeletionTimestamp != nil {
@@ -382,8 +386,42 @@ func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k 
 			r, e := s.fail(k, err)
 			return nil, r, e
 		}
+	} else if err := s.restoreLabels(ctx, c, k, current); err != nil {
+		r, e := s.fail(k, err)
+		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysLabelsNotRestored, e.Error())
+		return nil, r, e
 	}
 	return repo, ctrl.Result{}, nil
+}
+
+// restoreLabels sets the labels of the repository Secret back to those the step
+// writes, when another client changed or removed one, in a patch of the labels alone
+// guarded by its resourceVersion (the rotation Job may write the data meanwhile). It
+// writes nothing when they match.
+func (s *KeyRepositoryStep) restoreLabels(ctx context.Context, c client.Client, k *v1alpha1.Keystone, current *corev1.Secret) error {
+	want := s.labels(k)
+	drifted := false
+	for name, value := range want {
+		if got, ok := current.Labels[name]; !ok || got != value {
+			drifted = true
+		}
+	}
+	if !drifted {
+		return nil
+	}
+	key := client.ObjectKeyFromObject(current)
+	base := current.DeepCopy()
+	if current.Labels == nil {
+		current.Labels = map[string]string{}
+	}
+	maps.Copy(current.Labels, want)
+	if err := c.Patch(ctx, current, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("restore labels of Secret %s: %w", key, err)
+	}
+	apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: corev1.SchemeGroupVersion.WithKind("Secret"), Key: key,
+		Fields: []string{"metadata.labels"}})
+	log.FromContext(ctx).Info("restored the labels of key repository Secret", "secret", key.String(), "repository", s.kind.name)
+	return nil
 }
 
 // adopt makes k the owner of an unclaimed Secret marked with apply.AdoptAnnotation, in

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/health"
@@ -70,6 +71,10 @@ type Options struct {
 	// needs RotateKeysPolicyRules on the key Secrets. Empty means the namespace's
 	// default ServiceAccount.
 	RotationServiceAccount string
+	// Wrap, when set, wraps the Reconciler before SetupWithManager registers it, so
+	// that a test harness (the conformance suite's RunOptions.Wrap) observes every pass;
+	// nil registers the Reconciler itself.
+	Wrap func(crreconcile.Reconciler) crreconcile.Reconciler
 }
 
 // DefaultOperatorImage is the operator image DefaultOptions names.

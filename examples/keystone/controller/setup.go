@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
@@ -81,6 +82,8 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 // a change of the overrides is picked up by the next pass, at an edit of the Keystone,
 // a change of one of its children or the manager's periodic resync; a missing one is
 // polled (PolicyNotFound requeues).
+//
+// The controller reconciles with Options.Wrap(r) when Wrap is set.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
@@ -120,5 +123,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	// Keystone, whose IdentityBackends row reads that gate: no status predicate here.
 	b = b.Watches(&v1alpha1.KeystoneIdentityBackend{}, mchandler.EnqueueRequestsFromMapFunc(IdentityBackendsToKeystone),
 		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
-	return b.Complete(multicluster.LocalReconciler(r))
+	var rec crreconcile.Reconciler = r
+	if r.opts.Wrap != nil {
+		rec = r.opts.Wrap(r)
+	}
+	return b.Complete(multicluster.LocalReconciler(rec))
 }

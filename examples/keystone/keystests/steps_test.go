@@ -3,6 +3,7 @@ package keystests
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -660,4 +661,86 @@ func TestKeysOnSecretStore(t *testing.T) {
 		t.Errorf("restore store = %+v, want SecretStore openbao", es.Spec.SecretStoreRef)
 	}
 	checkPushSecret(t, w)
+}
+
+// TestKeysLabelsRestored: labels of the repository Secret that another client changed
+// or removed are set back by the next pass in a patch of the labels alone (the keys
+// stay as they are, another client's label stays), and the pass after it writes
+// nothing.
+func TestKeysLabelsRestored(t *testing.T) {
+	for _, kd := range kinds {
+		t.Run(kd.name, func(t *testing.T) {
+			ctx := context.Background()
+			w := newWorld(t, kd, nil)
+			w.converge()
+			secret, _ := w.secret()
+			want, data := maps.Clone(secret.Labels), secret.Data
+			drifted := secret.DeepCopy()
+			drifted.Labels["app.kubernetes.io/component"] = "drifted"
+			delete(drifted.Labels, "app.kubernetes.io/instance")
+			drifted.Labels["example.com/other"] = "kept"
+			if err := env.Client.Update(ctx, drifted); err != nil {
+				t.Fatal(err)
+			}
+
+			res, writes, err := w.passWrites()
+			if err != nil || !res.IsZero() {
+				t.Fatalf("pass after the drift = %v, %v; want done", res, err)
+			}
+			if got := testenv.WriteStrings(writes); len(got) != 1 || !strings.Contains(got[0], w.secretKey().Name) {
+				t.Errorf("pass after the drift wrote %v, want the Secret's labels alone", got)
+			}
+			secret, _ = w.secret()
+			for name, value := range want {
+				if secret.Labels[name] != value {
+					t.Errorf("label %s = %q, want %q restored", name, secret.Labels[name], value)
+				}
+			}
+			if secret.Labels["example.com/other"] != "kept" {
+				t.Errorf("another client's label was removed: %v", secret.Labels)
+			}
+			if !sameData(secret.Data, data) {
+				t.Error("the repository changed when its labels were restored")
+			}
+			if !w.logged("restored the labels of key repository Secret") {
+				t.Error("the label repair was not logged")
+			}
+			if res, writes, err := w.passWrites(); err != nil || !res.IsZero() || len(writes) > 0 {
+				t.Errorf("pass after the repair = %v, %v, wrote %v; want done and no write", res, err, testenv.WriteStrings(writes))
+			}
+
+			// A failed repair shows: the condition turns False and the error is
+			// returned; the next pass repairs.
+			drifted, _ = w.secret()
+			drifted.Labels["app.kubernetes.io/component"] = "drifted"
+			if err := env.Client.Update(ctx, drifted); err != nil {
+				t.Fatal(err)
+			}
+			injected := errors.New("injected patch failure")
+			failing := failingPatches{Client: env.Client, err: injected}
+			if res, err := w.passWith(ctx, failing); !errors.Is(err, injected) || !res.IsZero() {
+				t.Fatalf("pass with a failing patch = %v, %v; want the injected error alone", res, err)
+			}
+			w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysLabelsNotRestored,
+				"restore labels of Secret "+w.secretKey().String())
+			if res, err := w.pass(); err != nil || !res.IsZero() {
+				t.Fatalf("pass after the failed repair = %v, %v; want done", res, err)
+			}
+			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady)
+			if secret, _ = w.secret(); secret.Labels["app.kubernetes.io/component"] != want["app.kubernetes.io/component"] {
+				t.Errorf("label not restored after the failed repair: %v", secret.Labels)
+			}
+		})
+	}
+}
+
+// failingPatches is a client whose every Patch fails with err.
+type failingPatches struct {
+	client.Client
+	err error
+}
+
+// Patch returns err and sends nothing.
+func (c failingPatches) Patch(context.Context, client.Object, client.Patch, ...client.PatchOption) error {
+	return c.err
 }
