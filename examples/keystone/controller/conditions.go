@@ -34,6 +34,9 @@ const (
 	// ReasonWaitingForAdminPassword (SecretsReady False): the ExternalSecret has not
 	// synced the admin password Secret yet, or the Secret lacks the password.
 	ReasonWaitingForAdminPassword = "WaitingForAdminPassword"
+	// ReasonSecretsError (SecretsReady False): an API call of the Secrets row failed;
+	// the error is retried with back-off.
+	ReasonSecretsError = "SecretsError"
 
 	// ReasonCertificateReady (DatabaseTLSReady True): cert-manager issued the database
 	// client certificate.

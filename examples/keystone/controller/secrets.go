@@ -34,12 +34,12 @@ func (r *Reconciler) reconcileSecrets(ctx context.Context, k *v1alpha1.Keystone)
 	}
 	es := desiredExternalSecret(k, r.opts.FieldManager)
 	if err := apply.EnsureObject(ctx, target.Client, target.Client.Scheme(), k, es, r.opts.FieldManager); err != nil {
-		return ctrl.Result{}, err
+		return secretsFailed(k, err)
 	}
 	key := client.ObjectKey{Namespace: k.Namespace, Name: AdminPasswordSecretName(k)}
 	exists, synced, err := secrets.WaitForExternalSecret(ctx, target.Client, key)
 	if err != nil {
-		return ctrl.Result{}, err
+		return secretsFailed(k, err)
 	}
 	if !exists || !synced {
 		reconcile.MarkFalse(k, ConditionSecretsReady, ReasonWaitingForAdminPassword,
@@ -53,11 +53,20 @@ func (r *Reconciler) reconcileSecrets(ctx context.Context, k *v1alpha1.Keystone)
 			fmt.Sprintf("Secret %s holds no %q yet", key, AdminPasswordDataKey))
 		return ctrl.Result{RequeueAfter: reconcile.SecretPollInterval}, nil
 	case err != nil:
-		return ctrl.Result{}, err
+		return secretsFailed(k, err)
 	}
 	reconcile.MarkTrue(k, ConditionSecretsReady, ReasonSecretsAvailable,
 		fmt.Sprintf("admin password synced into Secret %s", key))
 	return ctrl.Result{}, nil
+}
+
+// secretsFailed reports a failed API call of the Secrets row as SecretsReady False
+// (reason SecretsError, the error's text, which names objects and never a value) and
+// returns the error, so the pass retries with back-off and the CR does not keep
+// reporting the Ready of an earlier pass.
+func secretsFailed(k *v1alpha1.Keystone, err error) (ctrl.Result, error) {
+	reconcile.MarkFalse(k, ConditionSecretsReady, ReasonSecretsError, err.Error())
+	return ctrl.Result{}, err
 }
 
 // desiredExternalSecret is the ExternalSecret that syncs spec.bootstrap.adminPassword
