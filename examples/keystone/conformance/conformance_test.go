@@ -384,6 +384,15 @@ func suiteOptions(t *testing.T) conformance.Options {
 		// the db-sync and bootstrap Jobs run: more passes than the default fit in
 		// their run time.
 		MaxPasses: 150,
-		Skip:      map[string]string{conformance.CheckSecrets: wireDumpSkip, conformance.CheckDrift: driftSkip},
+		Skip: map[string]string{conformance.CheckSecrets: wireDumpSkip, conformance.CheckDrift: driftSkip,
+			conformance.CheckErrors: errorsSkip},
 	}
 }
+
+// errorsSkip is why the suite's Errors check does not run against Keystone: HPAReady and
+// TrustFlushReady have no False reason (a failed apply returns its error and keeps the
+// condition), while the check wants every failed pass to turn a condition False; which
+// request a fault meets first varies from run to run. The controller's TestStepFaults
+// injects a 500 into each API call of each step instead.
+const errorsSkip = "HPAReady and TrustFlushReady propagate errors without a False reason; the check requires " +
+	"a False condition on every failed pass. Covered by the controller's TestStepFaults."
