@@ -95,7 +95,7 @@ func TestDemo(t *testing.T) {
 		`DatabaseReady +True +DatabaseSynced +db-sync Job openstack/keystone-db-sync completed`,
 		`KeystoneAPIReady +True +APIHealthy +GET http://127\.0\.0\.1:\d+/v3 returned 200 OK`,
 		`BootstrapReady +True +BootstrapComplete`,
-		`Ready +True +AllReady .*\[15/15\]`,
+		`Ready +True +AllReady .*\[16/16\]`,
 		`✓ Ready=True after [\d.]+ s: ConfigMap keystone-config-\w+, endpoint http://keystone\.openstack\.svc:5000`,
 		`Jobs keystone-db-sync \(1 succeeded\), keystone-bootstrap \(1 succeeded\)`,
 		`before: key repository: staged 0, primary 1\n`,
