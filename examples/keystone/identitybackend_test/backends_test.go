@@ -117,9 +117,7 @@ func TestStepConflict(t *testing.T) {
 	}
 
 	// Deleting the holder hands the domain to the other backend.
-	if err := env.Client.Delete(context.Background(), first); err != nil {
-		t.Fatal(err)
-	}
+	op.deleteSeen(t, first)
 	secret2, err := op.runStep(t, k)
 	if err != nil || secret2 != secret { // same domain, same content
 		t.Fatalf("step after the delete: %q (want %q), %v", secret2, secret, err)
@@ -140,9 +138,7 @@ func TestStepLeavesOutWhatCannotRender(t *testing.T) {
 	partners := newBackend(t, k, "partners", "partners", "")
 	expectReason(t, corp, condDomain, metav1.ConditionTrue, controller.ReasonDomainCreated)
 	expectReason(t, partners, condDomain, metav1.ConditionTrue, controller.ReasonDomainCreated)
-	if err := env.Client.Delete(context.Background(), bind); err != nil {
-		t.Fatal(err)
-	}
+	op.deleteSeen(t, bind)
 	secret, err := op.runStep(t, k)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -269,6 +270,28 @@ func markAvailable(t *testing.T, d *appsv1.Deployment) {
 	t.Helper()
 	if _, err := testenv.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKeyFromObject(d)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// deleteSeen deletes obj and waits until the operator's cache no longer holds it, as
+// the step would see it on the pass the deletion's watch event starts.
+func (o *operator) deleteSeen(t *testing.T, obj client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Delete(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	probe := obj.DeepCopyObject().(client.Object)
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 20*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			err := o.local.Get(ctx, client.ObjectKeyFromObject(obj), probe)
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, client.IgnoreNotFound(err)
+		})
+	if err != nil {
+		t.Fatalf("%T %s still in the operator's cache after its deletion: %v", obj, client.ObjectKeyFromObject(obj), err)
 	}
 }
 
