@@ -29,3 +29,24 @@ func GetUncached(ctx context.Context, c client.Client, key client.ObjectKey, obj
 	}
 	return nil
 }
+
+// ListUncached lists into list through c, past c's informers, the way [GetUncached]
+// reads one object: as unstructured. Helpers call it where a list from a cache that
+// has not caught up would mislead them, such as an object created earlier in the same
+// pass that decides whether something may be generated. list's kind must be known to
+// c's scheme.
+func ListUncached(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
+	gvk, err := c.GroupVersionKindFor(list)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnknownKind, err)
+	}
+	u := &unstructured.UnstructuredList{}
+	u.SetGroupVersionKind(gvk)
+	if err := c.List(ctx, u, opts...); err != nil {
+		return err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.UnstructuredContent(), list); err != nil {
+		return fmt.Errorf("convert %s from unstructured: %w", gvk.Kind, err)
+	}
+	return nil
+}

@@ -79,7 +79,10 @@
 // not (a first install). EnsureGeneratedSecret tells the two apart from the
 // ExternalSecrets in RestoreFrom's namespace that write RestoreFrom (spec.target.name,
 // or the ExternalSecret's own name when that is empty; creationPolicy other than None;
-// not being deleted), read before RestoreFrom itself:
+// not being deleted), read before RestoreFrom itself and both past the informer cache,
+// so that an ExternalSecret created earlier in the same pass counts. [CheckRestore]
+// answers the same question for callers that store something other than one
+// generated value, such as a key repository:
 //
 //   - None exists: nothing can restore the credential. It is generated.
 //   - Every one has answered for its current spec, since it was created, that the

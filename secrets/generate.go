@@ -180,7 +180,7 @@ func EnsureGeneratedSecret(
 	logger := log.FromContext(ctx).WithValues("secret", gs.Key.String(), "dataKey", gs.DataKey)
 
 	var outcome GenerateOutcome
-	var pending *pendingRestore
+	var pending *RestoreCheck
 	raced := false
 	err = retry.OnError(retry.DefaultRetry, retriable, func() error {
 		outcome, pending = SecretKept, nil
@@ -239,8 +239,8 @@ func EnsureGeneratedSecret(
 		logger.Info("restored credential Secret from synced copy", "restoredFrom", gs.RestoreFrom.String())
 	case SecretRestorePending:
 		logger.Info("credential not generated: waiting for an ExternalSecret that may restore it",
-			"restoreFrom", gs.RestoreFrom.String(), "externalSecret", pending.externalSecret.String(),
-			"state", pending.why, "requeueAfter", PollInterval)
+			"restoreFrom", gs.RestoreFrom.String(), "externalSecret", pending.Pending.String(),
+			"state", pending.Why, "requeueAfter", PollInterval)
 	}
 	return outcome, nil
 }
@@ -276,26 +276,19 @@ func (gs GeneratedSecret) validate() (int, error) {
 }
 
 // credential returns the value to store: the one at RestoreFrom when it holds DataKey,
-// nothing (a non-nil pendingRestore) while an ExternalSecret may still restore it, else
+// nothing (a RestoreCheck with Pending set) while an ExternalSecret may still restore it, else
 // a new random one.
-func (gs GeneratedSecret) credential(ctx context.Context, c client.Client, length int) ([]byte, GenerateOutcome, *pendingRestore, error) {
+func (gs GeneratedSecret) credential(ctx context.Context, c client.Client, length int) ([]byte, GenerateOutcome, *RestoreCheck, error) {
 	if gs.RestoreFrom != nil {
-		// The ExternalSecrets first: ESO writes the Secret before the status that
-		// reports the sync, so a sync they report is visible in the read below.
-		sources, err := restoreSources(ctx, c, *gs.RestoreFrom)
+		check, err := CheckRestore(ctx, c, *gs.RestoreFrom)
 		if err != nil {
 			return nil, SecretKept, nil, fmt.Errorf("restore Secret %s: %w", gs.Key, err)
 		}
-		synced := &corev1.Secret{}
-		err = c.Get(ctx, *gs.RestoreFrom, synced)
-		switch {
-		case err == nil && len(synced.Data[gs.DataKey]) > 0:
-			return synced.Data[gs.DataKey], SecretRestored, nil, nil
-		case err != nil && !apierrors.IsNotFound(err):
-			return nil, SecretKept, nil, fmt.Errorf("read synced copy Secret %s of %s: %w", gs.RestoreFrom, gs.Key, err)
+		if check.Secret != nil && len(check.Secret.Data[gs.DataKey]) > 0 {
+			return check.Secret.Data[gs.DataKey], SecretRestored, nil, nil
 		}
-		if pending := restorePending(sources, err == nil); pending != nil {
-			return nil, SecretRestorePending, pending, nil
+		if check.Pending != nil {
+			return nil, SecretRestorePending, &check, nil
 		}
 	}
 	value, err := randomAlphanumeric(length)

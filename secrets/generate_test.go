@@ -470,7 +470,7 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 			getFails: key, wantText: "get Secret keystone/creds", check: apierrors.IsForbidden,
 		},
 		"reading the synced copy fails": {
-			getFails: restore, wantText: "read synced copy Secret keystone/synced of keystone/creds", check: apierrors.IsForbidden,
+			getFails: restore, wantText: "restore Secret keystone/creds: read synced copy Secret keystone/synced", check: apierrors.IsForbidden,
 		},
 		"listing the ExternalSecrets that may restore it fails": {
 			listFails: true, wantText: "restore Secret keystone/creds: list ExternalSecrets in namespace keystone that may restore Secret keystone/synced",

@@ -24,7 +24,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// logSink records every log line, at every verbosity.
+// logSink records every log line, at every verbosity, except client-go's wire dumps:
+// at V(8) and above client-go logs request and response bodies through the context's
+// logger, and those carry whatever Secret data goes over the wire. They are client-go's
+// debugging output, not the package's log lines.
 type logSink struct {
 	mu    sync.Mutex
 	lines []string
@@ -32,6 +35,9 @@ type logSink struct {
 
 func (s *logSink) context(ctx context.Context) context.Context {
 	return log.IntoContext(ctx, funcr.New(func(prefix, args string) {
+		if strings.Contains(args, `"msg"="Request Body"`) || strings.Contains(args, `"msg"="Response Body"`) {
+			return
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.lines = append(s.lines, prefix+" "+args)

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
@@ -25,40 +28,62 @@ const ReasonRestorePending = "RestorePending"
 const MessageRestorePending = "waiting for External Secrets Operator to restore Secret %s from the secret backend; " +
 	"no new credential is generated while the backend may still hold one"
 
-// pendingRestore names the ExternalSecret a restore waits for and why.
-type pendingRestore struct {
-	externalSecret client.ObjectKey
-	why            string
+// RestoreCheck is what [CheckRestore] found for a Secret an ExternalSecret may
+// restore from the secret backend.
+type RestoreCheck struct {
+	// Secret is the Secret as read; nil when it does not exist.
+	Secret *corev1.Secret
+	// Pending names the first ExternalSecret that writes the Secret and has not yet
+	// answered whether the backend holds anything for it; nil when every such
+	// ExternalSecret has answered that it does not, or none exists.
+	Pending *client.ObjectKey
+	// Why says what Pending reports instead of an answer, such as "has not synced
+	// yet"; empty when Pending is nil.
+	Why string
 }
 
-// restoreSources lists the ExternalSecrets in restoreFrom's namespace that write
-// restoreFrom. List them before reading restoreFrom itself: ESO writes the target
-// Secret before the status that reports the sync.
-func restoreSources(ctx context.Context, c client.Client, restoreFrom client.ObjectKey) ([]esov1.ExternalSecret, error) {
+// CheckRestore reads the ExternalSecrets in restoreFrom's namespace that write the
+// Secret restoreFrom, then that Secret, and tells whether a credential missing from
+// elsewhere may be created from scratch. The rules are those of [EnsureGeneratedSecret]
+// with RestoreFrom (see the package documentation, "First install or pending
+// restore"): use the Secret's data when it holds what the caller needs; otherwise
+// generate only when Pending is nil; otherwise wait for Pending, report Why and requeue
+// after [PollInterval].
+//
+// Both reads go past c's informer cache (apply.ListUncached, apply.GetUncached): a
+// restore ExternalSecret the caller applied earlier in the same pass is not in the
+// cache yet, and a list that missed it would turn a restore into a first install. The
+// ExternalSecrets are read first, since ESO writes the Secret before the status that
+// reports the sync. CheckRestore is meant for the rare pass that finds a credential
+// missing; a pass that finds it present should not call it. Errors name the Secret and
+// wrap the client's error; they carry no Secret data.
+func CheckRestore(ctx context.Context, c client.Client, restoreFrom client.ObjectKey) (RestoreCheck, error) {
 	list := &esov1.ExternalSecretList{}
-	if err := c.List(ctx, list, client.InNamespace(restoreFrom.Namespace)); err != nil {
-		return nil, fmt.Errorf("list ExternalSecrets in namespace %s that may restore Secret %s: %w",
+	if err := apply.ListUncached(ctx, c, list, client.InNamespace(restoreFrom.Namespace)); err != nil {
+		return RestoreCheck{}, fmt.Errorf("list ExternalSecrets in namespace %s that may restore Secret %s: %w",
 			restoreFrom.Namespace, restoreFrom, err)
 	}
-	var sources []esov1.ExternalSecret
-	for _, es := range list.Items {
-		if writesSecret(&es, restoreFrom.Name) {
-			sources = append(sources, es)
+	synced := &corev1.Secret{}
+	err := apply.GetUncached(ctx, c, restoreFrom, synced)
+	switch {
+	case apierrors.IsNotFound(err):
+		synced = nil
+	case err != nil:
+		return RestoreCheck{}, fmt.Errorf("read synced copy Secret %s: %w", restoreFrom, err)
+	}
+	check := RestoreCheck{Secret: synced}
+	for i := range list.Items {
+		es := &list.Items[i]
+		if !writesSecret(es, restoreFrom.Name) {
+			continue
+		}
+		if why := restoreAnswer(es, synced != nil); why != "" {
+			key := client.ObjectKeyFromObject(es)
+			check.Pending, check.Why = &key, why
+			break
 		}
 	}
-	return sources, nil
-}
-
-// restorePending returns the first of sources that has not yet answered whether the
-// backend holds the credential, nil when all have (or there are none). syncedExists
-// says whether the Secret they write exists (without the credential).
-func restorePending(sources []esov1.ExternalSecret, syncedExists bool) *pendingRestore {
-	for i := range sources {
-		if why := restoreAnswer(&sources[i], syncedExists); why != "" {
-			return &pendingRestore{externalSecret: client.ObjectKeyFromObject(&sources[i]), why: why}
-		}
-	}
-	return nil
+	return check, nil
 }
 
 // writesSecret reports whether es can write the Secret name: its target is name, it

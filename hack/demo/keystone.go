@@ -270,7 +270,6 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 				if _, err := testenv.MarkExternalSecretEmpty(ctx, s.c, restore); err != nil {
 					return "", err
 				}
-				go s.keepAnsweringEmpty(ctx, restore)
 				return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the keys are generated",
 					restore, step.RemoteKey(k)), nil
 			},
@@ -459,28 +458,5 @@ func (s *keystoneScenario) epilogue() {
 		fmt.Sprintf("kubectl create job -n %s --from=cronjob/%s %s-now", ns, fernet.CronJobName(s.k), fernet.CronJobName(s.k)),
 	} {
 		s.d.Linef("  %s", cmd)
-	}
-}
-
-// keepAnsweringEmpty plays ESO's refresh of a key-restore ExternalSecret for the rest of
-// the scene: whenever the ExternalSecret has no Ready answer for its current generation
-// (the operator re-applied it, or the first answer raced its creation), it answers "no
-// backup" again, as ESO would on its next refresh.
-func (s *keystoneScenario) keepAnsweringEmpty(ctx context.Context, key client.ObjectKey) {
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		es := &esov1.ExternalSecret{}
-		if err := s.c.Get(ctx, key, es); err != nil {
-			continue
-		}
-		if _, synced, err := secrets.WaitForExternalSecret(ctx, s.c, key); err == nil && !synced {
-			_, _ = testenv.MarkExternalSecretEmpty(ctx, s.c, key)
-		}
 	}
 }

@@ -95,14 +95,15 @@ func NewIdentityBackendsStep(c client.Client) *IdentityBackendsStep {
 // Condition returns ConditionIdentityBackendsReady, the condition the row owns.
 func (s *IdentityBackendsStep) Condition() string { return ConditionIdentityBackendsReady }
 
-// Reconcile runs the row for k: list, gate, render, write, prune. It sets
-// stateOf(ctx).domainsSecret and .domainFiles ("" and nil when nothing is projected).
+// Reconcile runs the row for k: list, gate, render, write, prune. It sets the pass
+// state's domainsSecret and domainFiles (reconcile.StateFrom; "" and nil when nothing
+// is projected).
 // The prune keeps the current Secret, the RetainDomainsSecrets newest others and every
 // one a workload still mounts; with nothing projected it prunes nothing (the pods may
 // still mount the last Secret until the Deployment rolls), and the Secrets go with the
 // Keystone or at the next projection.
 func (s *IdentityBackendsStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
-	state := stateOf(ctx)
+	state := reconcile.StateFrom[passState](ctx)
 	state.domainsSecret, state.domainFiles = "", nil
 	fail := func(err error) (ctrl.Result, error) {
 		reconcile.MarkFalse(k, ConditionIdentityBackendsReady, ReasonIdentityBackendsError, err.Error())

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // TestStepHandsTheSecretToLaterRows checks the pass state the row leaves for the Config
@@ -36,11 +37,11 @@ func TestStepHandsTheSecretToLaterRows(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(k, gated("b", "zeta"), gated("a", "alpha")).
 		WithStatusSubresource(&v1alpha1.KeystoneIdentityBackend{}).Build()
 
-	ctx := withPassState(context.Background(), &passState{domainsSecret: "stale", domainFiles: []string{"stale"}})
+	ctx := reconcile.WithState(context.Background(), &passState{domainsSecret: "stale", domainFiles: []string{"stale"}})
 	if _, err := NewIdentityBackendsStep(c).Reconcile(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	st := stateOf(ctx)
+	st := reconcile.StateFrom[passState](ctx)
 	if !strings.HasPrefix(st.domainsSecret, "keystone-domains-") {
 		t.Fatalf("domainsSecret = %q", st.domainsSecret)
 	}
@@ -52,7 +53,7 @@ func TestStepHandsTheSecretToLaterRows(t *testing.T) {
 	if _, err := NewIdentityBackendsStep(empty).Reconcile(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	if st := stateOf(ctx); st.domainsSecret != "" || st.domainFiles != nil {
+	if st := reconcile.StateFrom[passState](ctx); st.domainsSecret != "" || st.domainFiles != nil {
 		t.Fatalf("without backends the state is %q %v, want none", st.domainsSecret, st.domainFiles)
 	}
 }

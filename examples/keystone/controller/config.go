@@ -76,7 +76,7 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 	}
 
 	data := map[string]string{}
-	s := fromSpec(k, stateOf(ctx).domainFiles)
+	s := fromSpec(k, reconcile.StateFrom[passState](ctx).domainFiles)
 	if p := k.Spec.Policy; p != nil {
 		rules, res, err := loadPolicy(ctx, c, k)
 		if err != nil || !res.IsZero() {

@@ -50,7 +50,7 @@ func (r *Reconciler) reconcileDeployment(ctx context.Context, k *v1alpha1.Keysto
 	if err := c.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: ConnectionSecretName(k)}, conn); err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading Secret %s/%s for its version: %w", k.Namespace, ConnectionSecretName(k), err)
 	}
-	ready, err := deployment.EnsureDeployment(ctx, c, scheme, k, desiredDeployment(k, stateOf(ctx), conn.ResourceVersion))
+	ready, err := deployment.EnsureDeployment(ctx, c, scheme, k, desiredDeployment(k, reconcile.StateFrom[passState](ctx), conn.ResourceVersion))
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -33,6 +33,6 @@ func RunStep(ctx context.Context, r *Reconciler, name string, target *multiclust
 	if !ok {
 		return ctrl.Result{}, fmt.Errorf("no step %q in the Keystone step table", name)
 	}
-	ctx = withPassState(ctx, &passState{domainsSecret: domainsSecret, domainFiles: domainFiles})
+	ctx = reconcile.WithState(ctx, &passState{domainsSecret: domainsSecret, domainFiles: domainFiles})
 	return step(multicluster.WithTarget(ctx, target), k)
 }

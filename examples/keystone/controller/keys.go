@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
 	"strings"
 	"time"
 
@@ -503,20 +502,18 @@ func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Clien
 //     WaitingForKeyRestore and a requeue after secrets.PollInterval;
 //   - otherwise a new repository is generated with keys.Setup.
 //
-// The ExternalSecrets are listed before the restore copy is read: ESO writes the
-// Secret before the status that reports the sync.
+// secrets.CheckRestore reads both past the informer cache: the restore ExternalSecret
+// the step applied earlier in the same pass counts even before the cache has seen it.
 func (s *KeyRepositoryStep) restoreOrGenerate(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (repo keys.Repository, restored bool, res ctrl.Result, err error) {
 	restoreKey := client.ObjectKey{Namespace: k.Namespace, Name: s.RestoreName(k)}
-	sources, err := restoreSources(ctx, c, restoreKey)
+	check, err := secrets.CheckRestore(ctx, c, restoreKey)
 	if err != nil {
 		res, err = s.fail(k, err)
 		return nil, false, res, err
 	}
-	copyOf := &corev1.Secret{}
-	err = c.Get(ctx, restoreKey, copyOf)
 	switch {
-	case err == nil && len(copyOf.Data) > 0:
-		repo, err := keys.FromSecretData(copyOf.Data)
+	case check.Secret != nil && len(check.Secret.Data) > 0:
+		repo, err := keys.FromSecretData(check.Secret.Data)
 		if err != nil {
 			reconcile.MarkFalse(k, s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
 				"restore copy Secret %s, synced from remote key %q, does not hold a valid %s key repository: %v; "+
@@ -525,15 +522,11 @@ func (s *KeyRepositoryStep) restoreOrGenerate(ctx context.Context, c client.Clie
 			return nil, false, ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
 		}
 		return repo, true, ctrl.Result{}, nil
-	case err != nil && !apierrors.IsNotFound(err):
-		res, err = s.fail(k, fmt.Errorf("read restore copy Secret %s: %w", restoreKey, err))
-		return nil, false, res, err
-	}
-	if es, why := restorePending(sources, err == nil); es != "" {
+	case check.Pending != nil:
 		reconcile.MarkFalse(k, s.kind.condition, ReasonWaitingForKeyRestore, fmt.Sprintf(
-			"waiting for ExternalSecret %s/%s, which %s, to tell whether remote key %q holds a %s key repository "+
+			"waiting for ExternalSecret %s, which %s, to tell whether remote key %q holds a %s key repository "+
 				"to restore into Secret %s; no new repository is generated while the backend may still hold one",
-			k.Namespace, es, why, s.RemoteKey(k), s.kind.name, restoreKey))
+			check.Pending, check.Why, s.RemoteKey(k), s.kind.name, restoreKey))
 		return nil, false, ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
 	}
 	repo, err = keys.Setup(nil)
@@ -542,73 +535,6 @@ func (s *KeyRepositoryStep) restoreOrGenerate(ctx context.Context, c client.Clie
 		return nil, false, res, err
 	}
 	return repo, false, ctrl.Result{}, nil
-}
-
-// restoreSources lists the ExternalSecrets in restoreKey's namespace that write the
-// Secret restoreKey: its target name (or the ExternalSecret's own name when that is
-// empty), a creationPolicy other than None, not being deleted.
-func restoreSources(ctx context.Context, c client.Client, restoreKey client.ObjectKey) ([]esov1.ExternalSecret, error) {
-	list := &esov1.ExternalSecretList{}
-	if err := c.List(ctx, list, client.InNamespace(restoreKey.Namespace)); err != nil {
-		return nil, fmt.Errorf("list ExternalSecrets in namespace %s that may restore Secret %s: %w",
-			restoreKey.Namespace, restoreKey, err)
-	}
-	var sources []esov1.ExternalSecret
-	for _, es := range list.Items {
-		target := es.Spec.Target.Name
-		if target == "" {
-			target = es.Name
-		}
-		if target == restoreKey.Name && es.Spec.Target.CreationPolicy != esov1.CreatePolicyNone && es.DeletionTimestamp == nil {
-			sources = append(sources, es)
-		}
-	}
-	return sources, nil
-}
-
-// restorePending returns the name of the first of sources that has not answered that
-// the backend holds nothing, and what it reports instead; "" when all have (or there
-// are none). copyExists says whether the restore copy exists (without data).
-func restorePending(sources []esov1.ExternalSecret, copyExists bool) (name, why string) {
-	for i := range sources {
-		if why := restoreAnswer(&sources[i], copyExists); why != "" {
-			return sources[i].Name, why
-		}
-	}
-	return "", ""
-}
-
-// restoreAnswer returns "" when es has answered, in a sync of its current generation made
-// after it was created, that the backend holds nothing: Ready=True with reason
-// SecretDeleted, or SecretSynced while the (empty) restore copy exists. Otherwise it
-// says what es reports.
-func restoreAnswer(es *esov1.ExternalSecret, copyExists bool) string {
-	var ready *esov1.ExternalSecretStatusCondition
-	for i := range es.Status.Conditions {
-		if es.Status.Conditions[i].Type == esov1.ExternalSecretReady {
-			ready = &es.Status.Conditions[i]
-		}
-	}
-	switch {
-	case ready == nil:
-		return "has not synced yet"
-	case ready.Status != corev1.ConditionTrue:
-		return fmt.Sprintf("is Ready=%s (reason %s)", ready.Status, ready.Reason)
-	}
-	gen, _, _ := strings.Cut(es.Status.SyncedResourceVersion, "-")
-	if n, err := strconv.ParseInt(gen, 10, 64); err != nil || n != es.Generation {
-		return fmt.Sprintf("has not synced its current generation %d (status.syncedResourceVersion %q)",
-			es.Generation, es.Status.SyncedResourceVersion)
-	}
-	switch {
-	case ready.Reason == esov1.ConditionReasonSecretSynced && !copyExists:
-		return "is Ready=True (SecretSynced) but its target Secret does not exist: it was deleted after the sync"
-	case ready.Reason != esov1.ConditionReasonSecretSynced && ready.Reason != esov1.ConditionReasonSecretDeleted:
-		return fmt.Sprintf("is Ready=True with reason %s, which does not say what the backend holds", ready.Reason)
-	case es.Status.RefreshTime.Before(&es.CreationTimestamp):
-		return "reports a sync from before it was created (a status restored with the object)"
-	}
-	return ""
 }
 
 // labels are the labels of the step's children.

@@ -206,7 +206,7 @@ func (r *Reconciler) pass(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Resul
 	k.Status.ObservedGeneration = k.Generation
 	return multicluster.OnTarget(ctx, r.client, r.cleanup, k, k.Spec.TargetClusterRef, ConditionSecretsReady,
 		func(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
-			return r.pipeline.Run(withPassState(ctx, &passState{}), k)
+			return r.pipeline.Run(reconcile.WithState(ctx, &passState{}), k)
 		})
 }
 

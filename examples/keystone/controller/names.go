@@ -1,10 +1,7 @@
 package controller
 
 import (
-	"context"
-
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // The names of a Keystone's children, each derived from the Keystone's name.
@@ -33,7 +30,8 @@ func ConfigBaseName(k *v1alpha1.Keystone) string { return k.Name + "-config" }
 // keystone.<domain>.conf files of the identity backends ({keystone}-domains-{hash}).
 func DomainsBaseName(k *v1alpha1.Keystone) string { return k.Name + "-domains" }
 
-// passState carries what one step of a pass hands to a later one.
+// passState carries what one step of a pass hands to a later one: the pass stores it
+// with reconcile.WithState, the steps read it with reconcile.StateFrom.
 type passState struct {
 	// domainsSecret is the Secret the IdentityBackends step projected the backends
 	// into, "" when no backend passed its gate; domainFiles are its data keys. The
@@ -41,12 +39,3 @@ type passState struct {
 	domainsSecret string
 	domainFiles   []string
 }
-
-// withPassState returns ctx carrying s for the steps of one pass (reconcile.WithState).
-func withPassState(ctx context.Context, s *passState) context.Context {
-	return reconcile.WithState(ctx, s)
-}
-
-// stateOf returns the pass state of ctx (reconcile.StateFrom); a step run outside a pass
-// gets an empty one.
-func stateOf(ctx context.Context) *passState { return reconcile.StateFrom[passState](ctx) }

@@ -286,7 +286,7 @@ func TestKeysRestoreDecision(t *testing.T) {
 			setup: func(t *testing.T, w *world) {
 				setESStatus(t, w.restoreKey(), corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, -1, time.Now())
 			},
-			why: "has not synced its current generation",
+			why: "not for the current generation",
 		},
 		"status from before the object was created": {
 			setup: func(t *testing.T, w *world) {
