@@ -45,12 +45,12 @@ func (o Operator) takesValue() bool { return o != OpExists && o != OpNotExists }
 
 // Condition is one test of a when, anyOf or validation list.
 //
-//	- field: external.registry-check.status   # a dot path into the reconcile's data
-//	  equals: "200"
-//	- field: "{{ phase .cross.db }}"           # or a template, whose output is tested
-//	  equals: Ready
-//	- field: spec.image
-//	  operator: exists
+//   - field: external.registry-check.status   # a dot path into the reconcile's data
+//     equals: "200"
+//   - field: "{{ phase .cross.db }}"           # or a template, whose output is tested
+//     equals: Ready
+//   - field: spec.image
+//     operator: exists
 type Condition struct {
 	// Field is a dot path into the data of the reconcile (spec.x, metadata.labels.y,
 	// external.<name>.status, children.deployment.status.readyReplicas, cross.<as>.status.phase)

@@ -249,7 +249,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) {
 		cond = v.FieldByIndex(condIndex).Addr().Interface().(*Condition)
 	}
 	seen := map[string]int{}
-	operatorKeys := 0
+	operatorKeys, unknownOperators := 0, 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		key, ok := d.mappingKey(k, path, seen)
@@ -270,7 +270,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) {
 		}
 		switch {
 		case cond != nil:
-			operatorKeys++ // an unknown operator: reported here, not again as a missing one
+			unknownOperators++ // reported here, not again as a missing operator
 			d.decodeOperatorKey(cond, key, val, kp, k.Line)
 		case slices.Contains(ProviderBlocks, key):
 			d.fail(kp, k.Line, fmt.Errorf("%w: %q calls services outside the cluster; this engine reconciles Kubernetes objects only, so remove the %s block or run this Katalog on an engine that provides it", ErrProviderBlock, key, key))
@@ -279,7 +279,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) {
 		}
 	}
 	if cond != nil {
-		d.checkCondition(cond, path, n, seen, operatorKeys)
+		d.checkCondition(cond, path, n, seen, operatorKeys+unknownOperators)
 	}
 }
 
