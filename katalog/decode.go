@@ -30,6 +30,17 @@ type decoder struct {
 	errs   *errList
 	lines  map[string]int
 	budget int
+	// aliasLine, while decoding the target of an alias, is the alias's line: problems in
+	// aliased content are reported where the alias is used.
+	aliasLine int
+}
+
+// at returns the line to report for n.
+func (d *decoder) at(n *yaml.Node) int {
+	if d.aliasLine > 0 {
+		return d.aliasLine
+	}
+	return n.Line
 }
 
 func (d *decoder) fail(path string, line int, err error) { d.errs.add(d.file, path, line, err) }
@@ -71,14 +82,20 @@ func describe(n *yaml.Node) string {
 }
 
 func (d *decoder) typeError(path string, n *yaml.Node, want string) {
-	d.fail(path, n.Line, fmt.Errorf("%w: expected %s, got %s", ErrInvalidValue, want, describe(n)))
+	d.fail(path, d.at(n), fmt.Errorf("%w: expected %s, got %s", ErrInvalidValue, want, describe(n)))
 }
 
 // decode decodes n into v. path is the YAML path of the value and line the line that names
 // it (its key's line inside a mapping).
 func (d *decoder) decode(n *yaml.Node, path string, line int, v reflect.Value) {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if d.aliasLine == 0 {
+			d.aliasLine = n.Line
+			defer func() { d.aliasLine = 0 }()
+		}
+		for n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
 	}
 	d.budget--
 	if d.budget == 0 {
@@ -145,7 +162,7 @@ func (d *decoder) decode(n *yaml.Node, path string, line int, v reflect.Value) {
 	case reflect.Interface:
 		var x any
 		if err := n.Decode(&x); err != nil {
-			d.fail(path, n.Line, fmt.Errorf("%w: %s", ErrInvalidValue, strings.TrimPrefix(err.Error(), "yaml: ")))
+			d.fail(path, d.at(n), fmt.Errorf("%w: %s", ErrInvalidValue, strings.TrimPrefix(err.Error(), "yaml: ")))
 			return
 		}
 		if x != nil {
@@ -166,9 +183,9 @@ func (d *decoder) decodeTemplate(n *yaml.Node, path string, t *Template) {
 	}
 	parsed, err := NewTemplate(n.Value)
 	if err != nil {
-		line := n.Line
+		line := d.at(n)
 		var te *templateError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) && d.aliasLine == 0 {
 			line += te.line - 1
 			if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 				line++ // block scalar text starts below its indicator
@@ -189,7 +206,7 @@ func (d *decoder) decodeDuration(n *yaml.Node, path string, out *Duration) {
 	}
 	dur, err := time.ParseDuration(n.Value)
 	if err != nil || dur < 0 {
-		d.fail(path, n.Line, fmt.Errorf("%w: %q is not a non-negative duration such as 30s or 1m30s", ErrInvalidValue, n.Value))
+		d.fail(path, d.at(n), fmt.Errorf("%w: %q is not a non-negative duration such as 30s or 1m30s", ErrInvalidValue, n.Value))
 		return
 	}
 	out.Duration = dur
@@ -260,22 +277,22 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) {
 		if cond != nil && (key == "operator" || Operator(key).Known()) {
 			operatorKeys++
 			if operatorKeys > 1 {
-				d.fail(kp, k.Line, fmt.Errorf("%w: a condition takes exactly one operator, %q is a second one", ErrUnknownOperator, key))
+				d.fail(kp, d.at(k), fmt.Errorf("%w: a condition takes exactly one operator, %q is a second one", ErrUnknownOperator, key))
 				continue
 			}
 		}
 		if f, ok := fields[key]; ok {
-			d.decode(val, kp, k.Line, v.FieldByIndex(f.index))
+			d.decode(val, kp, d.at(k), v.FieldByIndex(f.index))
 			continue
 		}
 		switch {
 		case cond != nil:
 			unknownOperators++ // reported here, not again as a missing operator
-			d.decodeOperatorKey(cond, key, val, kp, k.Line)
+			d.decodeOperatorKey(cond, key, val, kp, d.at(k))
 		case slices.Contains(ProviderBlocks, key):
-			d.fail(kp, k.Line, fmt.Errorf("%w: %q calls services outside the cluster; this engine reconciles Kubernetes objects only, so remove the %s block or run this Katalog on an engine that provides it", ErrProviderBlock, key, key))
+			d.fail(kp, d.at(k), fmt.Errorf("%w: %q calls services outside the cluster; this engine reconciles Kubernetes objects only, so remove the %s block or run this Katalog on an engine that provides it", ErrProviderBlock, key, key))
 		default:
-			d.fail(kp, k.Line, fmt.Errorf("%w %q", ErrUnknownField, key))
+			d.fail(kp, d.at(k), fmt.Errorf("%w %q", ErrUnknownField, key))
 		}
 	}
 	if cond != nil {
@@ -287,18 +304,18 @@ func (d *decoder) decodeStruct(n *yaml.Node, path string, v reflect.Value) {
 // merge keys and repeated keys.
 func (d *decoder) mappingKey(k *yaml.Node, path string, seen map[string]int) (string, bool) {
 	if k.Kind != yaml.ScalarNode {
-		d.fail(path, k.Line, fmt.Errorf("%w: a mapping key must be a string, got %s", ErrInvalidValue, describe(k)))
+		d.fail(path, d.at(k), fmt.Errorf("%w: a mapping key must be a string, got %s", ErrInvalidValue, describe(k)))
 		return "", false
 	}
 	if k.ShortTag() == "!!merge" {
-		d.fail(joinKey(path, k.Value), k.Line, fmt.Errorf("%w: merge keys (<<) are not supported; repeat the fields or use an alias as the whole value", ErrUnknownField))
+		d.fail(joinKey(path, k.Value), d.at(k), fmt.Errorf("%w: merge keys (<<) are not supported; repeat the fields or use an alias as the whole value", ErrUnknownField))
 		return "", false
 	}
 	if first, dup := seen[k.Value]; dup {
-		d.fail(joinKey(path, k.Value), k.Line, fmt.Errorf("%w %q: already set on line %d", ErrDuplicateKey, k.Value, first))
+		d.fail(joinKey(path, k.Value), d.at(k), fmt.Errorf("%w %q: already set on line %d", ErrDuplicateKey, k.Value, first))
 		return "", false
 	}
-	seen[k.Value] = k.Line
+	seen[k.Value] = d.at(k)
 	return k.Value, true
 }
 
@@ -318,7 +335,7 @@ func (d *decoder) decodeOperatorKey(c *Condition, key string, val *yaml.Node, pa
 	}
 	var b bool
 	if val.Kind != yaml.ScalarNode || val.ShortTag() != "!!bool" || val.Decode(&b) != nil || !b {
-		d.fail(path, val.Line, fmt.Errorf("%w: %s takes true (use %s for the opposite), got %s", ErrInvalidValue, op, opposite(op), describe(val)))
+		d.fail(path, d.at(val), fmt.Errorf("%w: %s takes true (use %s for the opposite), got %s", ErrInvalidValue, op, opposite(op), describe(val)))
 	}
 }
 
@@ -341,11 +358,11 @@ func operatorList() string {
 // and a value given to exists or notExists.
 func (d *decoder) checkCondition(c *Condition, path string, n *yaml.Node, seen map[string]int, operatorKeys int) {
 	if c.Field.IsZero() {
-		d.fail(joinKey(path, "field"), n.Line, fmt.Errorf("%w: field", ErrMissingField))
+		d.fail(joinKey(path, "field"), d.at(n), fmt.Errorf("%w: field", ErrMissingField))
 	}
 	switch {
 	case c.Operator == "" && operatorKeys == 0:
-		d.fail(path, n.Line, fmt.Errorf("%w: the condition has no operator; use one of %s", ErrUnknownOperator, operatorList()))
+		d.fail(path, d.at(n), fmt.Errorf("%w: the condition has no operator; use one of %s", ErrUnknownOperator, operatorList()))
 	case c.Operator == "":
 	case !c.Operator.Known():
 		d.fail(joinKey(path, "operator"), seen["operator"], fmt.Errorf("%w %q; the operators are %s", ErrUnknownOperator, c.Operator, operatorList()))
@@ -377,7 +394,7 @@ func (d *decoder) decodeMap(n *yaml.Node, path string, v reflect.Value) {
 			continue
 		}
 		elem := reflect.New(t.Elem()).Elem()
-		d.decode(val, joinKey(path, key), k.Line, elem)
+		d.decode(val, joinKey(path, key), d.at(k), elem)
 		v.SetMapIndex(reflect.ValueOf(key).Convert(t.Key()), elem)
 	}
 }
@@ -394,7 +411,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, path string, v reflect.Value) {
 	out := reflect.MakeSlice(t, 0, len(n.Content))
 	for i, item := range n.Content {
 		elem := reflect.New(t.Elem()).Elem()
-		d.decode(item, joinIndex(path, i), item.Line, elem)
+		d.decode(item, joinIndex(path, i), d.at(item), elem)
 		out = reflect.Append(out, elem)
 	}
 	v.Set(out)
