@@ -16,6 +16,10 @@ import (
 // alias bomb fails with an error instead of exhausting memory.
 const nodeBudget = 200000
 
+// maxDepth bounds how deeply values nest (a Katalog needs about 12 levels), so that a
+// self-referencing alias fails fast.
+const maxDepth = 48
+
 var (
 	templateType  = reflect.TypeFor[Template]()
 	durationType  = reflect.TypeFor[Duration]()
@@ -30,6 +34,7 @@ type decoder struct {
 	errs   *errList
 	lines  map[string]int
 	budget int
+	depth  int
 	// aliasLine, while decoding the target of an alias, is the alias's line: problems in
 	// aliased content are reported where the alias is used.
 	aliasLine int
@@ -96,6 +101,15 @@ func (d *decoder) decode(n *yaml.Node, path string, line int, v reflect.Value) {
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxDepth {
+		if d.budget > 0 {
+			d.fail(path[:min(len(path), 200)], line, fmt.Errorf("%w: values nest deeper than %d levels", ErrSyntax, maxDepth))
+			d.budget = -1 // stop decoding: the rest of this document is not worth reporting on
+		}
+		return
 	}
 	d.budget--
 	if d.budget == 0 {

@@ -334,7 +334,7 @@ func TestParseErrors(t *testing.T) {
 		},
 		"MutationAndStatus": {
 			reason: "Mutation rules need a field and a default that parses; status fields need a path and a value.",
-			args: args{doc("      mutation:\n        rules:\n          - default: \"{{ .metadata.name\"\n      operatorBox:\n        status:\n          fields:\n            - when: []\n")},
+			args:   args{doc("      mutation:\n        rules:\n          - default: \"{{ .metadata.name\"\n      operatorBox:\n        status:\n          fields:\n            - when: []\n")},
 			want: want{[]reported{
 				r(11, "spec.crds.app.mutation.rules[0].default", "ErrTemplate", "unclosed action"),
 				r(11, "spec.crds.app.mutation.rules[0].field", "ErrMissingField", "field"),
