@@ -567,3 +567,74 @@ func TestLoadErrorFormat(t *testing.T) {
 		t.Errorf("LoadErrors(nil) = %v", got)
 	}
 }
+
+// Two declarations with the same static name are one object unless their when conditions
+// exclude each other; only literal conditions on the same field are judged.
+func TestDuplicateResourceConditions(t *testing.T) {
+	type args struct{ a, b string }
+	cases := map[string]struct {
+		reason    string
+		args      args
+		duplicate bool
+	}{
+		"DifferentEquals":     {"equals two different values: exclusive.", args{"{field: spec.env, equals: prod}", "{field: spec.env, equals: dev}"}, false},
+		"EqualsAndNotEquals":  {"equals x and notEquals x: exclusive.", args{"{field: spec.env, equals: prod}", "{field: spec.env, notEquals: prod}"}, false},
+		"ExistsAndNotExists":  {"exists and notExists: exclusive.", args{"{field: spec.tls, exists: true}", "{field: spec.tls, notExists: true}"}, false},
+		"EqualsAndNotExists":  {"equals a non-empty value and notExists: exclusive.", args{"{field: spec.env, equals: prod}", "{field: spec.env, notExists: true}"}, false},
+		"SameEquals":          {"The same condition twice: both exist together.", args{"{field: spec.env, equals: prod}", "{field: spec.env, equals: prod}"}, true},
+		"DifferentFields":     {"Conditions on different fields can both hold.", args{"{field: spec.env, equals: prod}", "{field: spec.tier, equals: dev}"}, true},
+		"TemplatedValue":      {"A templated value is not judged.", args{"{field: spec.env, equals: \"{{ .spec.a }}\"}", "{field: spec.env, equals: dev}"}, true},
+		"GreaterAndLessThan":  {"Numeric ranges are not judged.", args{"{field: spec.n, greaterThan: \"5\"}", "{field: spec.n, lessThan: \"3\"}"}, true},
+		"NotEqualsNotEquals":  {"notEquals twice can both hold.", args{"{field: spec.env, notEquals: a}", "{field: spec.env, notEquals: b}"}, true},
+		"EmptyEqualsNotExist": {"equals \"\" and notExists can both hold.", args{"{field: spec.env, equals: \"\"}", "{field: spec.env, notExists: true}"}, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := katalog.Parse("t.yaml", []byte(doc("      operatorBox:\n        onReconcile:\n          jobs:\n"+
+				"            - {name: migrate, image: x, when: ["+tc.args.a+"]}\n"+
+				"            - {name: migrate, image: x, when: ["+tc.args.b+"]}\n")))
+			if got := errors.Is(err, katalog.ErrDuplicateResource); got != tc.duplicate {
+				t.Errorf("%s\nduplicate = %v, want %v (error: %v)", tc.reason, got, tc.duplicate, err)
+			}
+			if err != nil && !tc.duplicate {
+				t.Errorf("%s\nunexpected error: %v", tc.reason, err)
+			}
+		})
+	}
+}
+
+func TestDecodeEdges(t *testing.T) {
+	_, err := katalog.Parse("t.yaml", []byte(doc("      operatorBox:\n        onCreate:\n          external:\n"+
+		"            - {name: a, url: \"http://x\", timeout: 5s, headers: {[x]: y}}\n"+
+		"          configMaps: {name: x}\n")))
+	compareReported(t, err, []reported{
+		{"t.yaml", 12, "spec.crds.app.operatorBox.onCreate.external[0].headers", "ErrInvalidValue", "a mapping key must be a string, got a list"},
+		{"t.yaml", 13, "spec.crds.app.operatorBox.onCreate.configMaps", "ErrInvalidValue", "expected a list, got a mapping"},
+	})
+	k, err := katalog.Parse("t.yaml", []byte(doc("      operatorBox:\n        onCreate:\n          external:\n            - {name: a, url: \"http://x\", timeout: 1m30s}\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.Spec.CRDs["app"].OperatorBox.OnCreate.External[0].Timeout.String(); got != "1m30s" {
+		t.Errorf("timeout = %s", got)
+	}
+}
+
+// A set built in Go is not checked: StartOrder still returns every enabled entry, those on
+// a cycle last, and leaves disabled entries out.
+func TestStartOrderUnchecked(t *testing.T) {
+	off := false
+	k := &katalog.Katalog{Spec: katalog.Spec{CRDs: map[string]*katalog.CRD{
+		"a":   {Name: "a", DependsOn: map[string]katalog.DependencyCondition{"b": katalog.DependencyHealthy}},
+		"b":   {Name: "b", DependsOn: map[string]katalog.DependencyCondition{"a": katalog.DependencyHealthy}},
+		"c":   {Name: "c", DependsOn: map[string]katalog.DependencyCondition{"gone": katalog.DependencyHealthy}},
+		"off": {Name: "off", Enabled: &off},
+	}}}
+	var names []string
+	for _, c := range k.StartOrder() {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"c", "a", "b"}, names); diff != "" {
+		t.Errorf("StartOrder (-want +got):\n%s", diff)
+	}
+}
