@@ -113,7 +113,7 @@ func (d *decoder) decode(n *yaml.Node, path string, line int, v reflect.Value) {
 	}
 	d.budget--
 	if d.budget == 0 {
-		d.fail(path, line, fmt.Errorf("%w: the document expands to more than %d YAML nodes", ErrSyntax, nodeBudget))
+		d.fail(path, line, fmt.Errorf("%w: the YAML document expands to more than %d nodes", ErrSyntax, nodeBudget))
 	}
 	if d.budget <= 0 {
 		return

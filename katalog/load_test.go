@@ -205,7 +205,7 @@ func TestParseErrors(t *testing.T) {
 			want:   want{[]reported{r(9, "", "ErrSyntax", "more than one YAML document")}},
 		},
 		"NotAMapping": {
-			reason: "The document must be a mapping.",
+			reason: "The YAML document must be a mapping.",
 			args:   args{"- a\n- b\n"},
 			want:   want{[]reported{r(1, "", "ErrInvalidValue", "expected a mapping with apiVersion")}},
 		},
@@ -372,7 +372,7 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// The document's own Katalog declares an Application that depends on and reads a
+// platform.yaml, the reference Application Katalog, declares an Application that depends on and reads a
 // Database CRD declared elsewhere: alone it is refused for exactly those two references;
 // loaded with the Katalog that declares database, it loads.
 func TestPlatformKatalog(t *testing.T) {
@@ -466,7 +466,7 @@ func TestPlatformKatalog(t *testing.T) {
 	}
 }
 
-// The forEach example of the document: over a list .item is the element; over a map the
+// The forEach example: over a list .item is the element; over a map the
 // alias is the key and .value its settings, with or falling back to the spec.
 func TestForEachKatalog(t *testing.T) {
 	k, err := katalog.Load(filepath.Join("testdata", "foreach.yaml"))
