@@ -1,0 +1,151 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/katalog"
+)
+
+// DefaultRefresh is how often the HTML pages reload themselves when Options.Refresh is 0.
+const DefaultRefresh = 10 * time.Second
+
+// RecentEvents is the largest number of events the detail of a custom resource shows,
+// newest first.
+const RecentEvents = 20
+
+// ReadTimeout bounds the reads of one request: the cache reads and the event list.
+const ReadTimeout = 3 * time.Second
+
+// ErrInvalidOptions is wrapped by the error New returns for options it cannot serve
+// with, naming the field.
+var ErrInvalidOptions = errors.New("invalid inspector options")
+
+// Health is what the engine reports about one CRD of a Katalog. The health endpoint
+// answers 200 when Healthy is true and 503 otherwise.
+type Health struct {
+	// Healthy: the CRD's cache has synced and its recent reconciles succeed.
+	Healthy bool `json:"healthy"`
+	// Synced: the CRD's cache of custom resources has synced.
+	Synced bool `json:"synced"`
+	// LastError is the error of the last failed reconcile, empty when the last one
+	// succeeded.
+	LastError string `json:"lastError,omitempty"`
+	// LastReconcile is when the last reconcile ended; zero before the first.
+	LastReconcile time.Time `json:"lastReconcile,omitzero"`
+	// Reconciles counts the reconciles since the engine started.
+	Reconciles int64 `json:"reconciles"`
+	// Failures counts the reconciles that returned an error.
+	Failures int64 `json:"failures"`
+}
+
+// HealthSource reports the health of a CRD by its name in the Katalog. The engine
+// implements it; it is called on every request that shows health, so it must be cheap
+// and safe for concurrent use.
+type HealthSource interface {
+	Health(crd string) Health
+}
+
+// Options configure New.
+type Options struct {
+	// Reader reads custom resources and their children: the manager's cache
+	// (mgr.GetCache() or mgr.GetClient()), so that showing them sends no request to
+	// the API server. Required.
+	Reader client.Reader
+	// Events lists the events of a custom resource with a field selector on
+	// involvedObject.uid, in the resource's namespace; it may be the API reader
+	// (mgr.GetAPIReader()), which then sends one LIST per detail request, served from
+	// the API server's watch cache (resourceVersion "0"). Required.
+	Events client.Reader
+	// CRDs are the Katalog entries to show (for example katalog.StartOrder(kats...)).
+	// Names must be unique.
+	CRDs []*katalog.CRD
+	// Health reports each CRD's health. Required.
+	Health HealthSource
+	// ChildKinds are the kinds searched for a custom resource's children: objects in
+	// its namespace whose controller is the custom resource. Empty means the defaults
+	// of DefaultOptions.
+	ChildKinds []schema.GroupVersionKind
+	// Refresh is the period after which the HTML pages reload themselves; 0 means
+	// DefaultRefresh and a negative value turns reloading off.
+	Refresh time.Duration
+}
+
+// DefaultChildKinds are the kinds a Katalog creates for a custom resource: Deployment,
+// Service, Secret, ConfigMap, ServiceAccount, Job and CronJob.
+func DefaultChildKinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Version: "v1", Kind: "Service"},
+		{Version: "v1", Kind: "Secret"},
+		{Version: "v1", Kind: "ConfigMap"},
+		{Version: "v1", Kind: "ServiceAccount"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+		{Group: "batch", Version: "v1", Kind: "CronJob"},
+	}
+}
+
+// DefaultOptions returns Options with the default child kinds and refresh period; set
+// Reader, Events, CRDs and Health before passing them to New.
+func DefaultOptions() Options {
+	return Options{ChildKinds: DefaultChildKinds(), Refresh: DefaultRefresh}
+}
+
+// New returns the handler of the inspector's JSON and HTML routes (see the package
+// documentation). Mount it at the root of a mux for the paths /katalog/ and
+// /controlcenter/. New fails with ErrInvalidOptions when Reader, Events or Health is
+// nil, or when a CRD entry is nil, has an invalid name or repeats a name.
+func New(opts Options) (http.Handler, error) {
+	return newHandler(opts, time.Now)
+}
+
+// newHandler is New with the clock that ages are measured against.
+func newHandler(opts Options, now func() time.Time) (http.Handler, error) {
+	switch {
+	case opts.Reader == nil:
+		return nil, fmt.Errorf("%w: Reader is nil", ErrInvalidOptions)
+	case opts.Events == nil:
+		return nil, fmt.Errorf("%w: Events is nil", ErrInvalidOptions)
+	case opts.Health == nil:
+		return nil, fmt.Errorf("%w: Health is nil", ErrInvalidOptions)
+	}
+	s := &server{opts: opts, byName: make(map[string]*katalog.CRD, len(opts.CRDs)), now: now}
+	for i, crd := range opts.CRDs {
+		if crd == nil {
+			return nil, fmt.Errorf("%w: CRDs[%d] is nil", ErrInvalidOptions, i)
+		}
+		if errs := validation.IsDNS1123Label(crd.Name); len(errs) > 0 {
+			return nil, fmt.Errorf("%w: CRDs[%d].Name %q: %s", ErrInvalidOptions, i, crd.Name, errs[0])
+		}
+		if _, dup := s.byName[crd.Name]; dup {
+			return nil, fmt.Errorf("%w: CRDs[%d].Name %q is given twice", ErrInvalidOptions, i, crd.Name)
+		}
+		s.byName[crd.Name] = crd
+	}
+	if len(s.opts.ChildKinds) == 0 {
+		s.opts.ChildKinds = DefaultChildKinds()
+	}
+	if s.opts.Refresh == 0 {
+		s.opts.Refresh = DefaultRefresh
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s.pages = pages
+	return s.routes(), nil
+}
+
+// server holds what every request reads; it is immutable after New.
+type server struct {
+	opts   Options
+	byName map[string]*katalog.CRD
+	pages  pages
+	now    func() time.Time
+}
