@@ -9,7 +9,7 @@
 //
 //	mux := http.NewServeMux()
 //	h, err := inspect.New(inspect.Options{
-//		Reader:     mgr.GetClient(),    // the cache
+//		Reader:     mgr.GetCache(), // not mgr.GetClient(): it reads unstructured objects past the cache
 //		Events:     mgr.GetAPIReader(),
 //		CRDs:       katalog.StartOrder(kats...),
 //		Health:     engine,

@@ -54,9 +54,11 @@ type HealthSource interface {
 
 // Options configure New.
 type Options struct {
-	// Reader reads custom resources and their children: the manager's cache
-	// (mgr.GetCache() or mgr.GetClient()), so that showing them sends no request to
-	// the API server. Required.
+	// Reader reads custom resources and their children: the manager's cache,
+	// mgr.GetCache(), so that showing them sends no request to the API server. Do not
+	// pass mgr.GetClient(): unless its client.Options.Cache.Unstructured is true, it
+	// reads unstructured objects, and so every custom resource, from the API server.
+	// Required.
 	Reader client.Reader
 	// Events lists the events of a custom resource with a field selector on
 	// involvedObject.uid, in the resource's namespace; it may be the API reader
