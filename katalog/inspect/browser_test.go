@@ -18,7 +18,7 @@ import (
 var updateScreenshot = flag.Bool("update-screenshot", false,
 	"write the browser test's screenshot to docs/katalog-inspector.png instead of a temporary directory")
 
-// screenshotDoc is the screenshot of the detail page that the documentation shows.
+// screenshotDoc is where -update-screenshot writes the screenshot of the detail page.
 const screenshotDoc = "../../docs/katalog-inspector.png"
 
 // chromiumPath finds the browser; the test fails rather than skips without it.
