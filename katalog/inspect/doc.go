@@ -51,7 +51,7 @@
 // unstructured. Readiness: a Deployment is ready when its available replicas reach
 // spec.replicas (default 1), a Job when it has succeeded spec.completions times
 // (default 1) and has not failed; any other child is ready because it exists. A
-// Secret's data is never read.
+// Secret's data never reaches an answer.
 //
 // # Pages
 //

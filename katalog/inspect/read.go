@@ -245,7 +245,7 @@ var (
 
 // readiness reports whether a child is ready and what that rests on. Only the status
 // of Deployments and Jobs is read; any other object is ready because it exists (a
-// Secret's data is never read).
+// Secret's data never reaches an answer).
 func readiness(gk schema.GroupKind, obj client.Object) (bool, string) {
 	if gk != deploymentKind && gk != jobKind {
 		return true, "exists"
