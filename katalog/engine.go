@@ -1,6 +1,7 @@
 package katalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -213,11 +217,44 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 		} {
 			b = b.Owns(owned)
 		}
+		for _, other := range crossCRDs(c) {
+			b = b.Watches(newCR(e.crds[other]), handler.EnqueueRequestsFromMapFunc(e.enqueueNamespace(c)))
+		}
 		if err := b.Complete(r); err != nil {
 			return nil, fmt.Errorf("%w: controller of CRD %s: %w", ErrEngine, name, err)
 		}
 	}
 	return e, nil
+}
+
+// crossCRDs returns the CRDs c's cross references read, sorted and without duplicates.
+func crossCRDs(c *CRD) []string {
+	set := map[string]bool{}
+	if c.OperatorBox != nil {
+		for _, x := range c.OperatorBox.Cross {
+			set[x.CRD] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// enqueueNamespace maps a change of a cross-referenced custom resource to every custom
+// resource of c in its namespace (from the cache): which of them read it depends on
+// their own data, so all are reconciled, and those that do not read it converge at once.
+func (e *Engine) enqueueNamespace(c *CRD) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(c.GroupVersionKind().GroupVersion().WithKind(c.APITypes.Kind + "List"))
+		if err := e.reader.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			log.FromContext(ctx).Error(err, "list custom resources to reconcile after a cross-referenced change", "crd", c.Name)
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, it := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&it)})
+		}
+		return out
+	}
 }
 
 // CRDs returns the names of the enabled CRD entries the engine runs, sorted.
