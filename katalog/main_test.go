@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -112,4 +113,29 @@ func readyCondition(ctx context.Context, obj *unstructured.Unstructured) (*metav
 		}
 	}
 	return nil, errNoReady
+}
+
+func reconcileRequest(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+}
+
+func ctrlOptions(namespaces ...string) ctrl.Options {
+	defaults := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		defaults[ns] = cache.Config{}
+	}
+	return ctrl.Options{Cache: cache.Options{DefaultNamespaces: defaults}}
+}
+
+func markJobComplete(key client.ObjectKey) (*batchv1.Job, error) {
+	var job *batchv1.Job
+	var err error
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		if job, err = testenv.MarkJobComplete(context.Background(), env.Client, key); err == nil {
+			return job, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, err
 }
