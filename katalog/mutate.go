@@ -60,6 +60,10 @@ func (r *crdReconciler) mutate(ctx context.Context, cr *unstructured.Unstructure
 		client.FieldOwner(r.engine.opts.FieldManager)); err != nil {
 		return fmt.Errorf("apply mutation defaults to %s %s/%s: %w", cr.GetKind(), cr.GetNamespace(), cr.GetName(), err)
 	}
+	if patch.GetResourceVersion() != "" { // the answer: our own change moved these
+		cr.SetResourceVersion(patch.GetResourceVersion())
+		cr.SetGeneration(patch.GetGeneration())
+	}
 	apply.Record(ctx, apply.Write{Action: apply.ActionConfigured, GVK: cr.GroupVersionKind(), Key: client.ObjectKeyFromObject(cr)})
 	for _, k := range []string{"metadata", "spec"} {
 		if v, ok := cr.Object[k]; ok {

@@ -332,8 +332,8 @@ func storeConditions(v *crView) error {
 // writeStatus writes v's status through the status subresource when it differs from
 // before's. On a conflict it re-reads the custom resource from the API server and applies
 // this pass's changes (the top-level status fields it changed, the conditions it set)
-// to it; when the re-read object has a newer generation, the pass of that generation
-// writes the status instead. A custom resource that is gone needs no status.
+// to it; when the re-read object has a newer generation than the pass saw (after its own
+// mutation defaults), the pass of that generation writes the status instead. A custom resource that is gone needs no status.
 func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Unstructured, v *crView) error {
 	if err := storeConditions(v); err != nil {
 		return err
@@ -362,7 +362,7 @@ func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Un
 		if err := e.apiReader.Get(wctx, client.ObjectKeyFromObject(after), fresh); err != nil {
 			return err
 		}
-		if fresh.GetGeneration() > before.GetGeneration() {
+		if fresh.GetGeneration() > after.GetGeneration() { // not by this pass's own defaults
 			return nil
 		}
 		fconds, err := readConditions(fresh)
