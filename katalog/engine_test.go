@@ -84,7 +84,7 @@ func TestGateOffDeletesOwnedChildOnly(t *testing.T) {
 	patchSpec(t, g, map[string]any{"a": "off"})
 	eventually(t, "g-a deleted", func(ctx context.Context) error {
 		if err := getConfigMap(ctx, ns, "g-a"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("g-a still there (%v)", err)
+			return fmt.Errorf("g-a still there (%w)", err)
 		}
 		return nil
 	})
@@ -151,7 +151,7 @@ func TestForEachListAndMap(t *testing.T) {
 	patchSpec(t, app, map[string]any{"regions": []any{"eu-west-1"}})
 	eventually(t, "r-us-east-1 pruned", func(ctx context.Context) error {
 		if _, err := getDeployment(ctx, ns, "r-us-east-1"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("still there (%v)", err)
+			return fmt.Errorf("still there (%w)", err)
 		}
 		return nil
 	})
@@ -415,7 +415,7 @@ func TestOnDeleteRunsJobsBeforeFinalizerRemoval(t *testing.T) {
 	}
 	eventually(t, "custom resource gone", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(g), g.DeepCopy()); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("still there (%v)", err)
+			return fmt.Errorf("still there (%w)", err)
 		}
 		return nil
 	})

@@ -99,7 +99,7 @@ func ownedFields(cr *unstructured.Unstructured, fieldManager string) map[string]
 			continue
 		}
 		var tree map[string]any
-		if json.Unmarshal(e.FieldsV1.Raw, &tree) != nil {
+		if json.Unmarshal(e.FieldsV1.GetRawBytes(), &tree) != nil {
 			continue
 		}
 		var walk func(prefix string, t map[string]any)
