@@ -3,10 +3,10 @@
 // Secrets, ConfigMaps, ServiceAccounts, Jobs and CronJobs it creates for each of them,
 // and how it writes their status) without Go code.
 //
-// This package is the model and the loader: Load, Parse and LoadAll decode a Katalog into
-// the Go types of this package and check it completely before anything runs, so that a
-// Katalog that loads can be run without surprises, and one that does not is refused
-// with every problem listed.
+// Load, Parse and LoadAll decode a Katalog into the Go types of this package and check it
+// completely before anything runs, so that a Katalog that loads can be run without
+// surprises, and one that does not is refused with every problem listed. NewEngine runs
+// loaded Katalogs on a controller-runtime manager (see "Running Katalogs").
 //
 // # The format in brief
 //
@@ -81,6 +81,40 @@
 //     (ErrDuplicateName);
 //   - across files given to LoadAll, a CRD name or API type declared twice
 //     (ErrDuplicateCRD).
+//
+// # Running Katalogs
+//
+// NewEngine registers one controller per enabled CRD entry, on unstructured custom
+// resources, with Workers concurrent reconciles. One pass over a custom resource:
+//
+//  1. waits, with Ready False and reason WaitingForDependency naming the target, until
+//     every dependsOn target is healthy or synced (Engine.Health);
+//  2. being deleted: runs onDelete (its objects, then waits for its Jobs to finish) and
+//     removes Finalizer, which a CRD with onDelete puts on every custom resource;
+//  3. applies the mutation defaults (Server-Side Apply of the missing fields under the
+//     engine's field manager) before or after the validation rules, as mutateFirst says;
+//     a failed deny rule ends the pass with Ready False, reason ValidationFailed, naming
+//     the field; a failed warn rule emits a Warning event;
+//  4. reads the cross references from the manager's cache;
+//  5. runs onCreate, then onReconcile: the external calls in order, then every declared
+//     object whose when and anyOf conditions hold, once per forEach element. onCreate
+//     objects and Jobs are created when missing and left alone when present; once Secrets
+//     are created a single time and never rendered again; onReconcile objects are applied
+//     on every pass (Server-Side Apply with the custom resource as controller), so drift is
+//     repaired. A pass that rendered every declaration then deletes the children the
+//     custom resource controls that no declaration wants any more; objects it does not
+//     control are never touched;
+//  6. reads its children back from the cache into .children (.children.<kind> the first
+//     in name order, .children.<kind>s all; Secrets with their metadata only), writes the
+//     status fields, last writer wins, and sets Ready (True, Reconciled; or False with the
+//     error), and writes the status subresource when it changed, on every exit path.
+//
+// A converged pass sends no request: everything it reads comes from the manager's cache
+// and nothing it would write differs. A successful pass requeues after resync. A change
+// of a cross-referenced custom resource reconciles the custom resources of the reading
+// CRD in its namespace. allowedNamespaces and restrictedNamespaces are enforced three
+// times: CacheOptions scopes the cache of a CRD with one allowed namespace, the
+// controller drops the events of other namespaces, and the pass checks again.
 //
 // # What is refused and why
 //

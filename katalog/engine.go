@@ -1,0 +1,325 @@
+package katalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+)
+
+// Labels and the finalizer the engine puts on what it manages.
+const (
+	// OwnerLabel carries the name of the custom resource a child was made for (shortened
+	// with apply.ClaimLabelValue when it is not a valid label value).
+	OwnerLabel = "katalog.orkspace.io/owner"
+	// CRDLabel carries the short name of the CRD entry whose custom resource made the child.
+	CRDLabel = "katalog.orkspace.io/crd"
+	// AppLabel selects the pods of a declared Deployment: its pod template carries it with
+	// the Deployment's name, and a declared Service selects it by default.
+	AppLabel = "katalog.orkspace.io/app"
+	// Finalizer holds a custom resource whose CRD declares onDelete until the onDelete
+	// objects were created and its Jobs finished.
+	Finalizer = "katalog.orkspace.io/finalizer"
+)
+
+// Condition types and reasons the engine writes on every custom resource.
+const (
+	// ReasonReconciled: the pass created, updated and read back everything declared.
+	ReasonReconciled = "Reconciled"
+	// ReasonReconcileFailed: a step of the pass failed; the message names it.
+	ReasonReconcileFailed = "ReconcileFailed"
+	// ReasonValidationFailed: a deny validation rule does not hold; the message names the field.
+	ReasonValidationFailed = "ValidationFailed"
+	// ReasonWaitingForDependency: a CRD of dependsOn has not reached its state yet; the
+	// message names it. Nothing else is done until it has.
+	ReasonWaitingForDependency = "WaitingForDependency"
+	// ReasonDeleting: the onDelete Jobs are still running.
+	ReasonDeleting = "Deleting"
+	// ReasonValidationWarning is the reason of the Warning event of a failed warn rule.
+	ReasonValidationWarning = "ValidationWarning"
+)
+
+// Errors of the engine. Test for them with errors.Is.
+var (
+	// ErrEngine reports a Katalog the engine cannot run, or an EngineOptions it refuses.
+	ErrEngine = errors.New("cannot start Katalog engine")
+	// ErrUnknownCRD reports a CRD name that no enabled entry of the engine's Katalogs has.
+	ErrUnknownCRD = errors.New("unknown CRD")
+	// ErrExternalCall reports an external call that failed or answered another status
+	// than expected, without continueOnError.
+	ErrExternalCall = errors.New("external call failed")
+	// ErrRender reports a template or value of a declaration that cannot be used for the
+	// custom resource at hand (a template error, a port that is no number).
+	ErrRender = errors.New("cannot render declaration")
+)
+
+// EngineOptions configure NewEngine.
+type EngineOptions struct {
+	// FieldManager is the field manager of every write (children, mutation defaults,
+	// finalizers, status) and the name of the event recorder; default "katalog".
+	FieldManager string
+	// HealthWindow is the number N of most recent reconciles a CRD's health looks at:
+	// the CRD is healthy when its informer has synced and none of them failed. Default 3.
+	HealthWindow int
+	// DependencyRetry is how soon a custom resource whose CRD waits for a dependsOn target
+	// is reconciled again; default 5s.
+	DependencyRetry time.Duration
+	// DeletionPoll is how soon a custom resource being deleted is reconciled again while
+	// its onDelete Jobs run; default 5s.
+	DeletionPoll time.Duration
+	// HTTPClient makes the external calls; default a client without a timeout of its own
+	// (each call has its declared timeout, 10s by default).
+	HTTPClient *http.Client
+	// Recorder emits the Warning events of warn validation rules; default the manager's
+	// recorder named FieldManager.
+	Recorder events.EventRecorder
+}
+
+// DefaultEngineOptions returns the defaults described on EngineOptions.
+func DefaultEngineOptions() EngineOptions {
+	return EngineOptions{
+		FieldManager:    "katalog",
+		HealthWindow:    3,
+		DependencyRetry: 5 * time.Second,
+		DeletionPoll:    5 * time.Second,
+		HTTPClient:      &http.Client{},
+	}
+}
+
+// Engine runs Katalogs on a controller-runtime manager: one controller per enabled CRD
+// entry, reconciling its custom resources as unstructured objects.
+type Engine struct {
+	mgr     manager.Manager
+	opts    EngineOptions
+	applier *apply.Applier
+	// reader serves the custom resources and cross references: the manager's cache.
+	reader client.Reader
+	// apiReader reads past the cache, for a status write that conflicted.
+	apiReader client.Reader
+	scheme    *runtime.Scheme
+	crds      map[string]*CRD
+	health    map[string]*health
+	recs      map[string]*crdReconciler
+}
+
+// NewEngine registers, on mgr, one controller per enabled CRD entry of kats. Each
+// controller watches the entry's custom resources (For, as unstructured objects of its
+// group, version and kind) and the Deployments, Services, Secrets, ConfigMaps,
+// ServiceAccounts, Jobs and CronJobs they control (Owns), and runs Workers concurrent
+// reconciles. Every write goes through an apply.Applier over mgr's client under
+// opts.FieldManager. The controllers start with the manager.
+//
+// Custom resources, cross references and children are read from mgr's cache. A CRD entry
+// with allowedNamespaces or restrictedNamespaces reconciles only the custom resources its
+// namespaces admit: its controller drops the events of other namespaces, and the pass
+// checks the namespace again; give mgr's cache the options of CacheOptions too, so that a
+// CRD with exactly one allowed namespace is watched in that namespace only.
+//
+// kats must come from Load, Parse or LoadAll (they are checked there); a Katalog whose
+// CRDs collide with each other's is refused with an error wrapping ErrEngine.
+func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engine, error) {
+	def := DefaultEngineOptions()
+	if opts.FieldManager == "" {
+		opts.FieldManager = def.FieldManager
+	}
+	if opts.HealthWindow <= 0 {
+		opts.HealthWindow = def.HealthWindow
+	}
+	if opts.DependencyRetry <= 0 {
+		opts.DependencyRetry = def.DependencyRetry
+	}
+	if opts.DeletionPoll <= 0 {
+		opts.DeletionPoll = def.DeletionPoll
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = def.HTTPClient
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = mgr.GetEventRecorder(opts.FieldManager)
+	}
+	e := &Engine{
+		mgr:  mgr,
+		opts: opts,
+		applier: apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
+			FieldManager: opts.FieldManager, APIReader: mgr.GetAPIReader(),
+		}),
+		reader:    mgr.GetCache(),
+		apiReader: mgr.GetAPIReader(),
+		scheme:    mgr.GetScheme(),
+		crds:      map[string]*CRD{},
+		health:    map[string]*health{},
+		recs:      map[string]*crdReconciler{},
+	}
+	for _, k := range kats {
+		if k == nil {
+			return nil, fmt.Errorf("%w: nil Katalog", ErrEngine)
+		}
+		for name, c := range k.Spec.CRDs {
+			if !c.IsEnabled() {
+				continue
+			}
+			if _, dup := e.crds[name]; dup {
+				return nil, fmt.Errorf("%w: CRD %s is declared twice (load the Katalogs together with LoadAll)", ErrEngine, name)
+			}
+			e.crds[name] = c
+		}
+	}
+	if len(e.crds) == 0 {
+		return nil, fmt.Errorf("%w: no enabled CRD", ErrEngine)
+	}
+	for _, name := range e.CRDs() {
+		c := e.crds[name]
+		for dep := range c.DependsOn {
+			if _, ok := e.crds[dep]; !ok {
+				return nil, fmt.Errorf("%w: CRD %s depends on %s, which is not enabled", ErrEngine, name, dep)
+			}
+		}
+		if c.OperatorBox != nil {
+			for _, x := range c.OperatorBox.Cross {
+				if _, ok := e.crds[x.CRD]; !ok {
+					return nil, fmt.Errorf("%w: CRD %s reads cross %s, which is not enabled", ErrEngine, name, x.CRD)
+				}
+			}
+		}
+		e.health[name] = newHealth(opts.HealthWindow)
+		r := &crdReconciler{engine: e, crd: c}
+		e.recs[name] = r
+		ns := namespaceFilter{allowed: c.AllowedNamespaces, restricted: c.RestrictedNamespaces}
+		b := ctrl.NewControllerManagedBy(mgr).
+			Named("katalog-"+name).
+			For(newCR(c), builderForPredicate(ns)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: c.WorkerCount()})
+		for _, owned := range []client.Object{
+			&appsv1.Deployment{}, &corev1.Service{}, &corev1.Secret{}, &corev1.ConfigMap{},
+			&corev1.ServiceAccount{}, &batchv1.Job{}, &batchv1.CronJob{},
+		} {
+			b = b.Owns(owned)
+		}
+		for _, other := range crossCRDs(c) {
+			b = b.Watches(newCR(e.crds[other]), handler.EnqueueRequestsFromMapFunc(e.enqueueNamespace(c)))
+		}
+		if err := b.Complete(r); err != nil {
+			return nil, fmt.Errorf("%w: controller of CRD %s: %w", ErrEngine, name, err)
+		}
+	}
+	return e, nil
+}
+
+// crossCRDs returns the CRDs c's cross references read, sorted and without duplicates.
+func crossCRDs(c *CRD) []string {
+	set := map[string]bool{}
+	if c.OperatorBox != nil {
+		for _, x := range c.OperatorBox.Cross {
+			set[x.CRD] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// enqueueNamespace maps a change of a cross-referenced custom resource to every custom
+// resource of c in its namespace (from the cache): which of them read it depends on
+// their own data, so all are reconciled, and those that do not read it converge at once.
+func (e *Engine) enqueueNamespace(c *CRD) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(c.GroupVersionKind().GroupVersion().WithKind(c.APITypes.Kind + "List"))
+		if err := e.reader.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			log.FromContext(ctx).Error(err, "list custom resources to reconcile after a cross-referenced change", "crd", c.Name)
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, it := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&it)})
+		}
+		return out
+	}
+}
+
+// CRDs returns the names of the enabled CRD entries the engine runs, sorted.
+func (e *Engine) CRDs() []string {
+	out := make([]string, 0, len(e.crds))
+	for name := range e.crds {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CRD returns the enabled entry called name, or nil.
+func (e *Engine) CRD(name string) *CRD { return e.crds[name] }
+
+// FieldManager is the field manager the engine writes under.
+func (e *Engine) FieldManager() string { return e.opts.FieldManager }
+
+// newCR returns an empty unstructured custom resource of c's kind.
+func newCR(c *CRD) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(c.GroupVersionKind())
+	return u
+}
+
+// CacheOptions returns base with one cache.ByObject entry added for every enabled CRD
+// entry of kats that allows exactly one namespace: its custom resources are then listed
+// and watched in that namespace only, so the manager never holds the others. Pass the
+// result as ctrl.Options.Cache of the manager given to NewEngine.
+func CacheOptions(base cache.Options, kats ...*Katalog) cache.Options {
+	for _, k := range kats {
+		for _, c := range k.Spec.CRDs {
+			if !c.IsEnabled() || len(c.AllowedNamespaces) != 1 {
+				continue
+			}
+			if base.ByObject == nil {
+				base.ByObject = map[client.Object]cache.ByObject{}
+			}
+			base.ByObject[newCR(c)] = cache.ByObject{
+				Namespaces: map[string]cache.Config{c.AllowedNamespaces[0]: {}},
+			}
+		}
+	}
+	return base
+}
+
+// namespaceFilter admits the namespaces of allowedNamespaces (all when empty) that are
+// not in restrictedNamespaces.
+type namespaceFilter struct {
+	allowed, restricted []string
+}
+
+func (f namespaceFilter) admits(ns string) bool {
+	if len(f.allowed) > 0 && !slices.Contains(f.allowed, ns) {
+		return false
+	}
+	return !slices.Contains(f.restricted, ns)
+}
+
+func (f namespaceFilter) empty() bool { return len(f.allowed) == 0 && len(f.restricted) == 0 }
+
+// builderForPredicate drops the events of custom resources in namespaces f does not admit.
+func builderForPredicate(f namespaceFilter) builder.ForOption {
+	if f.empty() {
+		return builder.WithPredicates()
+	}
+	return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return f.admits(o.GetNamespace()) }))
+}

@@ -1,0 +1,132 @@
+package katalog
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+const faultKatalog = `
+apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata: {name: faults}
+spec:
+  crds:
+    gadget:
+      apiTypes: {group: platform.io, version: v1alpha1, kind: Gadget, plural: gadgets}
+      mutation:
+        rules:
+          - {field: spec.size, default: 3}
+      operatorBox:
+        onCreate:
+          secrets:
+            - name: "{{ .metadata.name }}-credentials"
+              once: true
+              data: {password: "{{ randomAlphanumeric 16 }}"}
+        onReconcile:
+          configMaps:
+            - name: "{{ .metadata.name }}"
+              data: {size: "{{ .spec.size }}"}
+        status:
+          fields:
+            - {path: phase, value: Pending}
+            - {path: phase, value: Ready, when: [{field: children.configmap.data.size, equals: "3"}]}
+`
+
+// passEngine is an engine whose passes read and write through c only, for fault injection.
+func passEngine(c client.Client, k *Katalog) *Engine {
+	opts := testOptions()
+	opts.Recorder = events.NewFakeRecorder(100)
+	e := &Engine{
+		opts:      opts,
+		applier:   apply.NewApplier(c, apply.ApplierOptions{FieldManager: opts.FieldManager}),
+		reader:    c,
+		apiReader: c,
+		scheme:    env.Scheme,
+		crds:      map[string]*CRD{},
+		health:    map[string]*health{},
+		recs:      map[string]*crdReconciler{},
+	}
+	for name, crd := range k.Spec.CRDs {
+		e.crds[name] = crd
+		e.health[name] = newHealth(opts.HealthWindow)
+		e.recs[name] = &crdReconciler{engine: e, crd: crd}
+	}
+	return e
+}
+
+// TestFaultPerVerb fails each API call of the passes in turn: every fault surfaces as an
+// error (or a conflict is absorbed), the once Secret is never regenerated, and the run
+// converges to the same custom resource status, defaults and children as a run without
+// faults.
+func TestFaultPerVerb(t *testing.T) {
+	k := mustParse(t, "faults.yaml", faultKatalog)
+	testenv.FaultMatrix{
+		MaxPasses: 8,
+		Setup: func(t *testing.T) testenv.FaultRun {
+			ns := env.Namespace(t)
+			g := newObject("Gadget", ns, "g", map[string]any{})
+			create(t, g)
+			password := ""
+			secretKey := client.ObjectKey{Namespace: ns, Name: "g-credentials"}
+			return testenv.FaultRun{
+				Client: env.Client,
+				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
+					e := passEngine(c, k)
+					res, err := e.recs["gadget"].Reconcile(ctx, reconcileRequest(g))
+					if err == nil && res.RequeueAfter == e.crds["gadget"].ResyncPeriod() {
+						res = ctrl.Result{} // converged: the resync is the only requeue
+					}
+					return res, err
+				},
+				Check: func(t *testing.T) {
+					s := &corev1.Secret{}
+					if err := env.Client.Get(context.Background(), secretKey, s); err != nil {
+						return
+					}
+					got := string(s.Data["password"])
+					if password != "" && got != password {
+						t.Errorf("the once Secret was regenerated")
+					}
+					password = got
+				},
+				State: func(t *testing.T) any {
+					fresh := g.DeepCopy()
+					if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(g), fresh); err != nil {
+						t.Fatal(err)
+					}
+					conds, err := readConditions(fresh)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var ready []string
+					for _, c := range conds {
+						ready = append(ready, c.Type+"="+string(c.Status)+"/"+c.Reason)
+					}
+					size, _, _ := unstructured.NestedInt64(fresh.Object, "spec", "size")
+					phase, _, _ := unstructured.NestedString(fresh.Object, "status", "phase")
+					cm := &corev1.ConfigMap{}
+					if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: fresh.GetNamespace(), Name: "g"}, cm); err != nil {
+						t.Fatal(err)
+					}
+					s := &corev1.Secret{}
+					if err := env.Client.Get(context.Background(), secretKey, s); err != nil {
+						t.Fatal(err)
+					}
+					return map[string]any{
+						"conditions": ready, "size": size, "phase": phase, "configMap": cm.Data,
+						"passwordLength": len(s.Data["password"]),
+					}
+				},
+			}
+		},
+	}.Run(t)
+}
