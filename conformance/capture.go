@@ -33,9 +33,9 @@ func (c *logCapture) all() []string {
 	return append([]string(nil), c.lines...)
 }
 
-// logSink is a logr.LogSink that records every message at every verbosity, with its
-// names, values and error rendered both with %v and as JSON (so that a Secret's
-// []byte data logged as a value is caught in its base64 form too).
+// logSink is a logr.LogSink that records every error and every message up to
+// [MaxVerbosity], with its names, values and error rendered both with %v and as JSON
+// (so that a Secret's []byte data logged as a value is caught in its base64 form too).
 type logSink struct {
 	c      *logCapture
 	name   string
@@ -45,8 +45,10 @@ type logSink struct {
 // Init implements logr.LogSink.
 func (s *logSink) Init(logr.RuntimeInfo) {}
 
-// Enabled implements logr.LogSink: every level is captured.
-func (s *logSink) Enabled(int) bool { return true }
+// Enabled implements logr.LogSink: the levels up to MaxVerbosity are captured. Above
+// it client-go's request and response body dumps begin; client-go asks its context's
+// logger before it renders them, so they are never written.
+func (s *logSink) Enabled(level int) bool { return level <= MaxVerbosity }
 
 // Info implements logr.LogSink.
 func (s *logSink) Info(_ int, msg string, kv ...any) { s.c.add(s.render(msg, nil, kv)) }

@@ -1,11 +1,18 @@
 package conformance_test
 
 import (
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/conformance"
@@ -48,12 +55,16 @@ func TestChecksCatchBrokenOperators(t *testing.T) {
 			object: "Toy ", field: "status.conditions", problem: "applied on pass", fix: "no pass counters"},
 		{name: "result with error", check: conformance.CheckErrors, mode: modeResultWithError,
 			object: "Toy ", problem: "returned {Requeue:false RequeueAfter:1s", fix: "either a result or an error"},
-		{name: "no status on error", check: conformance.CheckErrors, mode: modeNoStatusOnError,
-			object: "Toy ", field: "status.conditions", problem: "wrote no status, and the CR still reports Ready=True", fix: "every exit path"},
+		{name: "failure dropped", check: conformance.CheckErrors, mode: modeSwallowError,
+			object: "Toy ", field: "status.conditions", problem: "the failure is hidden and nothing retries it", fix: "return the error"},
 		{name: "deletes children on error", check: conformance.CheckErrors, mode: modeDeleteOnError,
 			object: "ConfigMap ", problem: "deleted by a pass of", fix: "must not delete"},
 		{name: "creates only when missing", check: conformance.CheckDrift, mode: modeCreateOnly,
 			object: "ConfigMap ", field: "metadata.labels[toy.example/name]", problem: "not restored", fix: "re-apply"},
+		{name: "credential minted silently", check: conformance.CheckDrift, mode: modeSilentToken,
+			object: "Secret ", field: "data[token]", problem: "a credential was minted silently", fix: "RestoreFrom"},
+		{name: "write-once child rewritten", check: conformance.CheckDrift, mode: modeRewriteToken,
+			object: "Secret ", field: "data[token]", problem: "the operator wrote a new value", fix: "leave it alone"},
 		{name: "finalizer left behind", check: conformance.CheckDeletion, mode: modeKeepFinalizer,
 			change: func(o *conformance.Options) { o.Timeout = 5 * time.Second },
 			object: "Toy ", field: "metadata.finalizers", problem: toyFinalizer, fix: "remove your finalizer"},
@@ -73,6 +84,8 @@ func TestChecksCatchBrokenOperators(t *testing.T) {
 			object: "Toy ", field: "spec.message", problem: "does not name spec.message", fix: "name the field"},
 		{name: "Secret in an event", check: conformance.CheckSecrets, mode: modeLeakSecret,
 			object: "Secret ", field: "data[password]", problem: "appears in the operator's events", fix: "never put a Secret's data"},
+		{name: "Secret in a log line at V(7)", check: conformance.CheckSecrets, mode: modeLogSecretV7,
+			object: "Secret ", field: "data[password]", problem: "appears in the operator's logs", fix: "never put a Secret's data"},
 		{name: "RBAC misses a verb", check: conformance.CheckLeastPrivilege,
 			change: func(o *conformance.Options) {
 				o.ClusterRolePaths = []string{"testdata/rbac/role_no_configmap_writes.yaml"}
@@ -194,3 +207,86 @@ func TestChecksAndViolation(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// The toy writes a Secret with the password it reads (<name>-login, by server-side
+// apply), so client-go's body dumps carry the password: with a logger enabled at every
+// level, such an apply's "Request Body" line holds its base64 form, at V(8). The suite
+// captures up to V(MaxVerbosity) = V(7), so those dumps are never written and the
+// Secrets check passes the toy; a leak at V(7) is still caught
+// (TestChecksCatchBrokenOperators, "Secret in a log line at V(7)").
+func TestSecretsLeaveOutWireDumps(t *testing.T) {
+	if conformance.MaxVerbosity >= 8 {
+		t.Fatalf("MaxVerbosity %d captures client-go's body dumps (V(8))", conformance.MaxVerbosity)
+	}
+	ns := env.Namespace(t)
+	sink := &levelSink{}
+	ctx := logr.NewContext(t.Context(), logr.New(sink))
+	const value = "toy:" + toyPassword
+	s := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: "first-login", Namespace: ns},
+		Data:       map[string][]byte{"login": []byte(value)},
+	}
+	if err := env.Client.Patch(ctx, s, client.Apply, client.FieldOwner(toyFieldManager)); err != nil { //nolint:staticcheck // the toy's apply, as apply.EnsureObject sends it
+		t.Fatal(err)
+	}
+	encoded := base64.StdEncoding.EncodeToString([]byte(value))
+	var dumped bool
+	for _, l := range sink.all() {
+		if !strings.Contains(l.text, encoded) {
+			continue
+		}
+		if l.level <= conformance.MaxVerbosity {
+			t.Errorf("client-go logged the Secret's data at V(%d): %.40s", l.level, l.text)
+		}
+		dumped = dumped || strings.HasPrefix(l.text, "Request Body")
+	}
+	if !dumped {
+		t.Fatalf("client-go dumped no request body with the Secret's data at V(8); logged:\n%v", sink.all())
+	}
+
+	if err := conformance.RunCheck(t, toyOptions(""), conformance.CheckSecrets); err != nil {
+		t.Errorf("the toy that writes the password into its login Secret fails the Secrets check: %v", err)
+	}
+}
+
+// levelSink records every message at every level, with its level.
+type levelSink struct {
+	mu    sync.Mutex
+	lines []levelLine
+}
+
+// all returns the messages so far.
+func (s *levelSink) all() []levelLine {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lines)
+}
+
+// levelLine is one message of a levelSink.
+type levelLine struct {
+	level int
+	text  string
+}
+
+// Init implements logr.LogSink.
+func (s *levelSink) Init(logr.RuntimeInfo) {}
+
+// Enabled implements logr.LogSink: every level.
+func (s *levelSink) Enabled(int) bool { return true }
+
+// Error implements logr.LogSink; errors are not recorded.
+func (s *levelSink) Error(error, string, ...any) {}
+
+// Info implements logr.LogSink.
+func (s *levelSink) Info(level int, msg string, kv ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, levelLine{level: level, text: fmt.Sprint(append([]any{msg}, kv...)...)})
+}
+
+// WithValues implements logr.LogSink; the values are dropped.
+func (s *levelSink) WithValues(...any) logr.LogSink { return s }
+
+// WithName implements logr.LogSink; the name is dropped.
+func (s *levelSink) WithName(string) logr.LogSink { return s }

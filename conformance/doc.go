@@ -32,8 +32,19 @@
 // runs passes of its own by calling the wrapped reconciler directly. The operator's
 // children are the objects of the CR's namespace whose managedFields name
 // Options.FieldManager (Events excluded). Its logs are what it writes through
-// RunOptions.Logger, its metrics what it registers on RunOptions.Registerer, its events
-// what the API server stores.
+// RunOptions.Logger up to V(7) ([MaxVerbosity]), errors included — client-go's among
+// them, which log through the logger of the request's context: at V(8) and above
+// client-go dumps every request and response body ("Request Body", "Response Body"),
+// the data of each Secret the operator reads or writes, and those levels are not
+// captured (client-go asks the logger first and renders nothing). Its metrics are what
+// it registers on RunOptions.Registerer, its events what the API server stores.
+//
+// Some children are write-once: the operator creates them and never writes them
+// again. The suite recognises a Job carrying job.PodSpecHashAnnotation (job.RunJob's
+// re-run key; a Job is never updated in place) and a ConfigMap or Secret with
+// immutable: true (config.CreateImmutableConfigMap, CreateImmutableSecret);
+// Options.WriteOnce declares the others, such as a credential Secret of
+// secrets.EnsureGeneratedSecret, which carries no mark.
 //
 // # The checks and what they promise
 //
@@ -59,21 +70,37 @@
 //   - Errors: no pass returns a non-zero result together with an error. Then, for each
 //     client verb (testenv.Verbs) and each of 409 Conflict, 500 and a timeout (the
 //     write served, its answer lost), the suite changes an operator-owned label of
-//     every child (and deletes one child, for the verbs a re-creation and a status flip
-//     use), arms the fault for the next such request of a pass and runs passes until
-//     it fires. The pass that met it, when it failed, must show the failure: it wrote
-//     the CR's status, or the stored status no longer reports Ready=True (a fault on
-//     the read of the CR or on the status write itself is left out); once the
-//     fault is gone the CRs converge again, no pass has deleted a child, and every
-//     child that existed before or right after the fault keeps its UID. A verb no pass
-//     used is logged as not exercised.
+//     every child but the write-once ones (and deletes one child, for the verbs a
+//     re-creation and a status flip use), arms the fault for the next such request of
+//     a pass and runs passes until it fires. The pass that met it must not hide the
+//     failure: it returns an error (controller-runtime logs it and runs the pass again
+//     with backoff; that is how a step whose condition has no False reason fails), or
+//     it sends the failed request again and that one succeeds, or it writes the CR's
+//     status after the fault, or the stored status no longer reports Ready=True. A
+//     pass that returns no error, retries nothing, writes no status and leaves
+//     Ready=True is reported (a fault on the read of the CR or on the status write
+//     itself is left out: the pass could not write then). Once the fault is gone the
+//     CRs converge again, no pass has deleted a child, and every child that existed
+//     before or right after the fault keeps its UID. A verb no pass used is logged as
+//     not exercised.
 //   - Drift: a label of a child that the operator's field manager owns (found from
-//     managedFields; apply.ManagedByLabel, the claim labels and immutable ConfigMaps
-//     and Secrets, which the SDK never rewrites, are left alone), set to
-//     another value by another client, is restored; a child deleted by another client
-//     is re-created. Each child is drifted from a converged world (the suite waits for
-//     Ready again between children), and the suite runs passes of the owning CR until
-//     the repair shows, at most Options.MaxPasses of them.
+//     managedFields; apply.ManagedByLabel and the claim labels, which select the
+//     operator's cache, are left alone), set to another value by another client, is
+//     restored; a child deleted by another client is re-created. Each child is drifted
+//     from a converged world (the suite waits for Ready again between children), and
+//     the suite runs passes of the owning CR until the repair shows, at most
+//     Options.MaxPasses of them. A write-once child is held to what write-once means
+//     instead: its drifted label may stay, but the three passes that follow and the
+//     wait for Ready leave the child itself alone — it keeps its UID (a Job is not run
+//     again, a credential is not minted again) and, a ConfigMap or Secret, every value
+//     of its data. Deleted, it is re-created, as for any child (deleting a Job runs it
+//     again, which is how job.RunJob is told to); a Secret that comes back with other
+//     data — a credential generated anew, as secrets.EnsureGeneratedSecret does without
+//     GeneratedSecret.RestoreFrom or with an empty backup — must have been reported: a
+//     log line (up to V(7)) or an Event the operator wrote after the deletion names the
+//     Secret (EnsureGeneratedSecret logs "generated credential Secret" with its
+//     namespace/name). Otherwise the credential was minted silently, and the finding
+//     names the Secret and the key, never a value.
 //   - Deletion: deleting the CRs leaves no finalizer behind (each CR is gone within the
 //     timeout) and the garbage collector takes every child. It needs the Env to run
 //     real controllers (testenv.Options{Controllers: true}); otherwise the check fails
@@ -82,9 +109,10 @@
 //     rule or webhook) with a message that names its Field.
 //   - Secrets: after convergence and three more passes, no value of a Secret of the
 //     namespace (MinSecretLength bytes or longer, as is or base64-encoded) appears in
-//     the operator's logs, the namespace's Events (core and events.k8s.io), the CRs'
-//     status or the operator's metrics. The finding names the Secret, the key and
-//     where the value showed, never the value.
+//     the operator's logs (up to V(7): client-go's body dumps at V(8) are not
+//     captured), the namespace's Events (core and events.k8s.io), the CRs' status or
+//     the operator's metrics. The finding names the Secret, the key and where the
+//     value showed, never the value.
 //   - LeastPrivilege: the operator converges as a user bound only to the ClusterRoles
 //     of Options.ClusterRolePaths (testenv.LoadClusterRoles, [testenv.Env.ConfigAs]);
 //     when it does not, the finding lists every request the API server refused.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -192,18 +194,21 @@ func (w *world) ownerOf(c child) *unstructured.Unstructured {
 	return nil
 }
 
-// ownedLabel returns a label of c that the operator's field manager owns, found from
-// managedFields, and its value. The labels that select the operator's cache
-// (apply.ManagedByLabel) and the claim labels are left out: changing them hides the
-// object from the operator instead of drifting it.
-//
-// An immutable ConfigMap or Secret has none: the SDK creates those once
-// (config.CreateImmutableConfigMap) and never writes them again, so only their
-// deletion is a drift it repairs.
+// ownedLabel returns a label of c that the operator's field manager owns (see
+// operatorLabel) and its value, for a child the operator restores; a write-once child
+// (see writeOnceReason) has none.
 func (w *world) ownedLabel(c child) (key, value string, ok bool) {
-	if w.immutable(c) {
+	if w.writeOnce(c) != "" {
 		return "", "", false
 	}
+	return w.operatorLabel(c)
+}
+
+// operatorLabel returns a label of c that the operator's field manager owns, found
+// from managedFields, and its value. The labels that select the operator's cache
+// (apply.ManagedByLabel) and the claim labels are left out: changing them hides the
+// object from the operator instead of drifting it.
+func (w *world) operatorLabel(c child) (key, value string, ok bool) {
 	skip := []string{apply.ManagedByLabel, apply.OwnerClusterLabel, apply.OwnerKindLabel, apply.OwnerNamespaceLabel, apply.OwnerNameLabel}
 	var keys []string
 	for _, mf := range c.obj.ManagedFields {
@@ -229,18 +234,71 @@ func (w *world) ownedLabel(c child) (key, value string, ok bool) {
 	return keys[0], c.obj.Labels[keys[0]], true
 }
 
-// immutable reports whether c is a ConfigMap or Secret marked immutable.
-func (w *world) immutable(c child) bool {
-	if c.kind.gvk.Group != "" || (c.kind.gvk.Kind != "ConfigMap" && c.kind.gvk.Kind != "Secret") {
-		return false
+// The reasons a child is write-once, as writeOnceReason reports them.
+const (
+	writeOnceJob       = "a Job of job.RunJob (its re-run key annotation " + job.PodSpecHashAnnotation + ")"
+	writeOnceImmutable = "immutable"
+	writeOnceDeclared  = "declared write-once by Options.WriteOnce"
+)
+
+// writeOnceReason says why obj, a child as stored, is one the operator creates once and
+// never writes again, "" when it is not: a Job carrying job.PodSpecHashAnnotation
+// (job.RunJob creates it and never updates it in place), a ConfigMap or Secret with
+// immutable: true (config.CreateImmutableConfigMap and CreateImmutableSecret), or one
+// declared (Options.WriteOnce; a generated credential of secrets.EnsureGeneratedSecret
+// carries no mark of its own).
+func writeOnceReason(obj *unstructured.Unstructured, declared func(client.Object) bool) string {
+	gvk := obj.GroupVersionKind()
+	switch {
+	case gvk.Group == "batch" && gvk.Kind == "Job" && obj.GetAnnotations()[job.PodSpecHashAnnotation] != "":
+		return writeOnceJob
+	case gvk.Group == "" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret"):
+		if im, _, _ := unstructured.NestedBool(obj.Object, "immutable"); im {
+			return writeOnceImmutable
+		}
 	}
+	if declared != nil && declared(obj) {
+		return writeOnceDeclared
+	}
+	return ""
+}
+
+// writeOnce returns writeOnceReason of c as stored, remembered by UID; "" for a child
+// that cannot be read.
+func (w *world) writeOnce(c child) string {
+	w.mu.Lock()
+	reason, ok := w.writeOnceByUID[c.obj.UID]
+	w.mu.Unlock()
+	if ok {
+		return reason
+	}
+	u, err := w.fullChild(c)
+	if err != nil || u == nil {
+		return ""
+	}
+	reason = writeOnceReason(u, w.opts.WriteOnce)
+	w.mu.Lock()
+	if w.writeOnceByUID == nil {
+		w.writeOnceByUID = map[types.UID]string{}
+	}
+	w.writeOnceByUID[c.obj.UID] = reason
+	w.mu.Unlock()
+	return reason
+}
+
+// fullChild reads c as stored, every field; nil when it does not exist.
+func (w *world) fullChild(c child) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(c.kind.gvk)
-	if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: c.obj.Namespace, Name: c.obj.Name}, u); err != nil {
-		return false
+	err := w.c.Get(w.ctx, client.ObjectKey{Namespace: c.obj.Namespace, Name: c.obj.Name}, u)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
 	}
-	im, _, _ := unstructured.NestedBool(u.Object, "immutable")
-	return im
+	if err != nil {
+		return nil, fmt.Errorf("conformance: read %s: %w", c, err)
+	}
+	u.SetGroupVersionKind(c.kind.gvk)
+	return u, nil
 }
 
 // operatorEntries renders the managedFields entries of the operator's field manager,

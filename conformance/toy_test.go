@@ -2,9 +2,11 @@ package conformance_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,12 +24,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
 // toyGV is the group and version of the Toy CRD in testdata/crd.
@@ -102,6 +106,8 @@ const (
 	condConfig      = "ConfigReady"
 	// toyPassword is the credentials Secret's value MakeReady writes.
 	toyPassword = "toy-password-0123456789"
+	// toyTokenKey is the key of the token the toy generates into <name>-token.
+	toyTokenKey = "token"
 )
 
 // mode breaks the toy operator in one way; the zero mode keeps every promise.
@@ -118,18 +124,23 @@ const (
 	modeReadyMismatch   mode = "ready-mismatch"    // Conditions
 	modePassCounter     mode = "pass-counter"      // Conditions (flapping)
 	modeResultWithError mode = "result-with-error" // Errors
-	modeNoStatusOnError mode = "no-status-on-error"
+	modeSwallowError    mode = "swallow-error"
 	modeDeleteOnError   mode = "delete-on-error"
 	modeCreateOnly      mode = "create-only"    // Drift
+	modeSilentToken     mode = "silent-token"   // Drift: a token minted anew without a word
+	modeRewriteToken    mode = "rewrite-token"  // Drift: a write-once token rewritten over a label
 	modeKeepFinalizer   mode = "keep-finalizer" // Deletion
-	modeLeakSecret      mode = "leak-secret"    // Secrets
+	modeLeakSecret      mode = "leak-secret"    // Secrets: in an event
+	modeLogSecretV7     mode = "log-secret-v7"  // Secrets: in a log line at V(7)
 	modeInstanceName    mode = "instance-name"  // TwoReplicas
 	modeNoWrap          mode = "no-wrap"        // every check: ErrStart
 )
 
-// toyReconciler is the toy operator: it waits for the Secret <name>-credentials and
-// applies the ConfigMap <name>-config with spec.message, with a finalizer it removes on
-// deletion. It writes through an apply.Applier over the manager's cache.
+// toyReconciler is the toy operator: it waits for the Secret <name>-credentials,
+// generates a token into the Secret <name>-token once (secrets.EnsureGeneratedSecret),
+// applies the ConfigMap <name>-config with spec.message and the Secret <name>-login with
+// the password from the credentials (server-side apply: the request body is JSON, with
+// the data base64-encoded), with a finalizer it removes on deletion. It writes through an apply.Applier over the manager's cache.
 type toyReconciler struct {
 	c        client.Client // the Applier
 	raw      client.Client // the manager's client, for the broken writes
@@ -158,9 +169,6 @@ func (r *toyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	before := toy.DeepCopyObject().(*Toy)
 	res, err := r.steps(ctx, toy)
-	if err != nil && r.mode == modeNoStatusOnError {
-		return ctrl.Result{}, err
-	}
 	toy.Status.ObservedGeneration = toy.Generation
 	reconcile.AggregateReady(toy, reconcile.ConditionReady, []string{condCredentials, condConfig})
 	if r.mode == modeNoGeneration && reconcile.IsTrue(toy, condCredentials) &&
@@ -195,12 +203,22 @@ func (r *toyReconciler) steps(ctx context.Context, toy *Toy) (ctrl.Result, error
 		reconcile.MarkFalse(toy, condCredentials, "SecretMissing", "waiting for Secret "+toy.Name+"-credentials")
 		return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
 	}
-	if r.mode == modeLeakSecret {
+	switch r.mode {
+	case modeLeakSecret:
 		r.recorder.Eventf(toy, nil, corev1.EventTypeNormal, "CredentialsFound", "Reconcile", "logging in with %s", secret.Data["password"])
+	case modeLogSecretV7:
+		log.FromContext(ctx).V(7).Info("logging in", "password", string(secret.Data["password"]))
 	}
-	reconcile.MarkTrue(toy, condCredentials, "SecretFound", "Secret "+secret.Name+" found")
+	if err := r.ensureToken(ctx, toy); err != nil {
+		reconcile.MarkFalse(toy, condCredentials, "TokenFailed", err.Error())
+		return ctrl.Result{}, err
+	}
+	reconcile.MarkTrue(toy, condCredentials, "SecretFound", "Secret "+secret.Name+" found, token generated")
 
-	if err := r.applyConfig(ctx, toy); err != nil {
+	if err := r.applyConfig(ctx, toy, secret.Data["password"]); err != nil {
+		if r.mode == modeSwallowError {
+			return ctrl.Result{}, nil // "it will work next time": the failure dropped
+		}
 		reconcile.MarkFalse(toy, condConfig, "ApplyFailed", err.Error())
 		return ctrl.Result{}, err
 	}
@@ -224,8 +242,44 @@ func (r *toyReconciler) steps(ctx context.Context, toy *Toy) (ctrl.Result, error
 	return ctrl.Result{}, nil
 }
 
-// applyConfig writes the ConfigMap, the way the mode says.
-func (r *toyReconciler) applyConfig(ctx context.Context, toy *Toy) error {
+// ensureToken generates the token Secret once, the way the mode says.
+func (r *toyReconciler) ensureToken(ctx context.Context, toy *Toy) error {
+	key := client.ObjectKey{Namespace: toy.Namespace, Name: toy.Name + "-token"}
+	labels := map[string]string{toyNameLabel: toy.Name}
+	switch r.mode {
+	case modeSilentToken: // mints a token whenever the Secret is missing, and tells no one
+		err := r.c.Get(ctx, key, &corev1.Secret{})
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: labels},
+			Data: map[string][]byte{toyTokenKey: []byte(rand.Text())}}
+		if err := controllerutil.SetControllerReference(toy, s, r.scheme); err != nil {
+			return err
+		}
+		return r.c.Create(ctx, s)
+	case modeRewriteToken: // treats the token like any child: a drifted label gets a new one
+		s := &corev1.Secret{}
+		if err := r.c.Get(ctx, key, s); err == nil && s.Labels[toyNameLabel] != toy.Name {
+			base := s.DeepCopy()
+			s.Labels[toyNameLabel] = toy.Name
+			s.Data[toyTokenKey] = []byte(rand.Text())
+			return r.c.Patch(ctx, s, client.MergeFrom(base))
+		}
+	}
+	gs := secrets.DefaultGeneratedSecret(key, toyTokenKey)
+	gs.Labels = labels
+	_, err := secrets.EnsureGeneratedSecret(ctx, r.c, r.scheme, toy, gs)
+	return err
+}
+
+// isToyToken declares the toy's token Secret write-once (Options.WriteOnce).
+func isToyToken(obj client.Object) bool {
+	return obj.GetObjectKind().GroupVersionKind().Kind == "Secret" && strings.HasSuffix(obj.GetName(), "-token")
+}
+
+// applyConfig writes the ConfigMap, the way the mode says, and then the login Secret.
+func (r *toyReconciler) applyConfig(ctx context.Context, toy *Toy, password []byte) error {
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: toy.Name + "-config", Namespace: toy.Namespace,
 			Labels: map[string]string{toyNameLabel: toy.Name}},
@@ -254,6 +308,13 @@ func (r *toyReconciler) applyConfig(ctx context.Context, toy *Toy) error {
 		}
 	}
 	err := apply.EnsureObject(ctx, r.c, r.scheme, toy, cm, toyFieldManager)
+	if err == nil {
+		login := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: toy.Name + "-login", Namespace: toy.Namespace, Labels: map[string]string{toyNameLabel: toy.Name}},
+			Data:       map[string][]byte{"login": append([]byte("toy:"), password...)},
+		}
+		err = apply.EnsureObject(ctx, r.c, r.scheme, toy, login, toyFieldManager)
+	}
 	if err != nil && r.mode == modeDeleteOnError {
 		// "Start over": the broken recovery this mode stands for.
 		_ = r.raw.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: cm.Name, Namespace: cm.Namespace}})
@@ -323,6 +384,7 @@ func toyOptions(m mode) conformance.Options {
 		Samples:          []client.Object{newToy("first"), newToy("second")},
 		Invalid:          []conformance.InvalidSample{{Object: bad, Field: "spec.replicas"}},
 		MakeReady:        makeToyReady,
+		WriteOnce:        isToyToken,
 		SubConditions:    []string{condCredentials, condConfig},
 		ClusterRolePaths: []string{"testdata/rbac/role.yaml"},
 		ExpectNoRequests: true,

@@ -121,6 +121,8 @@ type world struct {
 	background []request // requests sent outside any pass
 	crs        []*unstructured.Unstructured
 	childKinds []resourceKind
+	// writeOnceByUID remembers writeOnceReason of each child read.
+	writeOnceByUID map[types.UID]string
 }
 
 // newWorld makes a fresh namespace for a check; the world ends with t.

@@ -176,7 +176,9 @@ func newLoginPage(t *testing.T) string {
 
 // The Horizon operator keeps every promise of the suite, for the minimal sample and
 // for the full one on the management cluster (its HTTPRoute, autoscalers and
-// NetworkPolicy included); a converged pass sends no request at all.
+// NetworkPolicy included); a converged pass sends no request at all, and a failed
+// request of a row without a False reason (HPAReady, NetworkPolicyReady) returns its
+// error.
 func TestConformance(t *testing.T) {
 	full := readSample(t, "horizon_v1alpha1_horizon_full.yaml")
 	full.Spec.TargetClusterRef = nil // no target cluster registered here
@@ -197,17 +199,5 @@ func TestConformance(t *testing.T) {
 		MakeReady:        makeHorizonReady,
 		ClusterRolePaths: []string{"../config/rbac/role.yaml"},
 		ExpectNoRequests: true,
-		Skip:             map[string]string{conformance.CheckErrors: errorsSkip},
 	})
 }
-
-// errorsSkip is why the suite's Errors check does not run against Horizon: HPAReady and
-// NetworkPolicyReady have no False reason (a failed apply of the HorizontalPodAutoscaler or
-// the NetworkPolicy returns its error and keeps the condition, as the Horizon condition
-// table says), while the check wants every failed pass to turn a condition False. Which
-// request a fault meets first varies from run to run, so the check fails only sometimes.
-// The controller's own TestStepsNeverResultWithError fails every call of every step
-// instead and checks that no failure comes back with a result.
-const errorsSkip = "HPAReady and NetworkPolicyReady propagate errors without a False reason (the Horizon " +
-	"condition table); the check requires a False condition on every failed pass. Covered by the " +
-	"controller's TestStepsNeverResultWithError, which fails every call of every step."

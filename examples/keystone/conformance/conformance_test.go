@@ -264,91 +264,30 @@ func subConditions() []string {
 	}
 }
 
-// wireDumpSkip is why the suite's Secrets check is run by TestSecretsBeyondWireDumps
-// instead: the suite captures the operator's logs at every verbosity, client-go's among
-// them, and client-go logs the body of every request and response at V(8) ("Request
-// Body", "Response Body"). The Keystone operator writes the connection Secret itself
-// (the database URL with the password, which reaches the pods through
-// settings.ConnectionEnv), so those bodies carry its value; no operator that writes a
-// Secret's data can keep that log clean. At the verbosity cmd/main.go runs with by
-// default (0) client-go writes no bodies.
-const wireDumpSkip = "the suite captures client-go's V(8) request and response body dumps, which carry the data " +
-	"of the Secret the operator writes itself (keystone-db-connection, data[connection]); " +
-	"TestSecretsBeyondWireDumps runs the check and holds every other log line, the events, the status and the metrics to it"
-
-// The Keystone operator keeps the promises of the suite for the minimal sample: its
+// The Keystone operator keeps every promise of the suite for the minimal sample: its
 // database, key repositories, Deployment, bootstrap Job and CronJobs converge, stay
-// quiet, survive faults and go with the Keystone, as two replicas and under its own
-// ClusterRole. Drift and Secrets opt out with their reasons; the two tests below run
-// them and fail on every finding their reasons do not cover.
+// quiet, survive faults (HPAReady and TrustFlushReady, which have no False reason,
+// return the error of a failed request), leave their write-once children — the
+// db-sync, policy and bootstrap Jobs, the immutable ConfigMaps and Secrets, the
+// generated database password and bootstrap key — alone when a label drifts, write no
+// Secret's value where the suite looks (client-go's V(8) body dumps of the connection
+// Secret are above what it captures), and go with the Keystone, as two replicas and
+// under its own ClusterRole.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, suiteOptions(t))
 }
 
-// A Secret's value shows nowhere the operator writes to but client-go's V(8) body
-// dumps: the Secrets check finds no value in any other log line, in the namespace's
-// events, in the Keystone's status or in the operator's metrics.
-func TestSecretsBeyondWireDumps(t *testing.T) {
-	runCheckTolerating(t, conformance.CheckSecrets, func(v *conformance.Violation) bool {
-		return strings.HasPrefix(v.Problem, "its value appears in the operator's logs") &&
-			(strings.Contains(v.Problem, "Request Body") || strings.Contains(v.Problem, "Response Body"))
-	})
-}
-
-// driftSkip is why the suite's Drift check is run by TestDriftBeyondWriteOnceChildren
-// instead: three children are written once by the SDK flows that own them and never
-// updated in place, by design, so a label another client changes on them stays — the
-// bootstrap and db-sync Jobs (job.RunJob: a Job is created, observed and re-created for
-// a new run, never updated) and the generated database password Secret
-// (secrets.EnsureGeneratedSecret: a kept Secret is never written). Deleted, each is
-// re-created.
-const driftSkip = "job.RunJob never updates a Job in place and secrets.EnsureGeneratedSecret never rewrites a kept Secret, " +
-	"so a drifted label of the bootstrap and db-sync Jobs and of the database password Secret is not restored; " +
-	"TestDriftBeyondWriteOnceChildren runs the check and holds every other child to it"
-
-// Every child but the write-once ones of driftSkip gets a drifted label back, and every
-// deleted child, those included, is re-created.
-func TestDriftBeyondWriteOnceChildren(t *testing.T) {
-	writeOnce := func(k *v1alpha1.Keystone) []string {
-		return []string{"Job " + controller.BootstrapJobName(k), "Job " + controller.DBSyncJobName(k), "Secret " + controller.DatabasePasswordSecretName(k)}
+// generatedSecrets declares to the suite, as write-once, the credential Secrets of the
+// Keystones that secrets.EnsureGeneratedSecret creates once (the database password and
+// the bootstrap key): nothing on them marks them so.
+func generatedSecrets(keystones ...*v1alpha1.Keystone) func(client.Object) bool {
+	names := map[string]bool{}
+	for _, k := range keystones {
+		names[controller.DatabasePasswordSecretName(k)] = true
+		names[controller.BootstrapKeySecretName(k)] = true
 	}
-	sample := readSample(t, "keystone_v1alpha1_keystone_minimal.yaml")
-	runCheckTolerating(t, conformance.CheckDrift, func(v *conformance.Violation) bool {
-		if !strings.HasPrefix(v.Field, "metadata.labels[") || !strings.Contains(v.Problem, "by another client and not restored") {
-			return false
-		}
-		kind, rest, _ := strings.Cut(v.Object, " ")
-		_, name, _ := strings.Cut(rest, "/")
-		for _, o := range writeOnce(sample) {
-			if o == kind+" "+name {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-// runCheckTolerating runs check against the operator and fails t with every finding
-// that tolerated does not accept; a tolerated finding is logged.
-func runCheckTolerating(t *testing.T, check string, tolerated func(*conformance.Violation) bool) {
-	err := conformance.RunCheck(t, suiteOptions(t), check)
-	if err == nil {
-		return
-	}
-	findings := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		findings = joined.Unwrap()
-	}
-	for _, f := range findings {
-		var v *conformance.Violation
-		if !errors.As(f, &v) {
-			t.Fatalf("the %s check did not run: %v", check, f)
-		}
-		if tolerated(v) {
-			t.Logf("left out: %s %s", v.Object, v.Field)
-			continue
-		}
-		t.Error(v)
+	return func(obj client.Object) bool {
+		return obj.GetObjectKind().GroupVersionKind().Kind == "Secret" && names[obj.GetName()]
 	}
 }
 
@@ -366,11 +305,12 @@ func suiteOptions(t *testing.T) conformance.Options {
 	noRemoteKey.Spec.Bootstrap.AdminPassword.RemoteKey = ""
 	badPublicURL := minimal("bad-public-url")
 	badPublicURL.Spec.Bootstrap.PublicURL = "keystone.example"
+	sample := readSample(t, "keystone_v1alpha1_keystone_minimal.yaml")
 	return conformance.Options{
 		Env:          env,
 		FieldManager: controller.FieldManager,
 		Start:        startKeystoneOperator(newVersionDoc(t)),
-		Samples:      []client.Object{readSample(t, "keystone_v1alpha1_keystone_minimal.yaml")},
+		Samples:      []client.Object{sample},
 		Invalid: []conformance.InvalidSample{
 			{Object: fewFernetKeys, Field: "spec.fernet.maxActiveKeys"},
 			{Object: noRemoteKey, Field: "spec.bootstrap.adminPassword.remoteKey"},
@@ -384,15 +324,6 @@ func suiteOptions(t *testing.T) conformance.Options {
 		// the db-sync and bootstrap Jobs run: more passes than the default fit in
 		// their run time.
 		MaxPasses: 150,
-		Skip: map[string]string{conformance.CheckSecrets: wireDumpSkip, conformance.CheckDrift: driftSkip,
-			conformance.CheckErrors: errorsSkip},
+		WriteOnce: generatedSecrets(sample),
 	}
 }
-
-// errorsSkip is why the suite's Errors check does not run against Keystone: HPAReady and
-// TrustFlushReady have no False reason (a failed apply returns its error and keeps the
-// condition), while the check wants every failed pass to turn a condition False; which
-// request a fault meets first varies from run to run. The controller's TestStepFaults
-// injects a 500 into each API call of each step instead.
-const errorsSkip = "HPAReady and TrustFlushReady propagate errors without a False reason; the check requires " +
-	"a False condition on every failed pass. Covered by the controller's TestStepFaults."
