@@ -61,7 +61,7 @@ func main() {
 	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
 	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
 	flag.StringVar(&f.operatorImage, "operator-image", controller.DefaultOperatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
-	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount of the key- and password-rotation pods (needs get and update on the key and database password Secrets); empty is the namespace's default")
+	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount, in each Keystone's namespace, of the key- and password-rotation pods; it must exist there and hold get and update on the Keystone's <name>-fernet-keys, <name>-credential-keys and <name>-db-password Secrets. Empty (the default): the operator makes <name>-rotation with a Role and RoleBinding granting exactly that, per Keystone")
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()

@@ -26,6 +26,11 @@
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
+//	(rotation access) uninstrumented: unless Options.RotationServiceAccount is    FernetKeysReady and
+//	                  set, the ServiceAccount <name>-rotation, a Role of that name  CredentialKeysReady
+//	                  with get and update on the fernet key, credential key and     on a refusal
+//	                  database password Secrets by name (RotationPolicyRules), and
+//	                  its RoleBinding; the rotation CronJobs run as it
 //	Keys (group)      FernetKeys and CredentialKeys: each key repository generated  FernetKeysReady,
 //	                  once into <name>-fernet-keys / <name>-credential-keys (or     CredentialKeysReady
 //	                  restored from its backup), backed up with a PushSecret, and

@@ -443,8 +443,8 @@ func desiredPasswordBackup(k *v1alpha1.Keystone) *esov1alpha1.PushSecret {
 // desiredPasswordRotationCronJob runs the operator's rotate-password command on
 // spec.passwordRotation.schedule (DefaultPasswordRotationSchedule when empty), one run
 // at a time, suspended with spec.passwordRotation.suspend. Its pod needs get and update
-// on the password Secret (RotateKeysPolicyRules), granted to
-// Options.RotationServiceAccount.
+// on the password Secret (RotateKeysPolicyRules), granted to the ServiceAccount of
+// rotationServiceAccount.
 func (r *Reconciler) desiredPasswordRotationCronJob(k *v1alpha1.Keystone) *batchv1.CronJob {
 	schedule := k.Spec.PasswordRotation.Schedule
 	if schedule == "" {
@@ -468,7 +468,7 @@ func (r *Reconciler) desiredPasswordRotationCronJob(k *v1alpha1.Keystone) *batch
 						ObjectMeta: metav1.ObjectMeta{Labels: labels},
 						Spec: corev1.PodSpec{
 							RestartPolicy:      corev1.RestartPolicyNever,
-							ServiceAccountName: r.opts.RotationServiceAccount,
+							ServiceAccountName: r.rotationServiceAccount(k),
 							SecurityContext: &corev1.PodSecurityContext{
 								RunAsNonRoot:   ptr.To(true),
 								SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},

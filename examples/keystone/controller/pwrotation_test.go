@@ -143,6 +143,14 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 	if cj.Spec.Schedule != controller.DefaultPasswordRotationSchedule || cj.Spec.Suspend == nil || !*cj.Spec.Suspend {
 		t.Errorf("CronJob schedule %q suspend %v; want the default schedule, suspended", cj.Spec.Schedule, cj.Spec.Suspend)
 	}
+	if got := cj.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName; got != controller.RotationServiceAccountName(k) {
+		t.Errorf("password rotation CronJob runs as %q, want %q", got, controller.RotationServiceAccountName(k))
+	}
+	fernetCJ := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controller.NewFernetKeysStep(controller.KeyStepOptions{}).CronJobName(k)}}
+	get(t, fernetCJ)
+	if got := fernetCJ.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName; got != controller.RotationServiceAccountName(k) {
+		t.Errorf("fernet rotation CronJob runs as %q, want %q", got, controller.RotationServiceAccountName(k))
+	}
 	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
 	if got := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args; strings.Join(got, " ") !=
 		strings.Join(controller.RotatePasswordArgs(pwKey), " ") {
