@@ -261,6 +261,18 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 				k.Spec.Bootstrap.AdminPassword.RemoteKey, admin), nil
 		},
 	})
+	pwRestore := client.ObjectKey{Namespace: namespace, Name: kscontroller.PasswordRestoreName(k)}
+	actions = append(actions, action{
+		when: s.showsReasonAndExists(kscontroller.ConditionConfigReady, secrets.ReasonRestorePending, pwRestore, &esov1.ExternalSecret{}),
+		do: func(ctx context.Context) (string, error) {
+			if _, err := testenv.MarkExternalSecretEmpty(ctx, s.c, pwRestore); err != nil {
+				return "", err
+			}
+			go s.keepAnsweringEmpty(ctx, pwRestore)
+			return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the database password is generated",
+				pwRestore, kscontroller.PasswordRemoteKey(k)), nil
+		},
+	})
 	fernet, credential := keySteps()
 	for _, step := range []*kscontroller.KeyRepositoryStep{fernet, credential} {
 		restore := client.ObjectKey{Namespace: namespace, Name: step.RestoreName(k)}
@@ -462,7 +474,7 @@ func (s *keystoneScenario) epilogue() {
 	}
 }
 
-// keepAnsweringEmpty plays ESO's refresh of a key-restore ExternalSecret for the rest of
+// keepAnsweringEmpty plays ESO's refresh of a restore ExternalSecret for the rest of
 // the scene: whenever the ExternalSecret has no Ready answer for its current generation
 // (the operator re-applied it, or the first answer raced its creation), it answers "no
 // backup" again, as ESO would on its next refresh.

@@ -22,7 +22,11 @@
 //	                  one keystone.<domain>.conf each, in the immutable Secret
 //	                  <name>-domains-<hash> (the bind passwords are in it)
 //	Config            the database password, generated once into                    ConfigReady
-//	                  <name>-db-password; the URL in the Secret <name>-db-connection;
+//	                  <name>-db-password or, when that Secret is missing, restored
+//	                  (every data key) from the backup through the ExternalSecret
+//	                  <name>-db-password-restore; nothing is generated while that
+//	                  ExternalSecret has not told whether the backend holds one;
+//	                  the URL in the Secret <name>-db-connection;
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
@@ -57,7 +61,11 @@
 //	                  only when the admin password or a bootstrap argument changes
 //	TrustFlush        the CronJob <name>-trust-flush (keystone-manage trust_flush,   TrustFlushReady
 //	                  spec.trustFlush.schedule, hourly by default; suspend honoured)
-//	PasswordRotation  CronJob <name>-password-rotate stages, the step switches     PasswordRotationReady
+//	PasswordRotation  the CronJob <name>-password-rotate (rotate-password) stages   PasswordRotationReady
+//	                  a new database password; the PushSecret <name>-db-password
+//	                  backs the password Secret up; a staged password is taken
+//	                  only once the PushSecret reports a push of the Secret that
+//	                  holds it; then the database account, then the pods switch
 //
 // Each step is instrumented under the metrics prefix keystone_operator
 // (keystone_operator_reconcile_duration_seconds, keystone_operator_reconcile_errors_total).
@@ -70,7 +78,7 @@
 //	DatabaseTLSReady  CertificateReady, TLSNotRequired        WaitingForCertificate
 //	IdentityBackendsReady IdentityBackendsProjected,          IdentityBackendConflict, IdentityBackendsError
 //	                  NoIdentityBackends
-//	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound
+//	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound, RestorePending
 //	FernetKeysReady,  KeysReady                               WaitingForKeyRestore, KeysInvalid, UnsafeRotation,
 //	CredentialKeysReady                                       InvalidRotationSettings, KeysNotControlled,
 //	                                                          KeysLabelsNotRestored
@@ -106,7 +114,8 @@
 // into <name>-bootstrap-key, and job.RunJobWithKey stores only a further keyed digest
 // of it on the Job. The pods carry the connection Secret's resourceVersion as an
 // annotation, so a new URL rolls them. A rotated database password (rotate-password
-// stages it under "staged" in <name>-db-password) reaches the database account first
+// stages it under "staged" in <name>-db-password) is pushed to the backend
+// (PasswordRemoteKey) before anything uses it, then reaches the database account first
 // (the User reads "current"), then the connection Secret, and the old one stays under
 // "previous" until the pods have rolled out.
 //
@@ -115,7 +124,8 @@
 //	10 s   Deployment readiness, HTTPRoute acceptance, health-check retry, database
 //	       provisioning and db-sync, policy validation, bootstrap, a missing policy
 //	       ConfigMap, a database password rotation in progress
-//	15 s   secret store and admin password polling, certificate issuance; an
+//	15 s   secret store and admin password polling, a pending restore of the
+//	       database password, certificate issuance; an
 //	       unavailable target cluster; a converged Keystone on a target cluster
 //	30 s   TTL of a passing version-document probe
 //

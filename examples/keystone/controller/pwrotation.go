@@ -233,12 +233,14 @@ func userPasswordKey(secret *corev1.Secret) string {
 }
 
 // reconcilePasswordRotation is the PasswordRotation row. Every pass it applies the
-// backup PushSecret of the password Secret and the rotation CronJob; when the Secret
+// rotation CronJob and the backup PushSecret of the password Secret, stamped with the
+// Secret's resourceVersion so that a push of every change can be confirmed; when the Secret
 // holds a staged password it moves one phase further and requeues after 10 s:
 //
-//  1. staged present: the PushSecret (applied first) pushes the Secret, staged password
-//     included, to the backend; then one optimistic-lock patch sets current to the
-//     staged password, previous to the password in use, and drops staged. From the
+//  1. staged present: wait until the PushSecret reports a push of the Secret with the
+//     staged password (ensurePasswordBackup: Ready, reason Synced, after the Secret's
+//     current resourceVersion was stamped on it); then one optimistic-lock patch sets
+//     current to the staged password, previous to the password in use, and drops staged. From the
 //     next pass the User reads current, and mariadb-operator changes the account's
 //     password.
 //  2. current differs from password: wait until the User reads current and is Ready
@@ -256,9 +258,6 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)}
-	if err := secrets.EnsurePushSecret(ctx, c, scheme, k, desiredPasswordBackup(k)); err != nil {
-		return r.rotationFailed(k, err)
-	}
 	if err := job.EnsureCronJob(ctx, c, scheme, k, r.desiredPasswordRotationCronJob(k)); err != nil {
 		return r.rotationFailed(k, err)
 	}
@@ -271,6 +270,10 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	}
 	if secret.DeletionTimestamp != nil {
 		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w", key, apply.ErrBeingDeleted))
+	}
+	backup, err := ensurePasswordBackup(ctx, c, k, secret)
+	if err != nil {
+		return r.rotationFailed(k, err)
 	}
 	orig := secret.DeepCopy()
 	d := secret.Data
@@ -290,6 +293,9 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 		return r.finishRotation(ctx, c, k, secret, orig)
 	case hasStaged && len(staged) == 0:
 		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordStagedKey)
+	case hasStaged && backup != "":
+		return inProgress(k, fmt.Sprintf("waiting for PushSecret %s/%s, which %s, to push the staged password to remote key %q; "+
+			"the database account switches to it only once the backend holds it", k.Namespace, PasswordBackupName(k), backup, PasswordRemoteKey(k)))
 	case hasStaged:
 		secret.Data[DatabasePasswordCurrentKey] = staged
 		secret.Data[DatabasePasswordPreviousKey] = password

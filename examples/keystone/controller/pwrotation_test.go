@@ -189,7 +189,11 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 		return "", errors.New("the connection holds neither password")
 	}
 	sawWindow, sawSwitched, lastSeen := false, false, ""
+	psKey := client.ObjectKey{Namespace: ns, Name: controller.PasswordBackupName(k)}
 	slowly(t, 180*time.Second, "rotation finished", func(ctx context.Context) (bool, error) {
+		if err := pushBackup(ctx, psKey); err != nil {
+			return false, err
+		}
 		accepted, err := db.step(ctx)
 		if err != nil {
 			return false, err

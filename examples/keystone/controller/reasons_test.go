@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -70,6 +71,21 @@ func runCases(t *testing.T, rec *controller.Reconciler, target *multicluster.Tar
 			t.Fatalf("%s: %s = %+v, want %s/%s with %q", tc.name, tc.condType, c, tc.status, tc.reason, tc.message)
 		}
 	}
+}
+
+// runConfig runs the Config step on k; when it waits for the restore of the database
+// password, it plays ESO finding no backup (a first install) and runs it again.
+func runConfig(t *testing.T, rec *controller.Reconciler, target *multicluster.Target, k *v1alpha1.Keystone,
+	domainsSecret string, domainFiles ...string) (ctrl.Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := controller.RunStep(ctx, rec, "Config", target, k, domainsSecret, domainFiles...)
+	if c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionConfigReady); err != nil || c == nil ||
+		c.Reason != secrets.ReasonRestorePending {
+		return res, err
+	}
+	need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: k.Namespace, Name: controller.PasswordRestoreName(k)}))
+	return controller.RunStep(ctx, rec, "Config", target, k, domainsSecret, domainFiles...)
 }
 
 // need fails the test on a non-nil error of a simulator.
@@ -181,7 +197,7 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 	if cert.Spec.CommonName != "keystone" || cert.Spec.IssuerRef.Kind != "ClusterIssuer" {
 		t.Errorf("Certificate spec = %+v", cert.Spec)
 	}
-	if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
 		t.Fatal(err)
 	}
 	conn := &corev1.Secret{}
@@ -244,8 +260,13 @@ func TestReasonsConfig(t *testing.T) {
 			}
 		}
 	}
+	restore := client.ObjectKey{Namespace: ns, Name: controller.PasswordRestoreName(k)}
 	runCases(t, rec, stepTarget(env.Client), k, []stepCase{
-		{name: "no ConfigMap", step: "Config", condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
+		{name: "restore pending", step: "Config", condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
+			reason: secrets.ReasonRestorePending, message: "restore Secret " + restore.String() + " from the secret backend", requeue: true},
+		{name: "no ConfigMap", step: "Config", prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+			need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, restore))
+		}, condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
 			reason: controller.ReasonPolicyNotFound, message: "policy ConfigMap " + ns + "/overrides does not exist", requeue: true},
 		{name: "no key", step: "Config", condType: controller.ConditionConfigReady, prepare: writeCM(map[string]string{"policy.yaml": "{}"}),
 			status: metav1.ConditionFalse, reason: controller.ReasonPolicyNotFound, message: `has no key "rules.yaml"`, requeue: true},
@@ -314,7 +335,7 @@ func TestReasonsDatabase(t *testing.T) {
 			status:  metav1.ConditionFalse, reason: database.ReasonPasswordSecretNotReady, requeue: true},
 		{name: "User not ready", step: "Database", condType: db,
 			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
-				if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+				if _, err := runConfig(t, rec, target, k, ""); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -384,7 +405,7 @@ func TestReasonsPolicyValidation(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+			if _, err := runConfig(t, rec, target, k, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -428,7 +449,7 @@ func TestReasonsBootstrap(t *testing.T) {
 	if err := env.Client.Create(ctx, admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
 		t.Fatal(err)
 	}
 	var uid string
@@ -502,7 +523,7 @@ func TestReasonsExposure(t *testing.T) {
 	rec := newStepReconciler(t, controller.DefaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	key := client.ObjectKey{Namespace: ns, Name: k.Name}
-	if _, err := controller.RunStep(ctx, rec, "Config", stepTarget(env.Client), k, ""); err != nil {
+	if _, err := runConfig(t, rec, stepTarget(env.Client), k, ""); err != nil {
 		t.Fatal(err)
 	}
 	runCases(t, rec, stepTarget(env.Client), k, []stepCase{
