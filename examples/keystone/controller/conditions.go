@@ -54,7 +54,9 @@ const (
 	// holds the database URL.
 	ReasonConfigRendered = "ConfigRendered"
 	// ReasonConfigError (ConfigReady False): the settings cannot be rendered, a
-	// ConfigMap or Secret cannot be written, or the prune of older ConfigMaps failed.
+	// ConfigMap or Secret cannot be written, the database password Secret names no
+	// usable account (ErrInconsistentPasswordSecret), or the prune of older ConfigMaps
+	// failed.
 	ReasonConfigError = "ConfigError"
 	// ReasonPolicyNotFound (ConfigReady False): the policy override ConfigMap, or its
 	// key, does not exist.

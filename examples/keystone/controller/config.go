@@ -78,11 +78,17 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 			fmt.Sprintf(secrets.MessageRestorePending, gs.RestoreFrom))
 		return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
 	}
-	password, err := secrets.GetSecretValue(ctx, c, gs.Key, DatabasePasswordDataKey)
+	pw := &corev1.Secret{}
+	if err := c.Get(ctx, gs.Key, pw); err != nil {
+		return ctrl.Result{}, fmt.Errorf("database password of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, gs.Key, err)
+	}
+	st, err := readPasswordState(pw.Data)
 	if err != nil {
+		err = fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, gs.Key, err, ErrInconsistentPasswordSecret)
+		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
 		return ctrl.Result{}, err
 	}
-	url, err := connectionURL(k, password)
+	url, err := connectionURL(k, st.active, string(pw.Data[accountPasswordKey(st.active)]))
 	if err != nil {
 		return configError(k, err)
 	}
@@ -239,11 +245,13 @@ func connectionDatabase(k *v1alpha1.Keystone) settings.Database {
 	return db
 }
 
-// connectionURL is the database URL of the pods and Jobs with password; with TLS,
+// connectionURL is the database URL of the pods and Jobs, as account with password; with TLS,
 // PyMySQL presents the client certificate the database account requires (X509). The
 // error never quotes the password.
-func connectionURL(k *v1alpha1.Keystone, password string) (string, error) {
-	url, err := settings.ConnectionURL(connectionDatabase(k), password)
+func connectionURL(k *v1alpha1.Keystone, account, password string) (string, error) {
+	db := connectionDatabase(k)
+	db.User = DatabaseAccountName(k, account)
+	url, err := settings.ConnectionURL(db, password)
 	if err != nil {
 		return "", fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	}

@@ -26,7 +26,8 @@
 //	                  (every data key) from the backup through the ExternalSecret
 //	                  <name>-db-password-restore; nothing is generated while that
 //	                  ExternalSecret has not told whether the backend holds one;
-//	                  the URL in the Secret <name>-db-connection;
+//	                  the URL of the active account (see PasswordRotation) in the
+//	                  Secret <name>-db-connection;
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
@@ -40,7 +41,8 @@
 //	                  restored from its backup), backed up with a PushSecret, and
 //	                  rotated by a CronJob running this operator's rotate-keys
 //	                  at most once per rotationInterval
-//	Database          the mariadb-operator Database, User and Grant, then the Job    DatabaseReady
+//	Database          the mariadb-operator Database, User and Grant (those of the    DatabaseReady
+//	                  second account <name>-b too, once it exists), then the Job
 //	                  <name>-db-sync (keystone-manage db_sync) once per image
 //	                  (status.syncedImage)
 //	PolicyValidation  the overrides checked in Go (policy.Validate over BaseRules),  PolicyValid
@@ -63,9 +65,18 @@
 //	                  spec.trustFlush.schedule, hourly by default; suspend honoured)
 //	PasswordRotation  the CronJob <name>-password-rotate (rotate-password) stages   PasswordRotationReady
 //	                  a new database password; the PushSecret <name>-db-password
-//	                  backs the password Secret up; a staged password is taken
+//	                  backs the password Secret up. Two database accounts
+//	                  alternate: <user> (User and Grant <name>, data key
+//	                  password) and <user>-b (User and Grant <name>-b, data key
+//	                  password-b, made at the first rotation); data key account
+//	                  names the one the pods use. A staged password is taken
 //	                  only once the PushSecret reports a push of the Secret that
-//	                  holds it; then the database account, then the pods switch
+//	                  holds it; it goes to the idle account (its User reads data
+//	                  key current), then the pods switch to that account, and
+//	                  when the rollout has finished the previously active
+//	                  account is left idle with its old password, which the next
+//	                  rotation replaces. The pods not yet replaced keep a valid
+//	                  credential throughout
 //
 // Each step is instrumented under the metrics prefix keystone_operator
 // (keystone_operator_reconcile_duration_seconds, keystone_operator_reconcile_errors_total).
@@ -115,9 +126,10 @@
 // of it on the Job. The pods carry the connection Secret's resourceVersion as an
 // annotation, so a new URL rolls them. A rotated database password (rotate-password
 // stages it under "staged" in <name>-db-password) is pushed to the backend
-// (PasswordRemoteKey) before anything uses it, then reaches the database account first
-// (the User reads "current"), then the connection Secret, and the old one stays under
-// "previous" until the pods have rolled out.
+// (PasswordRemoteKey) before anything uses it, then reaches the idle database account
+// (its User reads "current"), then the connection Secret, which switches the pods to
+// that account; the previously active account keeps its password, so the pods not yet
+// replaced keep connecting, and is idle afterwards.
 //
 // # Requeues
 //

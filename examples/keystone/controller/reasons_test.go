@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
@@ -565,4 +566,93 @@ func TestReasonsExposure(t *testing.T) {
 // gatewaySpec is a route on the Gateway "public" for identity.example.com.
 func gatewaySpec() *httproute.Spec {
 	return &httproute.Spec{ParentRef: httproute.ParentRef{Name: "public"}, Hostnames: []string{"identity.example.com"}}
+}
+
+// The PasswordRotation step: every reason in the order a rotation meets them, the
+// in-progress messages naming what is waited for.
+func TestReasonsPasswordRotation(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	rec := newStepReconciler(t, controller.DefaultOptions())
+	storeReady(t)
+	k := createKeystone(t, newKeystone(ns, "keystone"))
+	target := stepTarget(env.Client)
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
+		t.Fatal(err)
+	}
+	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
+	userB := client.ObjectKey{Namespace: ns, Name: controller.DatabaseUserObjectName(k, controller.AccountB)}
+	pr, inProgress := controller.ConditionPasswordRotationReady, controller.ReasonPasswordRotationInProgress
+	runCases(t, rec, target, k, []stepCase{
+		{name: "idle", step: "PasswordRotation", condType: pr, status: metav1.ConditionTrue,
+			reason: controller.ReasonPasswordRotationIdle, message: "the pods use account keystone;"},
+		{name: "backup not pushed", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(controller.RotatePassword(ctx, env.Client, pwKey, time.Now()))
+			}, message: "waiting for PushSecret " + pwKey.String(), requeue: true},
+		{name: "to the idle account", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(nil, pushBackup(ctx, client.ObjectKey{Namespace: ns, Name: controller.PasswordBackupName(k)}))
+			}, message: "giving the staged password to the idle account keystone-b", requeue: true},
+		{name: "no User", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			message: "waiting for User " + userB.String(), requeue: true},
+		{name: "no Grant", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
+				if _, err := controller.RunStep(ctx, rec, "Database", target, k, ""); err != nil {
+					t.Fatal(err)
+				}
+				u := &mariadbv1alpha1.User{}
+				if err := env.Client.Get(ctx, userB, u); err == nil {
+					t.Fatal("the Database step made User b before the MariaDB is Ready")
+				}
+				mariaDBReady(t, ns)
+				userA := client.ObjectKey{Namespace: ns, Name: k.Name}
+				eventually(t, 30*time.Second, "User b", func(ctx context.Context) (bool, error) {
+					_, err := controller.RunStep(ctx, rec, "Database", target, k, "")
+					_, _ = testenv.MarkDatabaseReady(ctx, env.Client, userA)
+					_, _ = testenv.MarkUserReady(ctx, env.Client, userA)
+					_, _ = testenv.MarkGrantReady(ctx, env.Client, userA)
+					return env.Client.Get(ctx, userB, u) == nil, err
+				})
+				if u.Spec.Name != "keystone-b" || u.Spec.PasswordSecretKeyRef.Key != controller.DatabasePasswordCurrentKey {
+					t.Errorf("User b is account %q reading %q", u.Spec.Name, u.Spec.PasswordSecretKeyRef.Key)
+				}
+				need(t)(testenv.MarkUserReady(ctx, env.Client, userB))
+			}, message: "waiting for Grant " + userB.String(), requeue: true},
+		{name: "switch", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(testenv.MarkGrantReady(ctx, env.Client, userB))
+			}, message: "the database accepts account keystone-b with the new password", requeue: true},
+		{name: "connection", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			message: "to hold the connection of account keystone-b", requeue: true},
+		{name: "rollout", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
+				if _, err := runConfig(t, rec, target, k, ""); err != nil {
+					t.Fatal(err)
+				}
+			}, message: "the pods not yet replaced keep account keystone", requeue: true},
+	})
+	eventually(t, 60*time.Second, "rotated", func(ctx context.Context) (bool, error) {
+		if _, err := controller.RunStep(ctx, rec, "Deployment", target, k, ""); err != nil {
+			return false, err
+		}
+		_, err := controller.RunStep(ctx, rec, "PasswordRotation", target, k, "")
+		c := meta.FindStatusCondition(k.Status.Conditions, pr)
+		return c != nil && c.Reason == controller.ReasonPasswordRotated, err
+	})
+	if c := meta.FindStatusCondition(k.Status.Conditions, pr); !strings.Contains(c.Message, "uses account keystone-b; account keystone is idle") {
+		t.Errorf("Rotated message %q", c.Message)
+	}
+	pw := &corev1.Secret{}
+	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
+		t.Fatal(err)
+	}
+	pw.Data[controller.DatabasePasswordStagedKey] = []byte{}
+	if err := env.Client.Update(ctx, pw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := controller.RunStep(ctx, rec, "PasswordRotation", target, k, ""); !errors.Is(err, controller.ErrInconsistentPasswordSecret) {
+		t.Errorf("empty staged password: %v", err)
+	}
+	expectReason(t, k, controller.ReasonPasswordRotationFailed)
 }
