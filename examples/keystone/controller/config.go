@@ -84,7 +84,7 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 	}
 	st, err := readPasswordState(pw.Data)
 	if err != nil {
-		err = fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, gs.Key, err, ErrInconsistentPasswordSecret)
+		err = fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, gs.Key, err.Error(), ErrInconsistentPasswordSecret)
 		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
 		return ctrl.Result{}, err
 	}
