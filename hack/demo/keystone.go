@@ -261,6 +261,17 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 				k.Spec.Bootstrap.AdminPassword.RemoteKey, admin), nil
 		},
 	})
+	pwRestore := client.ObjectKey{Namespace: namespace, Name: kscontroller.PasswordRestoreName(k)}
+	actions = append(actions, action{
+		when: s.showsReasonAndExists(kscontroller.ConditionConfigReady, secrets.ReasonRestorePending, pwRestore, &esov1.ExternalSecret{}),
+		do: func(ctx context.Context) (string, error) {
+			if _, err := testenv.MarkExternalSecretEmpty(ctx, s.c, pwRestore); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the database password is generated",
+				pwRestore, kscontroller.PasswordRemoteKey(k)), nil
+		},
+	})
 	fernet, credential := keySteps()
 	for _, step := range []*kscontroller.KeyRepositoryStep{fernet, credential} {
 		restore := client.ObjectKey{Namespace: namespace, Name: step.RestoreName(k)}

@@ -86,6 +86,8 @@ func TestDemo(t *testing.T) {
 		`ClusterSecretStore openbao-cluster-store is Ready already \(the Horizon scene\)`,
 		`SecretsReady +False +WaitingForAdminPassword`,
 		`ESO \(played\): synced "openstack/keystone/admin" into Secret openstack/keystone-admin-password \(a random admin password, not shown\)`,
+		`ConfigReady +False +RestorePending`,
+		`ExternalSecret openstack/keystone-db-password-restore finds no backup`,
 		`FernetKeysReady +False +WaitingForKeyRestore`,
 		`ExternalSecret openstack/keystone-fernet-keys-restore finds no backup`,
 		`ExternalSecret openstack/keystone-credential-keys-restore finds no backup`,

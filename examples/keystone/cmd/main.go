@@ -47,7 +47,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	f.BindFlags(fs)
 	fs.Lookup("namespace").Usage = "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
 	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
-	fs.StringVar(&f.rotationSA, "rotation-service-account", f.rotationSA, "ServiceAccount of the key- and password-rotation pods (needs get and update on the key and database password Secrets); empty is the namespace's default")
+	fs.StringVar(&f.rotationSA, "rotation-service-account", f.rotationSA, "ServiceAccount, in each Keystone's namespace, of the key- and password-rotation pods; it must exist there and hold get and update on the Keystone's <name>-fernet-keys, <name>-credential-keys and <name>-db-password Secrets. Empty (the default): the operator makes <name>-rotation with a Role and RoleBinding granting exactly that, per Keystone")
 }
 
 func main() {

@@ -88,6 +88,7 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 		_, _ = testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.AdminPasswordSecretName(k)},
 			map[string][]byte{controller.AdminPasswordDataKey: []byte("pw")})
 		keyOpts := controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
+		_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.PasswordRestoreName(k)})
 		for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(keyOpts), controller.NewCredentialKeysStep(keyOpts)} {
 			_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: step.RestoreName(k)})
 		}

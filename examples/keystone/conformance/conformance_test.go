@@ -82,7 +82,8 @@ func startKeystoneOperator(api string) func(context.Context, *rest.Config, confo
 
 // makeKeystoneReady plays External Secrets and mariadb-operator: the shared
 // ClusterSecretStore is Ready, the admin password ExternalSecret synced, the restore
-// ExternalSecrets of both key repositories answer that the backend holds no backup, the
+// ExternalSecrets of the database password and of both key repositories answer that the
+// backend holds no backup, the
 // MariaDB "mariadb" exists and is Ready, and the Keystone's Database, User and Grant
 // are Ready. Each is written only when it is not already so, so that a poll does not
 // wake the operator for nothing; an object the operator has not written yet is left to
@@ -107,8 +108,12 @@ func makeKeystoneReady(ctx context.Context, c client.Client, cr client.Object) e
 			map[string][]byte{controller.AdminPasswordDataKey: []byte(adminPassword)})
 		return err
 	}))
+	restores := []string{controller.PasswordRestoreName(k)}
 	for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(keyStepOptions), controller.NewCredentialKeysStep(keyStepOptions)} {
-		key := client.ObjectKey{Namespace: k.Namespace, Name: step.RestoreName(k)}
+		restores = append(restores, step.RestoreName(k))
+	}
+	for _, name := range restores {
+		key := client.ObjectKey{Namespace: k.Namespace, Name: name}
 		errs = append(errs, answerExternalSecret(ctx, c, key, nil, func() error {
 			_, err := testenv.MarkExternalSecretEmpty(ctx, c, key)
 			return err

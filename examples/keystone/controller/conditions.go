@@ -24,8 +24,9 @@ const (
 
 // The reasons this package writes itself; the DatabaseReady reasons are those of
 // package database, the HTTPRoute, KeystoneAPIReady and HPA reasons those of packages
-// httproute, health and deployment, SecretStoreNotReady and
-// ClusterSecretStoreUnsupported those of package secrets, and TargetClusterUnavailable
+// httproute, health and deployment, SecretStoreNotReady,
+// ClusterSecretStoreUnsupported and RestorePending (ConfigReady: the database
+// password's restore is pending) those of package secrets, and TargetClusterUnavailable
 // that of package multicluster.
 const (
 	// ReasonSecretsAvailable (SecretsReady True): the store is ready and the admin
@@ -53,7 +54,9 @@ const (
 	// holds the database URL.
 	ReasonConfigRendered = "ConfigRendered"
 	// ReasonConfigError (ConfigReady False): the settings cannot be rendered, a
-	// ConfigMap or Secret cannot be written, or the prune of older ConfigMaps failed.
+	// ConfigMap or Secret cannot be written, the database password Secret names no
+	// usable account (ErrInconsistentPasswordSecret), or the prune of older ConfigMaps
+	// failed.
 	ReasonConfigError = "ConfigError"
 	// ReasonPolicyNotFound (ConfigReady False): the policy override ConfigMap, or its
 	// key, does not exist.

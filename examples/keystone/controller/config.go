@@ -49,8 +49,10 @@ const ConnectionDataKey = "connection"
 // deleted, whatever its age.
 const RetainConfigMaps = 3
 
-// reconcileConfig is the Config row: the database password generated once, the
-// connection Secret, the policy overrides read from their ConfigMap, and keystone.conf
+// reconcileConfig is the Config row: the database password generated once (or
+// restored from its backup: restorePasswordSecret, then secrets.EnsureGeneratedSecret
+// with RestoreFrom, which generates nothing while the restore ExternalSecret has not
+// told whether the backend holds a password), the connection Secret, the policy overrides read from their ConfigMap, and keystone.conf
 // and policy.yaml rendered into an immutable ConfigMap named after its content, so a
 // change of configuration is a new ConfigMap and a new pod template.
 func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
@@ -59,14 +61,34 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 	gs := secrets.DefaultGeneratedSecret(
 		client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)}, DatabasePasswordDataKey)
 	gs.Labels = map[string]string{database.WatchLabel: "true", apply.ManagedByLabel: r.opts.FieldManager}
-	if _, err := secrets.EnsureGeneratedSecret(ctx, c, scheme, k, gs); err != nil {
+	gs.RestoreFrom = &client.ObjectKey{Namespace: k.Namespace, Name: PasswordRestoreName(k)}
+	if err := apply.EnsureObject(ctx, c, scheme, k, desiredPasswordRestore(k, r.opts.FieldManager), r.opts.FieldManager); err != nil {
+		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
 		return ctrl.Result{}, err
 	}
-	password, err := secrets.GetSecretValue(ctx, c, gs.Key, DatabasePasswordDataKey)
+	if _, err := restorePasswordSecret(ctx, c, k, gs); err != nil {
+		return ctrl.Result{}, fmt.Errorf("database password of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+	}
+	outcome, err := secrets.EnsureGeneratedSecret(ctx, c, scheme, k, gs)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	url, err := connectionURL(k, password)
+	if !outcome.Ready() {
+		reconcile.MarkFalse(k, ConditionConfigReady, secrets.ReasonRestorePending,
+			fmt.Sprintf(secrets.MessageRestorePending, gs.RestoreFrom))
+		return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
+	}
+	pw := &corev1.Secret{}
+	if err := c.Get(ctx, gs.Key, pw); err != nil {
+		return ctrl.Result{}, fmt.Errorf("database password of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, gs.Key, err)
+	}
+	st, err := readPasswordState(pw.Data)
+	if err != nil {
+		err = fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, gs.Key, err.Error(), ErrInconsistentPasswordSecret)
+		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
+		return ctrl.Result{}, err
+	}
+	url, err := connectionURL(k, st.active, string(pw.Data[accountPasswordKey(st.active)]))
 	if err != nil {
 		return configError(k, err)
 	}
@@ -223,11 +245,13 @@ func connectionDatabase(k *v1alpha1.Keystone) settings.Database {
 	return db
 }
 
-// connectionURL is the database URL of the pods and Jobs with password; with TLS,
+// connectionURL is the database URL of the pods and Jobs, as account with password; with TLS,
 // PyMySQL presents the client certificate the database account requires (X509). The
 // error never quotes the password.
-func connectionURL(k *v1alpha1.Keystone, password string) (string, error) {
-	url, err := settings.ConnectionURL(connectionDatabase(k), password)
+func connectionURL(k *v1alpha1.Keystone, account, password string) (string, error) {
+	db := connectionDatabase(k)
+	db.User = DatabaseAccountName(k, account)
+	url, err := settings.ConnectionURL(db, password)
 	if err != nil {
 		return "", fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	}

@@ -21,9 +21,11 @@ import (
 // DBSyncJobName is the Job that runs keystone-manage db_sync, once per image.
 func DBSyncJobName(k *v1alpha1.Keystone) string { return k.Name + "-db-sync" }
 
-// reconcileDatabase is the Database row: the MariaDB Database, User (with the generated
-// password of the Config row) and Grant through mariadb-operator, then db_sync once per
-// image. status.syncedImage names the image whose migrations completed.
+// reconcileDatabase is the Database row: the MariaDB Database, the User of AccountA
+// (with the generated password of the Config row) and its Grant through
+// mariadb-operator, the User and Grant of AccountB once it has a password or a rotation
+// gives it one, then db_sync once per image. status.syncedImage names the image whose
+// migrations completed.
 func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
@@ -32,12 +34,27 @@ func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone
 	if err := c.Get(ctx, pwKey, pw); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("database of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, pwKey, err)
 	}
+	// An inconsistent Secret is the PasswordRotation row's to report; here both Users
+	// keep reading their own keys.
+	st, _ := readPasswordState(pw.Data)
 	cond, res, err := database.ReconcileProvision(ctx, c, scheme, k, database.ProvisionParams{
-		Database: desiredDatabase(k), User: desiredUser(k, userPasswordKey(pw)), Grant: desiredGrant(k),
+		Database: desiredDatabase(k), User: desiredUser(k, AccountA, st.userPasswordKey(AccountA)), Grant: desiredGrant(k, AccountA),
 	})
 	reconcile.ApplyCondition(k, cond)
 	if err != nil || !res.IsZero() {
 		return res, err
+	}
+	if st.needsUser(AccountB, pw.Data) {
+		user, grant := desiredUser(k, AccountB, st.userPasswordKey(AccountB)), desiredGrant(k, AccountB)
+		ready, err := database.EnsureDatabaseUser(ctx, c, scheme, k, user, grant)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !ready {
+			reconcile.MarkFalse(k, ConditionDatabaseReady, database.ReasonUserNotReady, fmt.Sprintf(
+				"waiting for User and Grant %s/%s (account %s) to be Ready", k.Namespace, user.Name, user.Spec.Name))
+			return ctrl.Result{RequeueAfter: database.PollInterval}, nil
+		}
 	}
 	cond, res, err = database.ReconcileSyncJobs(ctx, c, scheme, k,
 		database.SyncJob{Job: desiredDBSyncJob(k), RerunKey: k.Spec.Image})
@@ -64,15 +81,15 @@ func desiredDatabase(k *v1alpha1.Keystone) *mariadbv1alpha1.Database {
 	}
 }
 
-// desiredUser is the account spec.database.username with the password under data key
-// passwordKey of the password Secret (see userPasswordKey); with TLS it must present a
-// client certificate.
-func desiredUser(k *v1alpha1.Keystone, passwordKey string) *mariadbv1alpha1.User {
+// desiredUser is the MariaDB account of account (DatabaseAccountName) with the
+// password under data key passwordKey of the password Secret
+// (passwordState.userPasswordKey); with TLS it must present a client certificate.
+func desiredUser(k *v1alpha1.Keystone, account, passwordKey string) *mariadbv1alpha1.User {
 	u := &mariadbv1alpha1.User{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		ObjectMeta: metav1.ObjectMeta{Name: DatabaseUserObjectName(k, account), Namespace: k.Namespace, Labels: labels(k)},
 		Spec: mariadbv1alpha1.UserSpec{
 			MariaDBRef: mariaDBRef(k),
-			Name:       databaseUser(k),
+			Name:       DatabaseAccountName(k, account),
 			Host:       "%",
 			PasswordSecretKeyRef: &mariadbv1alpha1.SecretKeySelector{
 				LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: DatabasePasswordSecretName(k)},
@@ -86,15 +103,15 @@ func desiredUser(k *v1alpha1.Keystone, passwordKey string) *mariadbv1alpha1.User
 	return u
 }
 
-// desiredGrant gives the account every privilege on the database, and only on it.
-func desiredGrant(k *v1alpha1.Keystone) *mariadbv1alpha1.Grant {
+// desiredGrant gives account every privilege on the database, and only on it.
+func desiredGrant(k *v1alpha1.Keystone, account string) *mariadbv1alpha1.Grant {
 	return &mariadbv1alpha1.Grant{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		ObjectMeta: metav1.ObjectMeta{Name: DatabaseUserObjectName(k, account), Namespace: k.Namespace, Labels: labels(k)},
 		Spec: mariadbv1alpha1.GrantSpec{
 			MariaDBRef: mariaDBRef(k),
 			Privileges: []string{"ALL PRIVILEGES"},
 			Database:   databaseName(k),
-			Username:   databaseUser(k),
+			Username:   DatabaseAccountName(k, account),
 			Host:       ptr.To("%"),
 		},
 	}

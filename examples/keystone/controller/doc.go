@@ -22,16 +22,27 @@
 //	                  one keystone.<domain>.conf each, in the immutable Secret
 //	                  <name>-domains-<hash> (the bind passwords are in it)
 //	Config            the database password, generated once into                    ConfigReady
-//	                  <name>-db-password; the URL in the Secret <name>-db-connection;
+//	                  <name>-db-password or, when that Secret is missing, restored
+//	                  (every data key) from the backup through the ExternalSecret
+//	                  <name>-db-password-restore; nothing is generated while that
+//	                  ExternalSecret has not told whether the backend holds one;
+//	                  the URL of the active account (see PasswordRotation) in the
+//	                  Secret <name>-db-connection;
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
+//	(rotation access) uninstrumented: unless Options.RotationServiceAccount is    FernetKeysReady and
+//	                  set, the ServiceAccount <name>-rotation, a Role of that name  CredentialKeysReady
+//	                  with get and update on the fernet key, credential key and     on a refusal
+//	                  database password Secrets by name (RotationPolicyRules), and
+//	                  its RoleBinding; the rotation CronJobs run as it
 //	Keys (group)      FernetKeys and CredentialKeys: each key repository generated  FernetKeysReady,
 //	                  once into <name>-fernet-keys / <name>-credential-keys (or     CredentialKeysReady
 //	                  restored from its backup), backed up with a PushSecret, and
 //	                  rotated by a CronJob running this operator's rotate-keys
 //	                  at most once per rotationInterval
-//	Database          the mariadb-operator Database, User and Grant, then the Job    DatabaseReady
+//	Database          the mariadb-operator Database, User and Grant (those of the    DatabaseReady
+//	                  second account <name>-b too, once it exists), then the Job
 //	                  <name>-db-sync (keystone-manage db_sync) once per image
 //	                  (status.syncedImage)
 //	PolicyValidation  the overrides checked in Go (policy.Validate over BaseRules),  PolicyValid
@@ -52,7 +63,20 @@
 //	                  only when the admin password or a bootstrap argument changes
 //	TrustFlush        the CronJob <name>-trust-flush (keystone-manage trust_flush,   TrustFlushReady
 //	                  spec.trustFlush.schedule, hourly by default; suspend honoured)
-//	PasswordRotation  CronJob <name>-password-rotate stages, the step switches     PasswordRotationReady
+//	PasswordRotation  the CronJob <name>-password-rotate (rotate-password) stages   PasswordRotationReady
+//	                  a new database password; the PushSecret <name>-db-password
+//	                  backs the password Secret up. Two database accounts
+//	                  alternate: <user> (User and Grant <name>, data key
+//	                  password) and <user>-b (User and Grant <name>-b, data key
+//	                  password-b, made at the first rotation); data key account
+//	                  names the one the pods use. A staged password is taken
+//	                  only once the PushSecret reports a push of the Secret that
+//	                  holds it; it goes to the idle account (its User reads data
+//	                  key current), then the pods switch to that account, and
+//	                  when the rollout has finished the previously active
+//	                  account is left idle with its old password, which the next
+//	                  rotation replaces. The pods not yet replaced keep a valid
+//	                  credential throughout
 //
 // Each step is instrumented under the metrics prefix keystone_operator
 // (keystone_operator_reconcile_duration_seconds, keystone_operator_reconcile_errors_total).
@@ -65,7 +89,7 @@
 //	DatabaseTLSReady  CertificateReady, TLSNotRequired        WaitingForCertificate
 //	IdentityBackendsReady IdentityBackendsProjected,          IdentityBackendConflict, IdentityBackendsError
 //	                  NoIdentityBackends
-//	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound
+//	ConfigReady       ConfigRendered                          ConfigError, PolicyNotFound, RestorePending
 //	FernetKeysReady,  KeysReady                               WaitingForKeyRestore, KeysInvalid, UnsafeRotation,
 //	CredentialKeysReady                                       InvalidRotationSettings, KeysNotControlled,
 //	                                                          KeysLabelsNotRestored
@@ -101,16 +125,19 @@
 // into <name>-bootstrap-key, and job.RunJobWithKey stores only a further keyed digest
 // of it on the Job. The pods carry the connection Secret's resourceVersion as an
 // annotation, so a new URL rolls them. A rotated database password (rotate-password
-// stages it under "staged" in <name>-db-password) reaches the database account first
-// (the User reads "current"), then the connection Secret, and the old one stays under
-// "previous" until the pods have rolled out.
+// stages it under "staged" in <name>-db-password) is pushed to the backend
+// (PasswordRemoteKey) before anything uses it, then reaches the idle database account
+// (its User reads "current"), then the connection Secret, which switches the pods to
+// that account; the previously active account keeps its password, so the pods not yet
+// replaced keep connecting, and is idle afterwards.
 //
 // # Requeues
 //
 //	10 s   Deployment readiness, HTTPRoute acceptance, health-check retry, database
 //	       provisioning and db-sync, policy validation, bootstrap, a missing policy
 //	       ConfigMap, a database password rotation in progress
-//	15 s   secret store and admin password polling, certificate issuance; an
+//	15 s   secret store and admin password polling, a pending restore of the
+//	       database password, certificate issuance; an
 //	       unavailable target cluster; a converged Keystone on a target cluster
 //	30 s   TTL of a passing version-document probe
 //

@@ -12,8 +12,9 @@ import (
 )
 
 // StepNames are the rows of the step table in pipeline order, as RunStep names them;
-// "prune" is the unnamed row after the Deployment.
-var StepNames = []string{"Secrets", "DatabaseTLS", "Config", "Database", "PolicyValidation", "Deployment", "prune",
+// "RotationAccess" is the unnamed row before the Keys group, "prune" the unnamed row
+// after the Deployment.
+var StepNames = []string{"Secrets", "DatabaseTLS", "Config", "RotationAccess", "Database", "PolicyValidation", "Deployment", "prune",
 	"HTTPRoute", "HealthCheck", "HPA", "Bootstrap", "TrustFlush", "PasswordRotation"}
 
 // RunStep runs the row name of r's step table on k outside a pass, writing to target
@@ -24,7 +25,8 @@ func RunStep(ctx context.Context, r *Reconciler, name string, target *multiclust
 	domainsSecret string, domainFiles ...string) (ctrl.Result, error) {
 	steps := map[string]reconcile.StepFunc[*v1alpha1.Keystone]{
 		"Secrets": r.reconcileSecrets, "DatabaseTLS": r.reconcileDatabaseTLS, "Config": r.reconcileConfig,
-		"Database": r.reconcileDatabase, "PolicyValidation": r.reconcilePolicyValidation,
+		"RotationAccess": r.reconcileRotationAccess,
+		"Database":       r.reconcileDatabase, "PolicyValidation": r.reconcilePolicyValidation,
 		"Deployment": r.reconcileDeployment, "prune": r.prune, "HTTPRoute": r.reconcileHTTPRoute,
 		"HealthCheck": r.reconcileHealthCheck, "HPA": r.reconcileHPA, "Bootstrap": r.reconcileBootstrap,
 		"TrustFlush": r.reconcileTrustFlush, "PasswordRotation": r.reconcilePasswordRotation,

@@ -40,6 +40,8 @@ func TestStepFaults(t *testing.T) {
 		switch step {
 		case "Secrets":
 			syncAdminPassword(t, k, "fault-password")
+		case "Config":
+			_, _ = runConfig(t, rec, target, k, "")
 		case "DatabaseTLS":
 			need(t)(testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.DatabaseCertificateName(k)}))
 		case "Database":

@@ -122,6 +122,11 @@ type KeyStepOptions struct {
 	// ServiceAccount. It needs get and update on the repository Secrets
 	// ([RotateKeysPolicyRules]).
 	ServiceAccountName string
+	// ServiceAccountOf, when set, returns the ServiceAccount of a Keystone's rotation
+	// pods and takes the place of ServiceAccountName; an empty answer means the
+	// namespace's default ServiceAccount. The Keystone reconciler sets it to
+	// [RotationServiceAccountName] unless Options.RotationServiceAccount is set.
+	ServiceAccountOf func(*v1alpha1.Keystone) string
 	// BackupRefreshInterval is the refreshInterval of the backup PushSecrets and of
 	// the restore ExternalSecrets; zero means [DefaultBackupRefreshInterval].
 	BackupRefreshInterval time.Duration
@@ -547,6 +552,15 @@ func (s *KeyRepositoryStep) labels(k *v1alpha1.Keystone) map[string]string {
 	}
 }
 
+// serviceAccount is the ServiceAccount of k's rotation pods: KeyStepOptions.ServiceAccountOf
+// when set, else KeyStepOptions.ServiceAccountName.
+func (s *KeyRepositoryStep) serviceAccount(k *v1alpha1.Keystone) string {
+	if s.opts.ServiceAccountOf != nil {
+		return s.opts.ServiceAccountOf(k)
+	}
+	return s.opts.ServiceAccountName
+}
+
 func (s *KeyRepositoryStep) now() time.Time {
 	if s.opts.Now != nil {
 		return s.opts.Now()
@@ -610,7 +624,7 @@ func (s *KeyRepositoryStep) desiredPushSecret(k *v1alpha1.Keystone) *esov1alpha1
 
 // desiredCronJob is the rotation CronJob: hourly, one run at a time, the operator image
 // with RotateKeysArgs. Its pod needs get and update on the repository Secret
-// (RotateKeysPolicyRules), granted to KeyStepOptions.ServiceAccountName.
+// (RotateKeysPolicyRules), granted to the ServiceAccount of serviceAccount.
 func (s *KeyRepositoryStep) desiredCronJob(k *v1alpha1.Keystone, rs rotationSettings) *batchv1.CronJob {
 	labels := s.labels(k)
 	args := RotateKeysArgs(client.ObjectKey{Namespace: k.Namespace, Name: s.SecretName(k)}, rs.maxActiveKeys, rs.interval)
@@ -629,7 +643,7 @@ func (s *KeyRepositoryStep) desiredCronJob(k *v1alpha1.Keystone, rs rotationSett
 						ObjectMeta: metav1.ObjectMeta{Labels: labels},
 						Spec: corev1.PodSpec{
 							RestartPolicy:      corev1.RestartPolicyNever,
-							ServiceAccountName: s.opts.ServiceAccountName,
+							ServiceAccountName: s.serviceAccount(k),
 							SecurityContext: &corev1.PodSecurityContext{
 								RunAsNonRoot:   ptr.To(true),
 								SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},

@@ -67,9 +67,13 @@ type Options struct {
 	// OperatorImage is the image of this operator: the key-rotation CronJobs run its
 	// rotate-keys command. Required.
 	OperatorImage string
-	// RotationServiceAccount is the ServiceAccount the key-rotation pods run as; it
-	// needs RotateKeysPolicyRules on the key Secrets. Empty means the namespace's
-	// default ServiceAccount.
+	// RotationServiceAccount is the ServiceAccount, in each Keystone's namespace, that
+	// the key-rotation and password-rotation pods run as. Empty (the default) means the
+	// reconciler makes one per Keystone, <name>-rotation, with a Role holding
+	// RotationPolicyRules and a RoleBinding, all controlled by the Keystone. When set,
+	// nothing is made: that ServiceAccount must exist in every Keystone's namespace and
+	// hold get and update on the Keystone's fernet key, credential key and database
+	// password Secrets (RotationPolicyRules), or the rotations fail.
 	RotationServiceAccount string
 	// Wrap, when set, wraps the Reconciler before SetupWithManager registers it, so
 	// that a test harness (the conformance suite's RunOptions.Wrap) observes every pass;
@@ -152,6 +156,9 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	type step = reconcile.Step[*v1alpha1.Keystone]
 	keyOpts := KeyStepOptions{FieldManager: opts.FieldManager, OperatorImage: opts.OperatorImage,
 		ServiceAccountName: opts.RotationServiceAccount}
+	if opts.RotationServiceAccount == "" {
+		keyOpts.ServiceAccountOf = RotationServiceAccountName
+	}
 	if err := keyOpts.Validate(); err != nil {
 		return nil, err
 	}
@@ -162,6 +169,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		step{Name: "DatabaseTLS", Condition: ConditionDatabaseTLSReady, Run: r.reconcileDatabaseTLS},
 		step{Name: "IdentityBackends", Condition: backends.Condition(), Run: backends.Reconcile},
 		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
+		step{Run: r.reconcileRotationAccess}, // unnamed: uninstrumented; a refusal flips the Keys rows
 		reconcile.Sequential("Keys", // both run: one repository's wait does not hold the other
 			step{Name: "FernetKeys", Condition: fernet.Condition(), Run: fernet.Reconcile},
 			step{Name: "CredentialKeys", Condition: credential.Condition(), Run: credential.Reconcile},

@@ -248,13 +248,18 @@ func converge(t *testing.T, k *v1alpha1.Keystone, password string) {
 	waitReady(t, k)
 }
 
-// noKeyBackups plays ESO for a first install: the restore ExternalSecrets of both key
-// repositories find no backup in the secret backend, so the repositories are generated.
+// noKeyBackups plays ESO for a first install: the restore ExternalSecrets of the
+// database password and of both key repositories find no backup in the secret backend,
+// so the password and the repositories are generated.
 func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
 	t.Helper()
 	opts := controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
+	restores := []string{controller.PasswordRestoreName(k)}
 	for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(opts), controller.NewCredentialKeysStep(opts)} {
-		key := client.ObjectKey{Namespace: k.Namespace, Name: step.RestoreName(k)}
+		restores = append(restores, step.RestoreName(k))
+	}
+	for _, name := range restores {
+		key := client.ObjectKey{Namespace: k.Namespace, Name: name}
 		eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
 			_, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key)
 			return err == nil, err

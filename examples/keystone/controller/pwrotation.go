@@ -42,31 +42,31 @@ const (
 	// yet.
 	ReasonPasswordRotationIdle = "PasswordRotationIdle"
 	// ReasonPasswordRotated (PasswordRotationReady True): the last staged password is
-	// the database's and the pods' password; the message says when it was rotated.
+	// the password of the account the pods use; the other account is idle. The message
+	// says when it was rotated and which account the pods use.
 	ReasonPasswordRotated = "PasswordRotated"
 	// ReasonPasswordRotationInProgress (PasswordRotationReady False): a staged password
 	// is being switched to; the message names the phase. The step requeues after 10 s.
 	ReasonPasswordRotationInProgress = "PasswordRotationInProgress"
 	// ReasonPasswordRotationFailed (PasswordRotationReady False): the password Secret
-	// is inconsistent (an empty staged or current password, a missing previous one), or
+	// is inconsistent (an empty staged or current password, an unknown active account,
+	// no password for account A or the active account), or
 	// the password Secret, the CronJob or the PushSecret exists but the Keystone does
 	// not control it, or it is being deleted: nothing is written.
 	ReasonPasswordRotationFailed = "PasswordRotationFailed"
 )
 
-// The data keys of the Secret DatabasePasswordSecretName besides
-// DatabasePasswordDataKey, which always holds the password of the pods' connection.
+// The data keys of the Secret DatabasePasswordSecretName that drive a rotation, besides
+// the accounts' passwords (DatabasePasswordDataKey, [DatabasePasswordBDataKey]) and the
+// active account ([DatabaseActiveAccountKey]).
 const (
 	// DatabasePasswordStagedKey holds a new password the rotate-password command
 	// staged ([RotatePassword]); nothing uses it until the PasswordRotation step takes
-	// it.
+	// it, once the backup holds it.
 	DatabasePasswordStagedKey = "staged"
-	// DatabasePasswordCurrentKey holds, during a rotation, the new password: the
-	// mariadb-operator User reads it from there while the key exists.
+	// DatabasePasswordCurrentKey holds, during a rotation, the new password: the User of
+	// the account it goes to reads it from there while the key exists.
 	DatabasePasswordCurrentKey = "current"
-	// DatabasePasswordPreviousKey holds, during a rotation, the password the pods used
-	// before it, kept until the pods have rolled out with the new one.
-	DatabasePasswordPreviousKey = "previous"
 )
 
 // Annotations of the Secret DatabasePasswordSecretName, RFC 3339 times.
@@ -117,10 +117,10 @@ func PasswordRemoteKey(k *v1alpha1.Keystone) string {
 }
 
 // RotatePassword stages a new random password in the Secret at key, under
-// [DatabasePasswordStagedKey], and reports whether it did. It never touches
-// DatabasePasswordDataKey, [DatabasePasswordCurrentKey] or
-// [DatabasePasswordPreviousKey]: the PasswordRotation step switches the database and
-// the pods to the staged password.
+// [DatabasePasswordStagedKey], and reports whether it did. It never touches the
+// accounts' passwords, the active account or [DatabasePasswordCurrentKey]: the
+// PasswordRotation step gives the staged password to the idle account and switches the
+// pods to it.
 //
 // A Secret that already holds a staged password is left alone (false, nil), so a run
 // whose answer was lost, or a second run before the step took the first password, does
@@ -221,44 +221,37 @@ func randomPassword(n int) ([]byte, error) {
 	return out, nil
 }
 
-// userPasswordKey is the data key of the password Secret the mariadb-operator User
-// reads: DatabasePasswordCurrentKey while a rotation holds one, else
-// DatabasePasswordDataKey. Switching the key changes the User's generation, so the
-// database flow waits for mariadb-operator to report the User Ready with it.
-func userPasswordKey(secret *corev1.Secret) string {
-	if secret != nil && len(secret.Data[DatabasePasswordCurrentKey]) > 0 {
-		return DatabasePasswordCurrentKey
-	}
-	return DatabasePasswordDataKey
-}
-
 // reconcilePasswordRotation is the PasswordRotation row. Every pass it applies the
-// backup PushSecret of the password Secret and the rotation CronJob; when the Secret
-// holds a staged password it moves one phase further and requeues after 10 s:
+// rotation CronJob and the backup PushSecret of the password Secret, stamped with the
+// Secret's resourceVersion so that a push of every change can be confirmed
+// (ensurePasswordBackup). The database has two accounts (AccountA, AccountB); the pods
+// use the active one (DatabaseActiveAccountKey) and the other is idle. When the Secret
+// holds a staged password the step moves one phase further and requeues after 10 s:
 //
-//  1. staged present: the PushSecret (applied first) pushes the Secret, staged password
-//     included, to the backend; then one optimistic-lock patch sets current to the
-//     staged password, previous to the password in use, and drops staged. From the
-//     next pass the User reads current, and mariadb-operator changes the account's
-//     password.
-//  2. current differs from password: wait until the User reads current and is Ready
-//     for its generation (the database accepts the new password); then password is
-//     set to current, so the Config row writes the new connection URL and the pods
-//     roll.
-//  3. password equals current: wait until the connection Secret holds the new URL and
-//     the Deployment has rolled out its pod template; then current and previous are
-//     dropped (the User reads password again, the same value) and
-//     PasswordRotatedAtAnnotation is set.
+//  1. staged present: wait until the PushSecret reports a push of the Secret with the
+//     staged password; then one optimistic-lock patch moves it to current. From the
+//     next pass the idle account's User reads current (a new generation), and
+//     mariadb-operator gives the idle account the new password. The active account
+//     and its password are untouched.
+//  2. current present, the pods still on the other account: wait until the idle
+//     account's User reads current and is Ready for its generation, and its Grant is
+//     Ready (the database accepts the new credential); then one patch sets that
+//     account's password key to current and makes it the active account, so the
+//     Config row writes the new connection URL (the other account, the new password)
+//     and the pods roll.
+//  3. current equals the active account's password: wait until the connection Secret
+//     holds the new URL and the Deployment has rolled out its pod template; then
+//     current is dropped (the User reads the account's own key again, the same value)
+//     and PasswordRotatedAtAnnotation is set.
 //
-// The connection Secret therefore only ever switches to a password the database
-// already accepts, and the old password stays in previous until no pod uses it.
+// Throughout, the pods not yet replaced connect with the previously active account,
+// whose password no rotation step changes: the rollout has no moment in which a pod's
+// credential is refused. After it that account is idle; its password is replaced at
+// the next rotation, which switches back to it.
 func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: DatabasePasswordSecretName(k)}
-	if err := secrets.EnsurePushSecret(ctx, c, scheme, k, desiredPasswordBackup(k)); err != nil {
-		return r.rotationFailed(k, err)
-	}
 	if err := job.EnsureCronJob(ctx, c, scheme, k, r.desiredPasswordRotationCronJob(k)); err != nil {
 		return r.rotationFailed(k, err)
 	}
@@ -272,52 +265,57 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	if secret.DeletionTimestamp != nil {
 		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w", key, apply.ErrBeingDeleted))
 	}
+	backup, err := ensurePasswordBackup(ctx, c, k, secret)
+	if err != nil {
+		return r.rotationFailed(k, err)
+	}
+	st, err := readPasswordState(secret.Data)
+	if err != nil {
+		return r.inconsistent(k, key, err.Error())
+	}
 	orig := secret.DeepCopy()
-	d := secret.Data
-	staged, current, password := d[DatabasePasswordStagedKey], d[DatabasePasswordCurrentKey], d[DatabasePasswordDataKey]
-	_, hasStaged := d[DatabasePasswordStagedKey]
-	_, hasCurrent := d[DatabasePasswordCurrentKey]
+	staged, hasStaged := secret.Data[DatabasePasswordStagedKey]
 	switch {
-	case len(password) == 0:
-		return r.inconsistent(k, key, "has no password in data key "+DatabasePasswordDataKey)
-	case hasCurrent && len(current) == 0:
-		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordCurrentKey)
-	case hasCurrent && len(d[DatabasePasswordPreviousKey]) == 0:
-		return r.inconsistent(k, key, "has data key "+DatabasePasswordCurrentKey+" but no "+DatabasePasswordPreviousKey)
-	case hasCurrent && string(current) != string(password):
-		return r.switchPods(ctx, c, k, secret, orig)
-	case hasCurrent:
-		return r.finishRotation(ctx, c, k, secret, orig)
+	case st.target != "" && !st.switched:
+		return r.switchPods(ctx, c, k, secret, orig, st)
+	case st.target != "":
+		return r.finishRotation(ctx, c, k, secret, orig, st)
 	case hasStaged && len(staged) == 0:
 		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordStagedKey)
+	case hasStaged && backup != "":
+		return inProgress(k, fmt.Sprintf("waiting for PushSecret %s/%s, which %s, to push the staged password to remote key %q; "+
+			"the idle database account gets it only once the backend holds it", k.Namespace, PasswordBackupName(k), backup, PasswordRemoteKey(k)))
 	case hasStaged:
 		secret.Data[DatabasePasswordCurrentKey] = staged
-		secret.Data[DatabasePasswordPreviousKey] = password
 		delete(secret.Data, DatabasePasswordStagedKey)
 		if err := patchSecret(ctx, c, secret, orig); err != nil {
 			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s with the new current password: %w",
 				k.Namespace, k.Name, key, err)
 		}
-		return inProgress(k, fmt.Sprintf("switching the database account to the staged password (Secret %s, data key %q)",
-			key, DatabasePasswordCurrentKey))
+		idle := otherAccount(st.active)
+		return inProgress(k, fmt.Sprintf("giving the staged password to the idle account %s (User %s/%s reads data key %q of Secret %s); "+
+			"the pods keep account %s", DatabaseAccountName(k, idle), k.Namespace, DatabaseUserObjectName(k, idle),
+			DatabasePasswordCurrentKey, key, DatabaseAccountName(k, st.active)))
 	}
 	if at := secret.Annotations[PasswordRotatedAtAnnotation]; at != "" {
 		reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
-			"database password last rotated at %s; CronJob %s stages the next one, PushSecret %s backs it up",
-			at, PasswordRotationCronJobName(k), PasswordBackupName(k)))
+			"database password last rotated at %s; the pods use account %s; CronJob %s stages the next one, PushSecret %s backs it up",
+			at, DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))
 		return ctrl.Result{}, nil
 	}
 	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotationIdle, fmt.Sprintf(
-		"no password staged; CronJob %s stages one, PushSecret %s backs the Secret up",
-		PasswordRotationCronJobName(k), PasswordBackupName(k)))
+		"no password staged; the pods use account %s; CronJob %s stages one, PushSecret %s backs the Secret up",
+		DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))
 	return ctrl.Result{}, nil
 }
 
-// switchPods is phase 2: once the User reads current and is Ready for its generation,
-// password is set to current.
-func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
+// switchPods is phase 2: once the target account's User reads current and is Ready for
+// its generation and its Grant is Ready, the target's password key is set to current
+// and the target becomes the active account.
+func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret,
+	st passwordState) (ctrl.Result, error) {
 	user := &mariadbv1alpha1.User{}
-	ukey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
+	ukey := client.ObjectKey{Namespace: k.Namespace, Name: DatabaseUserObjectName(k, st.target)}
 	if err := c.Get(ctx, ukey, user); err != nil {
 		if apierrors.IsNotFound(err) {
 			return inProgress(k, fmt.Sprintf("waiting for User %s", ukey))
@@ -325,23 +323,37 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get User %s: %w", k.Namespace, k.Name, ukey, err)
 	}
 	ref := user.Spec.PasswordSecretKeyRef
-	if ref == nil || ref.Name != secret.Name || ref.Key != DatabasePasswordCurrentKey || !userReady(user) {
-		return inProgress(k, fmt.Sprintf("waiting for User %s to be Ready with the password in data key %q",
-			ukey, DatabasePasswordCurrentKey))
+	if ref == nil || ref.Name != secret.Name || ref.Key != DatabasePasswordCurrentKey || !readyFor(user.Status.Conditions, user.Generation) {
+		return inProgress(k, fmt.Sprintf("waiting for User %s (account %s) to be Ready with the password in data key %q",
+			ukey, DatabaseAccountName(k, st.target), DatabasePasswordCurrentKey))
 	}
-	secret.Data[DatabasePasswordDataKey] = secret.Data[DatabasePasswordCurrentKey]
+	grant := &mariadbv1alpha1.Grant{}
+	if err := c.Get(ctx, ukey, grant); err != nil {
+		if apierrors.IsNotFound(err) {
+			return inProgress(k, fmt.Sprintf("waiting for Grant %s", ukey))
+		}
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Grant %s: %w", k.Namespace, k.Name, ukey, err)
+	}
+	if !readyFor(grant.Status.Conditions, grant.Generation) {
+		return inProgress(k, fmt.Sprintf("waiting for Grant %s (account %s) to be Ready", ukey, DatabaseAccountName(k, st.target)))
+	}
+	secret.Data[accountPasswordKey(st.target)] = secret.Data[DatabasePasswordCurrentKey]
+	secret.Data[DatabaseActiveAccountKey] = []byte(st.target)
 	if err := patchSecret(ctx, c, secret, orig); err != nil {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s with the new password: %w",
-			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to switch to account %s: %w",
+			k.Namespace, k.Name, secret.Namespace, secret.Name, st.target, err)
 	}
-	return inProgress(k, fmt.Sprintf("the database accepts the new password; rolling the pods onto it (Deployment %s/%s)",
-		k.Namespace, k.Name))
+	return inProgress(k, fmt.Sprintf("the database accepts account %s with the new password; rolling the pods of Deployment %s/%s "+
+		"onto it while the pods not yet replaced keep account %s", DatabaseAccountName(k, st.target), k.Namespace, k.Name,
+		DatabaseAccountName(k, st.active)))
 }
 
-// finishRotation is phase 3: once the connection Secret holds the URL of the new
-// password and the Deployment rolled out with it, current and previous are dropped.
-func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret) (ctrl.Result, error) {
-	url, err := connectionURL(k, string(secret.Data[DatabasePasswordDataKey]))
+// finishRotation is phase 3: once the connection Secret holds the URL of the active
+// account and its new password and the Deployment rolled out with it, current is
+// dropped; the previously active account is idle from then on.
+func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret,
+	st passwordState) (ctrl.Result, error) {
+	url, err := connectionURL(k, st.active, string(secret.Data[accountPasswordKey(st.active)]))
 	if err != nil {
 		return r.rotationFailed(k, err)
 	}
@@ -351,7 +363,7 @@ func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1a
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, ckey, err)
 	}
 	if string(conn.Data[ConnectionDataKey]) != url {
-		return inProgress(k, fmt.Sprintf("waiting for Secret %s to hold the new connection", ckey))
+		return inProgress(k, fmt.Sprintf("waiting for Secret %s to hold the connection of account %s", ckey, DatabaseAccountName(k, st.active)))
 	}
 	deploy := &appsv1.Deployment{}
 	dkey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
@@ -359,21 +371,22 @@ func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1a
 		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Deployment %s: %w", k.Namespace, k.Name, dkey, err)
 	}
 	if deploy.Spec.Template.Annotations[ConnectionVersionAnnotation] != conn.ResourceVersion || !deployment.IsDeploymentReady(deploy) {
-		return inProgress(k, fmt.Sprintf("waiting for Deployment %s to roll out with the new connection", dkey))
+		return inProgress(k, fmt.Sprintf("waiting for Deployment %s to roll out with the connection of account %s; "+
+			"the pods not yet replaced keep account %s", dkey, DatabaseAccountName(k, st.active), DatabaseAccountName(k, otherAccount(st.active))))
 	}
 	delete(secret.Data, DatabasePasswordCurrentKey)
-	delete(secret.Data, DatabasePasswordPreviousKey)
 	if secret.Annotations == nil {
 		secret.Annotations = map[string]string{}
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	secret.Annotations[PasswordRotatedAtAnnotation] = now
 	if err := patchSecret(ctx, c, secret, orig); err != nil {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to drop the previous password: %w",
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to finish the rotation: %w",
 			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
 	}
 	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
-		"database password rotated at %s: the database and Deployment %s use it; the previous one is dropped", now, dkey))
+		"database password rotated at %s: Deployment %s uses account %s; account %s is idle until the next rotation",
+		now, dkey, DatabaseAccountName(k, st.active), DatabaseAccountName(k, otherAccount(st.active))))
 	return ctrl.Result{}, nil
 }
 
@@ -384,11 +397,12 @@ func patchSecret(ctx context.Context, c client.Client, secret, orig *corev1.Secr
 	return c.Patch(ctx, secret, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 }
 
-// userReady reports a Ready=True condition observed for the User's generation.
-func userReady(u *mariadbv1alpha1.User) bool {
-	cond := meta.FindStatusCondition(u.Status.Conditions, mariadbv1alpha1.ConditionTypeReady)
+// readyFor reports a Ready=True condition among conds observed for generation (or
+// without an observedGeneration, as mariadb-operator v25 writes them).
+func readyFor(conds []metav1.Condition, generation int64) bool {
+	cond := meta.FindStatusCondition(conds, mariadbv1alpha1.ConditionTypeReady)
 	return cond != nil && cond.Status == metav1.ConditionTrue &&
-		(cond.ObservedGeneration == 0 || cond.ObservedGeneration >= u.Generation)
+		(cond.ObservedGeneration == 0 || cond.ObservedGeneration >= generation)
 }
 
 // inProgress sets PasswordRotationInProgress with msg and requeues after 10 s.
@@ -406,9 +420,10 @@ func (r *Reconciler) inconsistent(k *v1alpha1.Keystone, key client.ObjectKey, wh
 	return ctrl.Result{}, err
 }
 
-// ErrInconsistentPasswordSecret is wrapped by the PasswordRotation step's error for a
-// password Secret whose data keys describe no phase of a rotation: an empty password,
-// an empty staged or current password, or a current password without the previous one.
+// ErrInconsistentPasswordSecret is wrapped by the errors of the Config and
+// PasswordRotation steps for a password Secret whose data keys describe no state of the
+// two accounts or no phase of a rotation: no password for account A or for the active
+// account, an unknown active account, an empty staged or current password.
 var ErrInconsistentPasswordSecret = errors.New("inconsistent database password Secret")
 
 // rotationFailed returns err for the pass; an object the Keystone does not control,
@@ -443,8 +458,8 @@ func desiredPasswordBackup(k *v1alpha1.Keystone) *esov1alpha1.PushSecret {
 // desiredPasswordRotationCronJob runs the operator's rotate-password command on
 // spec.passwordRotation.schedule (DefaultPasswordRotationSchedule when empty), one run
 // at a time, suspended with spec.passwordRotation.suspend. Its pod needs get and update
-// on the password Secret (RotateKeysPolicyRules), granted to
-// Options.RotationServiceAccount.
+// on the password Secret (RotateKeysPolicyRules), granted to the ServiceAccount of
+// rotationServiceAccount.
 func (r *Reconciler) desiredPasswordRotationCronJob(k *v1alpha1.Keystone) *batchv1.CronJob {
 	schedule := k.Spec.PasswordRotation.Schedule
 	if schedule == "" {
@@ -468,7 +483,7 @@ func (r *Reconciler) desiredPasswordRotationCronJob(k *v1alpha1.Keystone) *batch
 						ObjectMeta: metav1.ObjectMeta{Labels: labels},
 						Spec: corev1.PodSpec{
 							RestartPolicy:      corev1.RestartPolicyNever,
-							ServiceAccountName: r.opts.RotationServiceAccount,
+							ServiceAccountName: r.rotationServiceAccount(k),
 							SecurityContext: &corev1.PodSecurityContext{
 								RunAsNonRoot:   ptr.To(true),
 								SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},

@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -89,45 +88,144 @@ func TestRotatePassword(t *testing.T) {
 	}
 }
 
-// simulatedDatabase plays mariadb-operator's User for a Keystone: the account's
-// password follows the value of the Secret key the User references (mariadb-operator
-// watches the Secret), and the User is marked Ready for each new generation.
+// simulatedDatabase plays mariadb-operator for a Keystone's Users and Grants: each
+// account's password follows the value of the Secret key its User references
+// (mariadb-operator watches the Secret), and every User and Grant is marked Ready for
+// each new generation. A credential is accepted when its account has that password and
+// a Ready Grant.
 type simulatedDatabase struct {
-	k        *v1alpha1.Keystone
-	password string
-	gen      int64
+	k         *v1alpha1.Keystone
+	passwords map[string]string // account → password
+	granted   map[string]bool   // account → Grant Ready
+	gens      map[string]int64  // "User/<name>" or "Grant/<name>" → generation marked Ready
 }
 
-// step applies what mariadb-operator would and returns the password the database
-// accepts.
-func (d *simulatedDatabase) step(ctx context.Context) (string, error) {
-	u := &mariadbv1alpha1.User{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: d.k.Namespace, Name: d.k.Name}, u); err != nil {
-		return d.password, err
+func newSimulatedDatabase(k *v1alpha1.Keystone) *simulatedDatabase {
+	return &simulatedDatabase{k: k, passwords: map[string]string{}, granted: map[string]bool{}, gens: map[string]int64{}}
+}
+
+// step applies what mariadb-operator would.
+func (d *simulatedDatabase) step(ctx context.Context) error {
+	users := &mariadbv1alpha1.UserList{}
+	if err := env.Client.List(ctx, users, client.InNamespace(d.k.Namespace)); err != nil {
+		return err
 	}
-	s := &corev1.Secret{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: d.k.Namespace, Name: u.Spec.PasswordSecretKeyRef.Name}, s); err != nil {
-		return d.password, err
-	}
-	if v := string(s.Data[u.Spec.PasswordSecretKeyRef.Key]); v != "" {
-		d.password = v
-	}
-	if u.Generation != d.gen {
-		if _, err := testenv.MarkUserReady(ctx, env.Client, client.ObjectKeyFromObject(u)); err != nil {
-			return d.password, err
+	for _, u := range users.Items {
+		s := &corev1.Secret{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: d.k.Namespace, Name: u.Spec.PasswordSecretKeyRef.Name}, s); err != nil {
+			return err
 		}
-		d.gen = u.Generation
+		if v := string(s.Data[u.Spec.PasswordSecretKeyRef.Key]); v != "" {
+			d.passwords[u.Spec.Name] = v
+		}
+		if d.gens["User/"+u.Name] != u.Generation {
+			if _, err := testenv.MarkUserReady(ctx, env.Client, client.ObjectKeyFromObject(&u)); err != nil {
+				return err
+			}
+			d.gens["User/"+u.Name] = u.Generation
+		}
 	}
-	return d.password, nil
+	grants := &mariadbv1alpha1.GrantList{}
+	if err := env.Client.List(ctx, grants, client.InNamespace(d.k.Namespace)); err != nil {
+		return err
+	}
+	for _, g := range grants.Items {
+		if d.gens["Grant/"+g.Name] != g.Generation {
+			if _, err := testenv.MarkGrantReady(ctx, env.Client, client.ObjectKeyFromObject(&g)); err != nil {
+				return err
+			}
+			d.gens["Grant/"+g.Name] = g.Generation
+		}
+		d.granted[g.Spec.Username] = true
+	}
+	return nil
 }
 
-// A staged password reaches the database and then the pods without the connection
-// ever switching to a password the database does not accept: at every observed step
-// the pods' connection holds the database's password, or the old one, kept in
-// "previous", while the rollout has not switched yet. Afterwards the Secret holds only
-// the new password, the old one works nowhere, and no password shows in a condition or
+// accepts reports whether the database lets account in with password.
+func (d *simulatedDatabase) accepts(account, password string) bool {
+	return password != "" && d.passwords[account] == password && d.granted[account]
+}
+
+// credential is an account and its password.
+type credential struct{ account, password string }
+
+// connection returns the credential of k's connection Secret.
+func connection(ctx context.Context, k *v1alpha1.Keystone) (credential, error) {
+	conn := &corev1.Secret{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: controller.ConnectionSecretName(k)}, conn); err != nil {
+		return credential{}, err
+	}
+	u, err := url.Parse(string(conn.Data[controller.ConnectionDataKey]))
+	if err != nil || u.User == nil {
+		return credential{}, errors.New("the connection is not a URL with credentials")
+	}
+	p, _ := u.User.Password()
+	return credential{u.User.Username(), p}, nil
+}
+
+// rotateOnce stages a password and plays ESO and mariadb-operator until the rotation
+// finished and k is Ready again. At every observation the pods' connection holds a
+// credential the database accepts, and so does kept, the credential of the pods from
+// before the rotation, which the pods not yet replaced use. It returns the new password.
+func rotateOnce(t *testing.T, k *v1alpha1.Keystone, db *simulatedDatabase, kept credential) string {
+	t.Helper()
+	ctx := context.Background()
+	pwKey := client.ObjectKey{Namespace: k.Namespace, Name: controller.DatabasePasswordSecretName(k)}
+	psKey := client.ObjectKey{Namespace: k.Namespace, Name: controller.PasswordBackupName(k)}
+	if staged, err := controller.RotatePassword(ctx, env.Client, pwKey, time.Now()); err != nil || !staged {
+		t.Fatalf("staging: %v %v", staged, err)
+	}
+	pw := &corev1.Secret{}
+	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
+		t.Fatal(err)
+	}
+	next := string(pw.Data[controller.DatabasePasswordStagedKey])
+	get(t, k)
+	startGen := k.Generation
+	lastSeen, switched := "", false
+	slowly(t, 180*time.Second, "rotation finished and Ready", func(ctx context.Context) (bool, error) {
+		if err := pushBackup(ctx, psKey); err != nil {
+			return false, err
+		}
+		if err := db.step(ctx); err != nil {
+			return false, err
+		}
+		used, err := connection(ctx, k)
+		if err != nil {
+			return false, err
+		}
+		if !db.accepts(used.account, used.password) {
+			t.Fatalf("the connection uses account %s with a password the database does not accept (new password: %v)",
+				used.account, used.password == next)
+		}
+		if !db.accepts(kept.account, kept.password) {
+			t.Fatalf("the credential of the pods from before the rotation (account %s) is refused during the rotation", kept.account)
+		}
+		if used.account != kept.account && used.password == next {
+			switched = true
+		}
+		get(t, k)
+		r := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady)
+		ready := meta.FindStatusCondition(k.Status.Conditions, "Ready")
+		if r != nil && r.Message != lastSeen {
+			lastSeen = r.Message
+			t.Logf("PasswordRotationReady %s: %s", r.Reason, r.Message)
+		}
+		return r != nil && r.Reason == controller.ReasonPasswordRotated && strings.Contains(r.Message, "rotated at") &&
+			ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == startGen, nil
+	})
+	if !switched {
+		t.Error("the pods never switched to the other account with the new password")
+	}
+	return next
+}
+
+// Password rotation is gapless: the new password goes to the idle account, the pods
+// switch to that account, and the previously active account keeps its password
+// throughout the rollout (real Deployment controllers), then stays idle; a second
+// rotation goes back to the first account. No password shows in a condition, a Job or
 // a CronJob.
-func TestPasswordRotationKeepsAPassword(t *testing.T) {
+func TestPasswordRotationGapless(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	startOperator(t, ns, operatorOptions{})
@@ -143,87 +241,56 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 	if cj.Spec.Schedule != controller.DefaultPasswordRotationSchedule || cj.Spec.Suspend == nil || !*cj.Spec.Suspend {
 		t.Errorf("CronJob schedule %q suspend %v; want the default schedule, suspended", cj.Spec.Schedule, cj.Spec.Suspend)
 	}
+	if got := cj.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName; got != controller.RotationServiceAccountName(k) {
+		t.Errorf("password rotation CronJob runs as %q, want %q", got, controller.RotationServiceAccountName(k))
+	}
+	fernetCJ := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controller.NewFernetKeysStep(controller.KeyStepOptions{}).CronJobName(k)}}
+	get(t, fernetCJ)
+	if got := fernetCJ.Spec.JobTemplate.Spec.Template.Spec.ServiceAccountName; got != controller.RotationServiceAccountName(k) {
+		t.Errorf("fernet rotation CronJob runs as %q, want %q", got, controller.RotationServiceAccountName(k))
+	}
 	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
 	if got := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args; strings.Join(got, " ") !=
 		strings.Join(controller.RotatePasswordArgs(pwKey), " ") {
 		t.Errorf("CronJob args %q", got)
 	}
 
+	db := newSimulatedDatabase(k)
+	if err := db.step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	accountA, accountB := controller.DatabaseAccountName(k, controller.AccountA), controller.DatabaseAccountName(k, controller.AccountB)
+	before, err := connection(ctx, k)
+	if err != nil || before.account != accountA || !db.accepts(before.account, before.password) {
+		t.Fatalf("before the rotation the pods use account %q (err %v); want %s, accepted", before.account, err, accountA)
+	}
+
+	first := rotateOnce(t, k, db, before)
 	pw := &corev1.Secret{}
 	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
 		t.Fatal(err)
 	}
-	old := string(pw.Data[controller.DatabasePasswordDataKey])
-	db := &simulatedDatabase{k: k}
-	if got, err := db.step(ctx); err != nil || got != old {
-		t.Fatalf("the database does not accept the password in use before the rotation (err %v)", err)
+	if string(pw.Data[controller.DatabaseActiveAccountKey]) != controller.AccountB || string(pw.Data[controller.DatabasePasswordBDataKey]) != first ||
+		string(pw.Data[controller.DatabasePasswordDataKey]) != before.password || len(pw.Data) != 3 {
+		t.Errorf("after the first rotation the Secret holds %d keys, active account %q; want account b with the new password, a unchanged",
+			len(pw.Data), pw.Data[controller.DatabaseActiveAccountKey])
 	}
-	if staged, err := controller.RotatePassword(ctx, env.Client, pwKey, time.Now()); err != nil || !staged {
-		t.Fatalf("staging: %v %v", staged, err)
+	after, err := connection(ctx, k)
+	if err != nil || after != (credential{accountB, first}) {
+		t.Errorf("after the first rotation the pods use account %q (new password %v); want %s", after.account, after.password == first, accountB)
 	}
-	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
-		t.Fatal(err)
+	for account, wantKey := range map[string]string{controller.AccountA: controller.DatabasePasswordDataKey, controller.AccountB: controller.DatabasePasswordBDataKey} {
+		u := &mariadbv1alpha1.User{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controller.DatabaseUserObjectName(k, account)}}
+		get(t, u)
+		g := &mariadbv1alpha1.Grant{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controller.DatabaseUserObjectName(k, account)}}
+		get(t, g)
+		if u.Spec.PasswordSecretKeyRef.Key != wantKey || u.Spec.Name != controller.DatabaseAccountName(k, account) ||
+			g.Spec.Username != u.Spec.Name || !metav1.IsControlledBy(u, k) || !metav1.IsControlledBy(g, k) {
+			t.Errorf("User %s reads %q for account %q, Grant for %q; want %q", u.Name, u.Spec.PasswordSecretKeyRef.Key, u.Spec.Name, g.Spec.Username, wantKey)
+		}
 	}
-	next := string(pw.Data[controller.DatabasePasswordStagedKey])
-
-	connPassword := func(ctx context.Context) (string, error) {
-		conn := &corev1.Secret{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.ConnectionSecretName(k)}, conn); err != nil {
-			return "", err
-		}
-		u, err := url.Parse(string(conn.Data[controller.ConnectionDataKey]))
-		if err != nil || u.User == nil {
-			return "", errors.New("the connection is not a URL with credentials")
-		}
-		if p, _ := u.User.Password(); p == old || p == next {
-			return p, nil
-		}
-		return "", errors.New("the connection holds neither password")
-	}
-	sawWindow, sawSwitched, lastSeen := false, false, ""
-	slowly(t, 180*time.Second, "rotation finished", func(ctx context.Context) (bool, error) {
-		accepted, err := db.step(ctx)
-		if err != nil {
-			return false, err
-		}
-		used, err := connPassword(ctx)
-		if err != nil {
-			return false, err
-		}
-		s := &corev1.Secret{}
-		if err := env.Client.Get(ctx, pwKey, s); err != nil {
-			return false, err
-		}
-		switch {
-		case used == accepted:
-			if used == next {
-				sawSwitched = true
-			}
-		case used == old && string(s.Data[controller.DatabasePasswordPreviousKey]) == old:
-			sawWindow = true // the database switched, the pods have not yet; old kept in previous
-		default:
-			t.Fatalf("the connection uses a password the database does not accept (used new %v, accepted new %v, previous kept %v)",
-				used == next, accepted == next, len(s.Data[controller.DatabasePasswordPreviousKey]) > 0)
-		}
-		get(t, k)
-		if r := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady); r != nil && r.Message != lastSeen {
-			lastSeen = r.Message
-			t.Logf("PasswordRotationReady %s: %s (Ready: %s)", r.Reason, r.Message,
-				meta.FindStatusCondition(k.Status.Conditions, "Ready").Message)
-		}
-		c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady)
-		return c != nil && c.Reason == controller.ReasonPasswordRotated && c.ObservedGeneration == k.Generation, nil
-	})
-	if !sawWindow || !sawSwitched {
-		t.Errorf("phases observed: database ahead of the pods %v, both switched %v", sawWindow, sawSwitched)
-	}
-	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
-		t.Fatal(err)
-	}
-	if string(pw.Data[controller.DatabasePasswordDataKey]) != next || len(pw.Data) != 1 ||
-		pw.Annotations[controller.PasswordRotatedAtAnnotation] == "" {
-		t.Errorf("after the rotation the Secret holds keys %d (want only the new password) and rotated-at %q",
-			len(pw.Data), pw.Annotations[controller.PasswordRotatedAtAnnotation])
+	if !db.accepts(accountA, before.password) {
+		t.Error("the idle account lost its password")
 	}
 	d := &appsv1.Deployment{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Name}, d); err != nil {
@@ -233,38 +300,27 @@ func TestPasswordRotationKeepsAPassword(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.ConnectionSecretName(k)}, conn); err != nil {
 		t.Fatal(err)
 	}
-	if d.Spec.Template.Annotations[controller.ConnectionVersionAnnotation] != conn.ResourceVersion {
+	if d.Spec.Template.Annotations[controller.ConnectionVersionAnnotation] != conn.ResourceVersion || d.Status.UpdatedReplicas != d.Status.Replicas {
 		t.Error("the pods do not run with the rotated connection")
 	}
-	// Dropping "current" points the User back at "password" (the same value): one more
-	// generation for mariadb-operator to acknowledge, then the Keystone is Ready.
-	slowly(t, 60*time.Second, "Keystone Ready after the rotation", func(ctx context.Context) (bool, error) {
-		accepted, err := db.step(ctx)
-		if err != nil || accepted != next {
-			return false, err
-		}
-		get(t, k)
-		c := meta.FindStatusCondition(k.Status.Conditions, "Ready")
-		u := &mariadbv1alpha1.User{}
-		_ = env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Name}, u)
-		if msg := fmt.Sprintf("Ready: %s; User generation %d reads data key %q", c.Message, u.Generation, u.Spec.PasswordSecretKeyRef.Key); msg != lastSeen {
-			lastSeen = msg
-			t.Log(msg)
-		}
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == k.Generation, nil
-	})
-	u := &mariadbv1alpha1.User{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Name}, u); err != nil {
+
+	second := rotateOnce(t, k, db, after)
+	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
 		t.Fatal(err)
 	}
-	if u.Spec.PasswordSecretKeyRef.Key != controller.DatabasePasswordDataKey {
-		t.Errorf("the User reads data key %q after the rotation", u.Spec.PasswordSecretKeyRef.Key)
+	final, err := connection(ctx, k)
+	if err != nil || final != (credential{accountA, second}) || string(pw.Data[controller.DatabaseActiveAccountKey]) != controller.AccountA {
+		t.Errorf("after the second rotation the pods use account %q (new password %v); want %s again", final.account, final.password == second, accountA)
 	}
-	expectNoSecretIn(t, k, old, next)
+	if db.accepts(accountA, before.password) || !db.accepts(accountB, first) {
+		t.Error("the second rotation did not replace account a's old password, or changed account b's")
+	}
+	expectNoSecretIn(t, k, before.password, first, second)
 }
 
 // The row never writes a password Secret it does not control, and refuses a Secret
-// whose keys describe no phase of a rotation, with PasswordRotationFailed.
+// whose keys describe no state of the accounts or no phase of a rotation, with
+// PasswordRotationFailed; the Config row refuses to build a connection from it.
 func TestPasswordRotationRefusals(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -289,18 +345,37 @@ func TestPasswordRotationRefusals(t *testing.T) {
 		t.Error("the unowned Secret was written")
 	}
 
-	if err := apply.SetOwnership(env.Client, env.Scheme, k, foreign); err != nil {
-		t.Fatal(err)
+	for name, data := range map[string]map[string][]byte{
+		"unknown account": {controller.DatabasePasswordDataKey: []byte("p1"), controller.DatabaseActiveAccountKey: []byte("c"),
+			controller.DatabasePasswordCurrentKey: []byte("second-password-value")},
+		"active account without a password": {controller.DatabasePasswordDataKey: []byte("p1"),
+			controller.DatabaseActiveAccountKey: []byte(controller.AccountB), controller.DatabasePasswordCurrentKey: []byte("second-password-value")},
+		"empty current": {controller.DatabasePasswordDataKey: []byte("second-password-value"), controller.DatabasePasswordCurrentKey: {}},
+	} {
+		get(t, foreign)
+		if err := apply.SetOwnership(env.Client, env.Scheme, k, foreign); err != nil {
+			t.Fatal(err)
+		}
+		foreign.Data = data
+		if err := env.Client.Update(ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+		version := foreign.ResourceVersion
+		res, err = controller.RunStep(ctx, rec, "PasswordRotation", target, k, "")
+		if !errors.Is(err, controller.ErrInconsistentPasswordSecret) || !res.IsZero() || strings.Contains(err.Error(), "second-password-value") {
+			t.Fatalf("%s: %+v %v; want ErrInconsistentPasswordSecret", name, res, err)
+		}
+		expectReason(t, k, controller.ReasonPasswordRotationFailed)
+		res, err = controller.RunStep(ctx, rec, "Config", target, k, "")
+		if c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionConfigReady); !errors.Is(err, controller.ErrInconsistentPasswordSecret) ||
+			!res.IsZero() || c == nil || c.Reason != controller.ReasonConfigError || strings.Contains(c.Message, "second-password-value") {
+			t.Fatalf("%s: Config %+v %v, ConfigReady %+v; want ConfigError", name, res, err, c)
+		}
+		get(t, foreign)
+		if foreign.ResourceVersion != version {
+			t.Errorf("%s: the Secret was written", name)
+		}
 	}
-	foreign.Data = map[string][]byte{controller.DatabasePasswordDataKey: []byte("p1"), controller.DatabasePasswordCurrentKey: []byte("second-password-value")}
-	if err := env.Client.Update(ctx, foreign); err != nil {
-		t.Fatal(err)
-	}
-	res, err = controller.RunStep(ctx, rec, "PasswordRotation", target, k, "")
-	if !errors.Is(err, controller.ErrInconsistentPasswordSecret) || !res.IsZero() || strings.Contains(err.Error(), "second-password-value") {
-		t.Fatalf("current without previous: %+v %v; want ErrInconsistentPasswordSecret", res, err)
-	}
-	expectReason(t, k, controller.ReasonPasswordRotationFailed)
 }
 
 // slowly polls cond every 500 ms for up to timeout and fails the test with what when it

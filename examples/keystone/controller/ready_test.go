@@ -259,7 +259,7 @@ func TestDeploymentMounts(t *testing.T) {
 	rec := newStepReconciler(t, controller.DefaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(env.Client)
-	if _, err := controller.RunStep(ctx, rec, "Config", target, k, "keystone-domains-abc", "keystone.ldap.conf"); err != nil {
+	if _, err := runConfig(t, rec, target, k, "keystone-domains-abc", "keystone.ldap.conf"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(confOf(t, k), "domain_specific_drivers_enabled = true") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -70,6 +72,21 @@ func runCases(t *testing.T, rec *controller.Reconciler, target *multicluster.Tar
 			t.Fatalf("%s: %s = %+v, want %s/%s with %q", tc.name, tc.condType, c, tc.status, tc.reason, tc.message)
 		}
 	}
+}
+
+// runConfig runs the Config step on k; when it waits for the restore of the database
+// password, it plays ESO finding no backup (a first install) and runs it again.
+func runConfig(t *testing.T, rec *controller.Reconciler, target *multicluster.Target, k *v1alpha1.Keystone,
+	domainsSecret string, domainFiles ...string) (ctrl.Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := controller.RunStep(ctx, rec, "Config", target, k, domainsSecret, domainFiles...)
+	if c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionConfigReady); err != nil || c == nil ||
+		c.Reason != secrets.ReasonRestorePending {
+		return res, err
+	}
+	need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: k.Namespace, Name: controller.PasswordRestoreName(k)}))
+	return controller.RunStep(ctx, rec, "Config", target, k, domainsSecret, domainFiles...)
 }
 
 // need fails the test on a non-nil error of a simulator.
@@ -181,7 +198,7 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 	if cert.Spec.CommonName != "keystone" || cert.Spec.IssuerRef.Kind != "ClusterIssuer" {
 		t.Errorf("Certificate spec = %+v", cert.Spec)
 	}
-	if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
 		t.Fatal(err)
 	}
 	conn := &corev1.Secret{}
@@ -244,8 +261,13 @@ func TestReasonsConfig(t *testing.T) {
 			}
 		}
 	}
+	restore := client.ObjectKey{Namespace: ns, Name: controller.PasswordRestoreName(k)}
 	runCases(t, rec, stepTarget(env.Client), k, []stepCase{
-		{name: "no ConfigMap", step: "Config", condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
+		{name: "restore pending", step: "Config", condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
+			reason: secrets.ReasonRestorePending, message: "restore Secret " + restore.String() + " from the secret backend", requeue: true},
+		{name: "no ConfigMap", step: "Config", prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+			need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, restore))
+		}, condType: controller.ConditionConfigReady, status: metav1.ConditionFalse,
 			reason: controller.ReasonPolicyNotFound, message: "policy ConfigMap " + ns + "/overrides does not exist", requeue: true},
 		{name: "no key", step: "Config", condType: controller.ConditionConfigReady, prepare: writeCM(map[string]string{"policy.yaml": "{}"}),
 			status: metav1.ConditionFalse, reason: controller.ReasonPolicyNotFound, message: `has no key "rules.yaml"`, requeue: true},
@@ -314,7 +336,7 @@ func TestReasonsDatabase(t *testing.T) {
 			status:  metav1.ConditionFalse, reason: database.ReasonPasswordSecretNotReady, requeue: true},
 		{name: "User not ready", step: "Database", condType: db,
 			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
-				if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+				if _, err := runConfig(t, rec, target, k, ""); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -384,7 +406,7 @@ func TestReasonsPolicyValidation(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+			if _, err := runConfig(t, rec, target, k, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -428,7 +450,7 @@ func TestReasonsBootstrap(t *testing.T) {
 	if err := env.Client.Create(ctx, admin); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.RunStep(ctx, rec, "Config", target, k, ""); err != nil {
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
 		t.Fatal(err)
 	}
 	var uid string
@@ -502,7 +524,7 @@ func TestReasonsExposure(t *testing.T) {
 	rec := newStepReconciler(t, controller.DefaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	key := client.ObjectKey{Namespace: ns, Name: k.Name}
-	if _, err := controller.RunStep(ctx, rec, "Config", stepTarget(env.Client), k, ""); err != nil {
+	if _, err := runConfig(t, rec, stepTarget(env.Client), k, ""); err != nil {
 		t.Fatal(err)
 	}
 	runCases(t, rec, stepTarget(env.Client), k, []stepCase{
@@ -544,4 +566,93 @@ func TestReasonsExposure(t *testing.T) {
 // gatewaySpec is a route on the Gateway "public" for identity.example.com.
 func gatewaySpec() *httproute.Spec {
 	return &httproute.Spec{ParentRef: httproute.ParentRef{Name: "public"}, Hostnames: []string{"identity.example.com"}}
+}
+
+// The PasswordRotation step: every reason in the order a rotation meets them, the
+// in-progress messages naming what is waited for.
+func TestReasonsPasswordRotation(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	rec := newStepReconciler(t, controller.DefaultOptions())
+	storeReady(t)
+	k := createKeystone(t, newKeystone(ns, "keystone"))
+	target := stepTarget(env.Client)
+	if _, err := runConfig(t, rec, target, k, ""); err != nil {
+		t.Fatal(err)
+	}
+	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
+	userB := client.ObjectKey{Namespace: ns, Name: controller.DatabaseUserObjectName(k, controller.AccountB)}
+	pr, inProgress := controller.ConditionPasswordRotationReady, controller.ReasonPasswordRotationInProgress
+	runCases(t, rec, target, k, []stepCase{
+		{name: "idle", step: "PasswordRotation", condType: pr, status: metav1.ConditionTrue,
+			reason: controller.ReasonPasswordRotationIdle, message: "the pods use account keystone;"},
+		{name: "backup not pushed", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(controller.RotatePassword(ctx, env.Client, pwKey, time.Now()))
+			}, message: "waiting for PushSecret " + pwKey.String(), requeue: true},
+		{name: "to the idle account", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(nil, pushBackup(ctx, client.ObjectKey{Namespace: ns, Name: controller.PasswordBackupName(k)}))
+			}, message: "giving the staged password to the idle account keystone-b", requeue: true},
+		{name: "no User", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			message: "waiting for User " + userB.String(), requeue: true},
+		{name: "no Grant", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
+				if _, err := controller.RunStep(ctx, rec, "Database", target, k, ""); err != nil {
+					t.Fatal(err)
+				}
+				u := &mariadbv1alpha1.User{}
+				if err := env.Client.Get(ctx, userB, u); err == nil {
+					t.Fatal("the Database step made User b before the MariaDB is Ready")
+				}
+				mariaDBReady(t, ns)
+				userA := client.ObjectKey{Namespace: ns, Name: k.Name}
+				eventually(t, 30*time.Second, "User b", func(ctx context.Context) (bool, error) {
+					_, err := controller.RunStep(ctx, rec, "Database", target, k, "")
+					_, _ = testenv.MarkDatabaseReady(ctx, env.Client, userA)
+					_, _ = testenv.MarkUserReady(ctx, env.Client, userA)
+					_, _ = testenv.MarkGrantReady(ctx, env.Client, userA)
+					return env.Client.Get(ctx, userB, u) == nil, err
+				})
+				if u.Spec.Name != "keystone-b" || u.Spec.PasswordSecretKeyRef.Key != controller.DatabasePasswordCurrentKey {
+					t.Errorf("User b is account %q reading %q", u.Spec.Name, u.Spec.PasswordSecretKeyRef.Key)
+				}
+				need(t)(testenv.MarkUserReady(ctx, env.Client, userB))
+			}, message: "waiting for Grant " + userB.String(), requeue: true},
+		{name: "switch", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(testenv.MarkGrantReady(ctx, env.Client, userB))
+			}, message: "the database accepts account keystone-b with the new password", requeue: true},
+		{name: "connection", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			message: "to hold the connection of account keystone-b", requeue: true},
+		{name: "rollout", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
+				if _, err := runConfig(t, rec, target, k, ""); err != nil {
+					t.Fatal(err)
+				}
+			}, message: "the pods not yet replaced keep account keystone", requeue: true},
+	})
+	eventually(t, 60*time.Second, "rotated", func(ctx context.Context) (bool, error) {
+		if _, err := controller.RunStep(ctx, rec, "Deployment", target, k, ""); err != nil {
+			return false, err
+		}
+		_, err := controller.RunStep(ctx, rec, "PasswordRotation", target, k, "")
+		c := meta.FindStatusCondition(k.Status.Conditions, pr)
+		return c != nil && c.Reason == controller.ReasonPasswordRotated, err
+	})
+	if c := meta.FindStatusCondition(k.Status.Conditions, pr); !strings.Contains(c.Message, "uses account keystone-b; account keystone is idle") {
+		t.Errorf("Rotated message %q", c.Message)
+	}
+	pw := &corev1.Secret{}
+	if err := env.Client.Get(ctx, pwKey, pw); err != nil {
+		t.Fatal(err)
+	}
+	pw.Data[controller.DatabasePasswordStagedKey] = []byte{}
+	if err := env.Client.Update(ctx, pw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := controller.RunStep(ctx, rec, "PasswordRotation", target, k, ""); !errors.Is(err, controller.ErrInconsistentPasswordSecret) {
+		t.Errorf("empty staged password: %v", err)
+	}
+	expectReason(t, k, controller.ReasonPasswordRotationFailed)
 }

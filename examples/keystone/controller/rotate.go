@@ -163,12 +163,13 @@ func RunRotateKeys(ctx context.Context, c client.Client, args []string, now func
 	return nil
 }
 
-// RotateKeysPolicyRules are the RBAC rules the rotation pod's ServiceAccount needs for
-// the Secret secretName of its namespace: get and update on that Secret alone. Grant
-// them with a Role in the Keystone's namespace.
-func RotateKeysPolicyRules(secretName string) []rbacv1.PolicyRule {
+// RotateKeysPolicyRules are the RBAC rules a rotation pod's ServiceAccount needs for
+// the Secrets secretNames of its namespace: get and update on those Secrets alone, by
+// name. Grant them with a Role in the Keystone's namespace; the Keystone reconciler
+// does so itself ([RotationPolicyRules]) unless Options.RotationServiceAccount is set.
+func RotateKeysPolicyRules(secretNames ...string) []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{
-		APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{secretName},
+		APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: secretNames,
 		Verbs: []string{"get", "update"},
 	}}
 }

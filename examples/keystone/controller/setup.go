@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -37,6 +38,7 @@ func owned() []client.Object {
 		&esov1.ExternalSecret{}, &gatewayv1.HTTPRoute{}, &autoscalingv2.HorizontalPodAutoscaler{},
 		&certmanagerv1.Certificate{}, &mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{},
 		&batchv1.Job{}, &batchv1.CronJob{}, &corev1.Secret{}, &esov1alpha1.PushSecret{},
+		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{},
 	}
 }
 
@@ -49,6 +51,7 @@ func Children() []client.ObjectList {
 		&autoscalingv2.HorizontalPodAutoscalerList{}, &certmanagerv1.CertificateList{},
 		&mariadbv1alpha1.DatabaseList{}, &mariadbv1alpha1.UserList{}, &mariadbv1alpha1.GrantList{},
 		&batchv1.JobList{}, &batchv1.CronJobList{}, &esov1alpha1.PushSecretList{},
+		&corev1.ServiceAccountList{}, &rbacv1.RoleList{}, &rbacv1.RoleBindingList{},
 	}
 }
 
@@ -65,7 +68,8 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 //   - Keystones (not the operator's own status writes) and the children they control on
 //     the management cluster (Deployments, Services, PDBs, ConfigMaps, ExternalSecrets,
 //     Certificates, the mariadb-operator Databases, Users and Grants, Jobs, CronJobs,
-//     HorizontalPodAutoscalers, and HTTPRoutes); a kind the management cluster does not
+//     HorizontalPodAutoscalers, HTTPRoutes, and the rotation pods' ServiceAccount,
+//     Role and RoleBinding); a kind the management cluster does not
 //     serve is skipped and logged (a Keystone that asks for a route on a cluster without
 //     the Gateway API gets GatewayAPINotInstalled);
 //   - the admin password, database password and connection Secrets, through the
