@@ -33,6 +33,14 @@
 // VPANotInstalled instead of failing, and it prunes the VPAs the owner controls that
 // are no longer wanted.
 //
+// # Building the usual children
+//
+// [HTTPService] (one named HTTP port to the pods' port of that name), [OneUnavailablePDB]
+// (a drain evicts one pod at a time) and [CPUAutoscaler] (an HPA on CPU utilization
+// between a CR's bounds, [DefaultTargetCPUUtilization] when it names none) build what
+// [EnsureService], [EnsurePodDisruptionBudget] and [ReconcileHPA] apply, from the
+// object's name, labels and pod selector.
+//
 // # Readiness
 //
 // [IsDeploymentReady] counts a Deployment as ready only when its status describes the

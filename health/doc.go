@@ -7,6 +7,8 @@
 // probed URL: within the TTL a passing probe is reused without a request, so a CR whose
 // reconcile runs often does not hammer its own API. Failing probes are never cached:
 // the next pass probes again. A changed URL (a new endpoint) is a different key.
+// [EndpointURL] gives the URL to probe from the CR's status.endpoint and the API's
+// path: empty, and so EndpointNotReady without a request, until the endpoint is set.
 //
 // # Outcomes
 //

@@ -66,7 +66,9 @@
 // [Spec] is the gateway block a CR embeds (parentRef, hostnames, path); [Build] turns it
 // and the operator's [Backend] Service into the desired HTTPRoute, refusing bad input
 // with an error that names the field. Callers that need more (several rules, filters)
-// build the *gatewayv1.HTTPRoute themselves and pass it to [Reconcile].
+// build the *gatewayv1.HTTPRoute themselves and pass it to [Reconcile]. [ReconcileSpec]
+// is the whole row of a CR that embeds the block: build (when the block is set), label,
+// reconcile.
 //
 // Register the Gateway API types in the scheme (gatewayv1.Install).
 //

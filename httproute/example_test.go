@@ -62,3 +62,34 @@ func ExampleReconcile() {
 	// True HTTPRouteAccepted requeue: 0s
 	// True HTTPRouteNotRequired requeue: 0s
 }
+
+// ExampleReconcileSpec is the same HTTPRoute step in one call: the CR's gateway block
+// (nil: no route), the backend Service and the labels of the CR's children.
+func ExampleReconcileSpec() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	ctx := context.Background()
+	c, scheme := env.Client, env.Scheme
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "keystone"}
+	backend := httproute.Backend{ServiceName: "keystone", Port: 5000}
+	labels := map[string]string{"app.kubernetes.io/instance": "keystone"}
+	gateway := &httproute.Spec{ParentRef: httproute.ParentRef{Name: "public", Namespace: "gateways"}, Path: "/v3"}
+
+	for _, g := range []*httproute.Spec{gateway, nil} { // spec.gateway set, then removed
+		cond, res, err := httproute.ReconcileSpec(ctx, c, scheme, owner, key, g, backend, labels)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(cond.Status, cond.Reason, "requeue:", res.RequeueAfter)
+	}
+	// Output:
+	// False HTTPRouteNotAccepted requeue: 10s
+	// True HTTPRouteNotRequired requeue: 0s
+}

@@ -138,3 +138,34 @@ func remove(ctx context.Context, c client.Client, owner client.Object, key clien
 func condition(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: ConditionType, Status: status, Reason: reason, Message: msg}
 }
+
+// ReconcileSpec is [Reconcile] for a CR that embeds the gateway block [Spec] (a nil
+// spec means "no HTTPRoute"): it builds the route key from spec and backend with
+// [Build], labels it with labels, and runs the flow. A spec [Build] refuses returns the
+// zero Condition (no Type, so reconcile.ApplyCondition leaves the condition as it is)
+// and the error wrapping [ErrInvalidSpec], before any request. The HTTPRoute row of an
+// operator is then:
+//
+//	cond, res, err := httproute.ReconcileSpec(ctx, c, scheme, cr, key, cr.Spec.Gateway, backend, labels)
+//	reconcile.ApplyCondition(cr, cond)
+//	return res, err
+func ReconcileSpec(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	key client.ObjectKey,
+	spec *Spec,
+	backend Backend,
+	labels map[string]string,
+) (metav1.Condition, ctrl.Result, error) {
+	var desired *gatewayv1.HTTPRoute
+	if spec != nil {
+		var err error
+		if desired, err = Build(key, *spec, backend); err != nil {
+			return metav1.Condition{}, ctrl.Result{}, err
+		}
+		desired.Labels = labels
+	}
+	return Reconcile(ctx, c, scheme, owner, key, desired)
+}

@@ -19,6 +19,29 @@
 //	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
 //		Applier: apply.ApplierOptions{FieldManager: "horizon-operator"}})
 //
+// # Running an operator
+//
+// [RunOperator] is the main function's wiring in one call: [OperatorOptions] bound to
+// the command line ([OperatorOptions.BindFlags]: --metrics-bind-address,
+// --health-probe-bind-address, --leader-elect, --namespace, --clusters-namespace),
+// validated with errors that name the flag, the manager of [NewManager] with the cache of
+// [CacheOptions] scoped to --namespace, its [ClusterResolver], the operator's setup
+// function, the /healthz and /readyz checks, and the manager run until the context ends:
+//
+//	opts := multicluster.DefaultOperatorOptions()
+//	opts.FieldManager, opts.LeaderElectionID = "horizon-operator", "horizon-operator.example.com"
+//	opts.BindFlags(flag.CommandLine)
+//	flag.Parse()
+//	opts.Manager.Scheme = scheme
+//	err := multicluster.RunOperator(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts,
+//		func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+//			r, err := controller.NewReconciler(resolver, controller.DefaultOptions())
+//			if err != nil {
+//				return err
+//			}
+//			return r.SetupWithManager(ctx, mgr)
+//		})
+//
 // # Resolving a CR's cluster
 //
 // [GateTarget] runs ahead of every step: it resolves the ref through the [Resolver] and

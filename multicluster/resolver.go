@@ -173,6 +173,17 @@ func (r *ClusterResolver) Remote() apply.RemoteOwnership { return r.remote }
 // Local returns the management cluster's target.
 func (r *ClusterResolver) Local() *Target { return r.local }
 
+// TargetOf returns the target of the pass ctx belongs to ([TargetFrom]), and the
+// management cluster ([ClusterResolver.Local]) for a step run outside a pass. Inside a
+// pass it does not touch r, so a step under test may run on a nil resolver with the
+// target in its context ([WithTarget]).
+func (r *ClusterResolver) TargetOf(ctx context.Context) *Target {
+	if t := TargetFrom(ctx); t != nil {
+		return t
+	}
+	return r.Local()
+}
+
 // Resolve returns the management cluster for a nil ref or an empty name, and otherwise
 // the target cluster the manager's provider engaged under ref.Name, after making sure
 // it answers (at most one GET /version per cluster and ReachabilityTTL). A cluster that

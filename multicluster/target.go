@@ -56,6 +56,17 @@ func (t *Target) Recheck() ctrl.Result {
 	return ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval}
 }
 
+// PassOptions returns reconcile.DefaultPassOptions(conditions...) with t's APIReader,
+// for a reconciler whose CR lives on t (the management cluster, [ClusterResolver.Local]):
+// reconcile.RunPass then re-reads the CR past the cache after a conflicting status
+// write, and tells a deleted CR from one whose kind has no status subresource without
+// trusting a cache that lags.
+func (t *Target) PassOptions(conditions ...string) reconcile.PassOptions {
+	opts := reconcile.DefaultPassOptions(conditions...)
+	opts.APIReader = t.APIReader
+	return opts
+}
+
 // Resolver turns a CR's spec.targetClusterRef into the cluster its children land on.
 // A nil ref (or an empty name) is the management cluster. A ref that is not registered
 // or no longer answers returns an error wrapping [ErrTargetClusterUnavailable] whose

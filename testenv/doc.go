@@ -87,6 +87,21 @@
 //		return apply.EnsureObject(ctx, a, env.Scheme, owner, desired(ns), apply.FieldManager)
 //	})
 //
+// [Env.StartOperator] is the same for an operator as its main function runs it
+// (multicluster.RunOperator): the setup function registers the controllers, the test
+// defaults fill the zero options, the cache is scoped with Namespace, and it returns the
+// manager, its resolver and the request counter once the cache has synced:
+//
+//	op := env.StartOperator(t, testenv.OperatorOptions{OperatorOptions: multicluster.OperatorOptions{
+//		FieldManager: "my-operator", Namespace: ns}},
+//		func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+//			r, err := controller.NewReconciler(resolver, controller.DefaultOptions())
+//			if err != nil {
+//				return err
+//			}
+//			return r.SetupWithManager(ctx, mgr)
+//		})
+//
 // [Env.RunManager] is StartManager without a testing.TB: it returns a stop function
 // instead (see its Example). In the snippets of this documentation, env is the test
 // package's *Env from TestMain (above), ns a namespace from env.Namespace(t), and owner,

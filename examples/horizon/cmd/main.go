@@ -12,12 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
@@ -25,25 +22,34 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
-// flags are the operator's command-line settings.
+// flags are the operator's command-line settings: those every operator on
+// multicluster.RunOperator shares, and the admission webhook's.
 type flags struct {
-	metricsAddr, probeAddr string
-	leaderElect            bool
-	namespace              string
-	clustersNamespace      string
-	webhookCertDir         string
-	webhookPort            int
+	multicluster.OperatorOptions
+	webhookCertDir string
+	webhookPort    int
+}
+
+// defaultFlags are the settings without any flag: a cluster-wide operator under
+// controller.FieldManager without target clusters or webhook.
+func defaultFlags() flags {
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), webhookPort: 9443}
+	f.FieldManager = controller.FieldManager
+	f.LeaderElectionID = "horizon-operator.horizon.openstack.c5c3.io"
+	return f
+}
+
+// bind binds the flags of f on fs.
+func (f *flags) bind(fs *flag.FlagSet) {
+	f.BindFlags(fs)
+	fs.Lookup("namespace").Usage = "reconcile the Horizons of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
+	fs.StringVar(&f.webhookCertDir, "webhook-cert-dir", f.webhookCertDir, "directory with tls.crt and tls.key of the admission webhook; empty serves no webhook")
+	fs.IntVar(&f.webhookPort, "webhook-port", f.webhookPort, "port the admission webhook listens on")
 }
 
 func main() {
-	var f flags
-	flag.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 turns it off")
-	flag.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address the health probes bind to; 0 turns them off")
-	flag.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
-	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Horizons of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
-	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
-	flag.StringVar(&f.webhookCertDir, "webhook-cert-dir", "", "directory with tls.crt and tls.key of the admission webhook; empty serves no webhook")
-	flag.IntVar(&f.webhookPort, "webhook-port", 9443, "port the admission webhook listens on")
+	f := defaultFlags()
+	f.bind(flag.CommandLine)
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
@@ -73,59 +79,32 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 	if err != nil {
 		return err
 	}
-	var namespaces []string
-	if f.namespace != "" {
-		namespaces = []string{f.namespace}
-	}
-	mgrOpts := ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
-		HealthProbeBindAddress: f.probeAddr,
-		LeaderElection:         f.leaderElect,
-		LeaderElectionID:       "horizon-operator.horizon.openstack.c5c3.io",
-		// Secrets and ConfigMaps are cached only when the operator wrote them (or ESO
-		// synced them with its label), so memory does not grow with the cluster.
-		Cache:  multicluster.CacheOptions(controller.FieldManager, f.clustersNamespace, namespaces...),
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}
+	opts := f.OperatorOptions
+	opts.Manager.Scheme = scheme
 	if f.webhookCertDir != "" {
-		mgrOpts.WebhookServer = newWebhookServer(f.webhookCertDir, f.webhookPort)
+		opts.Manager.WebhookServer = newWebhookServer(f.webhookCertDir, f.webhookPort)
 	}
-	mgr, err := multicluster.NewManager(cfg, mgrOpts, multicluster.ManagerOptions{
-		ClustersNamespace: f.clustersNamespace, FieldManager: controller.FieldManager})
-	if err != nil {
-		return err
-	}
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}})
-	if err != nil {
-		return err
-	}
-	metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
-	if err != nil {
-		return err
-	}
-	opts := controller.DefaultOptions()
-	opts.NamespaceScoped = f.namespace != ""
-	opts.Metrics = metrics
-	opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
-	r, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		return err
-	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		return err
-	}
-	if f.webhookCertDir != "" {
-		if err := setupWebhook(mgr.GetLocalManager()); err != nil {
-			return fmt.Errorf("setting up the admission webhook: %w", err)
+	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
+		if err != nil {
+			return err
 		}
-	}
-	if err := mgr.GetLocalManager().AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.GetLocalManager().AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
+		ropts := controller.DefaultOptions()
+		ropts.NamespaceScoped = opts.Namespace != ""
+		ropts.Metrics = metrics
+		ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+		r, err := controller.NewReconciler(resolver, ropts)
+		if err != nil {
+			return err
+		}
+		if err := r.SetupWithManager(ctx, mgr); err != nil {
+			return err
+		}
+		if f.webhookCertDir != "" {
+			if err := setupWebhook(mgr.GetLocalManager()); err != nil {
+				return fmt.Errorf("setting up the admission webhook: %w", err)
+			}
+		}
+		return nil
+	})
 }

@@ -47,7 +47,9 @@ func TestRun(t *testing.T) {
 	ns := env.Namespace(t)
 	// One run per process: it registers the controller and its metrics globally.
 	testenv.Go(t, func(ctx context.Context) error {
-		return run(ctx, env.Config, webhookFlags(t, flags{metricsAddr: "0", probeAddr: "0", namespace: ns}))
+		f := defaultFlags()
+		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
+		return run(ctx, env.Config, webhookFlags(t, f))
 	})
 	wo, _ := env.WebhookServerOptions()
 	poll(t, "the webhook server listens", func(ctx context.Context) bool {

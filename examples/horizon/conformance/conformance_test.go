@@ -16,14 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
@@ -42,44 +39,29 @@ const secretKey = "horizon-conformance-secret-key-0123456789"
 // metrics registry, with the health check pointed at a stand-in login page.
 func startHorizonOperator(login string) func(context.Context, *rest.Config, conformance.RunOptions) error {
 	return func(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-		mgr, err := multicluster.NewManager(cfg, ctrl.Options{
-			Scheme:                 env.Scheme,
-			Logger:                 run.Logger,
-			Metrics:                metricsserver.Options{BindAddress: "0"},
-			HealthProbeBindAddress: "0",
-			Controller:             config.Controller{SkipNameValidation: new(true)},
-			Cache:                  multicluster.CacheOptions(controller.FieldManager, "", run.Namespace),
-			Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-		}, multicluster.ManagerOptions{FieldManager: controller.FieldManager})
-		if err != nil {
-			return err
-		}
-		resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-			Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}})
-		if err != nil {
-			return err
-		}
-		opts := controller.DefaultOptions()
-		opts.Metrics, err = reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: controller.MetricsPrefix, Registerer: run.Registerer})
-		if err != nil {
-			return err
-		}
-		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
-		opts.ProbeURL = func(h *v1alpha1.Horizon) string {
-			if h.Status.Endpoint == "" {
-				return ""
+		opts := multicluster.OperatorOptions{FieldManager: controller.FieldManager, Namespace: run.Namespace,
+			MetricsBindAddress: "0", HealthProbeBindAddress: "0"}
+		opts.Manager.Scheme, opts.Manager.Logger, opts.Manager.Controller.SkipNameValidation = env.Scheme, run.Logger, new(true)
+		return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+			ropts := controller.DefaultOptions()
+			var err error
+			if ropts.Metrics, err = reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: controller.MetricsPrefix, Registerer: run.Registerer}); err != nil {
+				return err
 			}
-			return login + controller.LoginPath
-		}
-		opts.Wrap = run.Wrap
-		r, err := controller.NewReconciler(resolver, opts)
-		if err != nil {
-			return err
-		}
-		if err := r.SetupWithManager(ctx, mgr); err != nil {
-			return err
-		}
-		return mgr.Start(ctx)
+			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+			ropts.ProbeURL = func(h *v1alpha1.Horizon) string {
+				if h.Status.Endpoint == "" {
+					return ""
+				}
+				return login + controller.LoginPath
+			}
+			ropts.Wrap = run.Wrap
+			r, err := controller.NewReconciler(resolver, ropts)
+			if err != nil {
+				return err
+			}
+			return r.SetupWithManager(ctx, mgr)
+		})
 	}
 }
 

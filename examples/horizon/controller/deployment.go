@@ -129,26 +129,13 @@ func desiredDeployment(h *v1alpha1.Horizon, keyHash string) *appsv1.Deployment {
 
 // desiredService is the Service in front of the pods, on ServicePort.
 func desiredService(h *v1alpha1.Horizon) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
-		Spec: corev1.ServiceSpec{
-			Selector: selectorLabels(h),
-			Ports: []corev1.ServicePort{{
-				Name: "http", Port: ServicePort, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP,
-			}},
-		},
-	}
+	return deployment.HTTPService(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		selectorLabels(h), ServicePort)
 }
 
 // desiredPDB lets a drain evict one dashboard pod at a time (maxUnavailable 1), so a
 // single-replica Horizon does not block node maintenance.
 func desiredPDB(h *v1alpha1.Horizon) *policyv1.PodDisruptionBudget {
-	one := intstr.FromInt32(1)
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable: &one,
-			Selector:       &metav1.LabelSelector{MatchLabels: selectorLabels(h)},
-		},
-	}
+	return deployment.OneUnavailablePDB(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		selectorLabels(h))
 }

@@ -5,14 +5,12 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -31,21 +29,17 @@ func childKey(h *v1alpha1.Horizon) client.ObjectKey {
 // the children land on, on every pass.
 func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
-	var desired *gatewayv1.HTTPRoute
+	var spec *httproute.Spec
 	if g := h.Spec.Gateway; g != nil {
-		var err error
-		desired, err = httproute.Build(childKey(h), httproute.Spec{
+		spec = &httproute.Spec{
 			ParentRef: httproute.ParentRef{Name: g.ParentRef.Name, Namespace: g.ParentRef.Namespace,
 				SectionName: g.ParentRef.SectionName},
 			Hostnames: []string{g.Hostname},
 			Path:      g.Path,
-		}, httproute.Backend{ServiceName: h.Name, Port: ServicePort})
-		if err != nil {
-			return ctrl.Result{}, err
 		}
-		desired.Labels = labels(h)
 	}
-	cond, res, err := httproute.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desired)
+	cond, res, err := httproute.ReconcileSpec(ctx, target.Client, target.Client.Scheme(), h, childKey(h), spec,
+		httproute.Backend{ServiceName: h.Name, Port: ServicePort}, labels(h))
 	reconcile.ApplyCondition(h, cond)
 	return res, err
 }
@@ -92,23 +86,8 @@ func desiredHPA(h *v1alpha1.Horizon) *autoscalingv2.HorizontalPodAutoscaler {
 	if a == nil {
 		return nil
 	}
-	return &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: h.Name},
-			MinReplicas:    a.MinReplicas,
-			MaxReplicas:    a.MaxReplicas,
-			Metrics: []autoscalingv2.MetricSpec{{
-				Type: autoscalingv2.ResourceMetricSourceType,
-				Resource: &autoscalingv2.ResourceMetricSource{
-					Name: corev1.ResourceCPU,
-					Target: autoscalingv2.MetricTarget{
-						Type: autoscalingv2.UtilizationMetricType, AverageUtilization: a.TargetCPUUtilization,
-					},
-				},
-			}},
-		},
-	}
+	return deployment.CPUAutoscaler(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
+		h.Name, a.MinReplicas, a.MaxReplicas, a.TargetCPUUtilization)
 }
 
 // desiredVPAs is the VerticalPodAutoscaler of the Deployment when spec.vpa is enabled.

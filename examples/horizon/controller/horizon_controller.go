@@ -116,12 +116,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		opts.Prober = health.NewProber(po)
 	}
 	if opts.ProbeURL == nil {
-		opts.ProbeURL = func(h *v1alpha1.Horizon) string {
-			if h.Status.Endpoint == "" {
-				return "" // EndpointNotReady
-			}
-			return h.Status.Endpoint + LoginPath
-		}
+		opts.ProbeURL = func(h *v1alpha1.Horizon) string { return health.EndpointURL(h.Status.Endpoint, LoginPath) }
 	}
 	local := resolver.Local()
 	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
@@ -151,8 +146,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		return nil, err
 	}
 	r.pipeline = p
-	r.passOpts = reconcile.DefaultPassOptions(p.Conditions()...)
-	r.passOpts.APIReader = local.APIReader
+	r.passOpts = local.PassOptions(p.Conditions()...)
 	return r, nil
 }
 
@@ -182,8 +176,5 @@ type passState struct {
 // targetOf returns the cluster the pass writes to; a step run outside a pass writes to
 // the management cluster.
 func (r *Reconciler) targetOf(ctx context.Context) *multicluster.Target {
-	if t := multicluster.TargetFrom(ctx); t != nil {
-		return t
-	}
-	return r.resolver.Local()
+	return r.resolver.TargetOf(ctx)
 }

@@ -14,14 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
@@ -91,53 +86,29 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	if mgmt == nil {
 		mgmt = env
 	}
-	cfg := o.cfg
-	if cfg == nil {
-		cfg = mgmt.Config
-	}
-	cfg = rest.CopyConfig(cfg)
-	counter := &testenv.RequestCounter{}
-	cfg.Wrap(counter.Wrap)
-	clustersNS := mgmt.Namespace(t)
-	mgr, err := multicluster.NewManager(cfg, ctrl.Options{
-		Scheme:     mgmt.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:      multicluster.CacheOptions(controller.FieldManager, clustersNS, ns),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, FieldManager: controller.FieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}, ReachabilityTTL: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
 	login := newLoginPage(t)
-	opts := controller.DefaultOptions()
-	opts.NamespaceScoped = o.namespaceScoped
-	opts.Cleanup = o.cleanup
-	opts.ProbeURL = func(h *v1alpha1.Horizon) string {
-		if h.Status.Endpoint == "" {
-			return ""
+	var rec *controller.Reconciler
+	opts := testenv.OperatorOptions{Config: o.cfg}
+	opts.FieldManager, opts.Namespace, opts.ClustersNamespace = controller.FieldManager, ns, mgmt.Namespace(t)
+	opts.Resolver.ReachabilityTTL = time.Second
+	op := mgmt.StartOperator(t, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		ropts := controller.DefaultOptions()
+		ropts.NamespaceScoped = o.namespaceScoped
+		ropts.Cleanup = o.cleanup
+		ropts.ProbeURL = func(h *v1alpha1.Horizon) string {
+			if h.Status.Endpoint == "" {
+				return ""
+			}
+			return login.srv.URL + controller.LoginPath
 		}
-		return login.srv.URL + controller.LoginPath
-	}
-	rec, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.SetupWithManager(ctx, mgr); err != nil {
-		t.Fatal(err)
-	}
-	ctx = testenv.Go(t, mgr.Start)
-	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
-	return &operator{mgr: mgr, resolver: resolver, rec: rec, counter: counter, login: login, clustersNS: clustersNS}
+		var err error
+		if rec, err = controller.NewReconciler(resolver, ropts); err != nil {
+			return err
+		}
+		return rec.SetupWithManager(ctx, mgr)
+	})
+	return &operator{mgr: op.Manager, resolver: op.Resolver, rec: rec, counter: op.Counter, login: login,
+		clustersNS: opts.ClustersNamespace}
 }
 
 // newHorizon returns a minimal Horizon named name in ns.

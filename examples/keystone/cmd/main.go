@@ -14,11 +14,9 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
@@ -27,14 +25,29 @@ import (
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
-// flags are the operator's command-line settings.
+// flags are the operator's command-line settings: those every operator on
+// multicluster.RunOperator shares, and the rotation CronJobs'.
 type flags struct {
-	metricsAddr, probeAddr string
-	leaderElect            bool
-	namespace              string
-	clustersNamespace      string
-	operatorImage          string
-	rotationSA             string
+	multicluster.OperatorOptions
+	operatorImage string
+	rotationSA    string
+}
+
+// defaultFlags are the settings without any flag: a cluster-wide operator under
+// controller.FieldManager without target clusters, running DefaultOperatorImage.
+func defaultFlags() flags {
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: controller.DefaultOperatorImage}
+	f.FieldManager = controller.FieldManager
+	f.LeaderElectionID = "keystone-operator.keystone.openstack.c5c3.io"
+	return f
+}
+
+// bind binds the flags of f on fs.
+func (f *flags) bind(fs *flag.FlagSet) {
+	f.BindFlags(fs)
+	fs.Lookup("namespace").Usage = "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
+	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
+	fs.StringVar(&f.rotationSA, "rotation-service-account", f.rotationSA, "ServiceAccount of the key- and password-rotation pods (needs get and update on the key and database password Secrets); empty is the namespace's default")
 }
 
 func main() {
@@ -54,14 +67,8 @@ func main() {
 		}
 		return
 	}
-	var f flags
-	flag.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 turns it off")
-	flag.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address the health probes bind to; 0 turns them off")
-	flag.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
-	flag.StringVar(&f.namespace, "namespace", "", "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported")
-	flag.StringVar(&f.clustersNamespace, "clusters-namespace", "", "namespace of the kubeconfig Secrets that register target clusters (none when empty)")
-	flag.StringVar(&f.operatorImage, "operator-image", controller.DefaultOperatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
-	flag.StringVar(&f.rotationSA, "rotation-service-account", "", "ServiceAccount of the key- and password-rotation pods (needs get and update on the key and database password Secrets); empty is the namespace's default")
+	f := defaultFlags()
+	f.bind(flag.CommandLine)
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
@@ -92,59 +99,31 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 	if err != nil {
 		return err
 	}
-	var namespaces []string
-	if f.namespace != "" {
-		namespaces = []string{f.namespace}
-	}
-	mgr, err := multicluster.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
-		HealthProbeBindAddress: f.probeAddr,
-		LeaderElection:         f.leaderElect,
-		LeaderElectionID:       "keystone-operator.keystone.openstack.c5c3.io",
-		// Secrets and ConfigMaps are cached only when the operator wrote them (or ESO
-		// synced them with its label), so memory does not grow with the cluster.
-		Cache:  multicluster.CacheOptions(controller.FieldManager, f.clustersNamespace, namespaces...),
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: f.clustersNamespace, FieldManager: controller.FieldManager})
-	if err != nil {
-		return err
-	}
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}})
-	if err != nil {
-		return err
-	}
-	metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
-	if err != nil {
-		return err
-	}
-	opts := controller.DefaultOptions()
-	opts.NamespaceScoped = f.namespace != ""
-	opts.Metrics = metrics
-	opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
-	opts.OperatorImage, opts.RotationServiceAccount = f.operatorImage, f.rotationSA
-	r, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		return err
-	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		return err
-	}
-	backends, err := controller.NewIdentityBackendReconciler(resolver, controller.DefaultIdentityBackendOptions())
-	if err != nil {
-		return err
-	}
-	if err := backends.SetupWithManager(ctx, mgr); err != nil {
-		return err
-	}
-	if err := mgr.GetLocalManager().AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.GetLocalManager().AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
+	opts := f.OperatorOptions
+	opts.Manager.Scheme = scheme
+	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
+		if err != nil {
+			return err
+		}
+		ropts := controller.DefaultOptions()
+		ropts.NamespaceScoped = opts.Namespace != ""
+		ropts.Metrics = metrics
+		ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+		ropts.OperatorImage, ropts.RotationServiceAccount = f.operatorImage, f.rotationSA
+		r, err := controller.NewReconciler(resolver, ropts)
+		if err != nil {
+			return err
+		}
+		if err := r.SetupWithManager(ctx, mgr); err != nil {
+			return err
+		}
+		backends, err := controller.NewIdentityBackendReconciler(resolver, controller.DefaultIdentityBackendOptions())
+		if err != nil {
+			return err
+		}
+		return backends.SetupWithManager(ctx, mgr)
+	})
 }
 
 // rotateKeys is the rotate-keys command: one rotation of a key repository Secret, at

@@ -43,7 +43,9 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, env.Config, flags{metricsAddr: "0", probeAddr: "0", namespace: ns, operatorImage: controller.DefaultOperatorImage})
+		f := defaultFlags()
+		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
+		done <- run(ctx, env.Config, f)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -200,26 +200,13 @@ func secretVolume(volume, name string) corev1.Volume {
 
 // desiredService is the Service in front of the API pods, on ServicePort.
 func desiredService(k *v1alpha1.Keystone) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
-		Spec: corev1.ServiceSpec{
-			Selector: selectorLabels(k),
-			Ports: []corev1.ServicePort{{
-				Name: "http", Port: ServicePort, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP,
-			}},
-		},
-	}
+	return deployment.HTTPService(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		selectorLabels(k), ServicePort)
 }
 
 // desiredPDB lets a drain evict one API pod at a time (maxUnavailable 1), so a
 // single-replica Keystone does not block node maintenance.
 func desiredPDB(k *v1alpha1.Keystone) *policyv1.PodDisruptionBudget {
-	one := intstr.FromInt32(1)
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable: &one,
-			Selector:       &metav1.LabelSelector{MatchLabels: selectorLabels(k)},
-		},
-	}
+	return deployment.OneUnavailablePDB(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		selectorLabels(k))
 }

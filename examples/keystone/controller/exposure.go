@@ -4,12 +4,9 @@ import (
 	"context"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -27,16 +24,8 @@ func childKey(k *v1alpha1.Keystone) client.ObjectKey {
 // the children land on, on every pass.
 func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
 	target := r.targetOf(ctx)
-	var desired *gatewayv1.HTTPRoute
-	if g := k.Spec.Gateway; g != nil {
-		var err error
-		desired, err = httproute.Build(childKey(k), *g, httproute.Backend{ServiceName: k.Name, Port: ServicePort})
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		desired.Labels = labels(k)
-	}
-	cond, res, err := httproute.Reconcile(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desired)
+	cond, res, err := httproute.ReconcileSpec(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
+		httproute.Backend{ServiceName: k.Name, Port: ServicePort}, labels(k))
 	reconcile.ApplyCondition(k, cond)
 	return res, err
 }
@@ -59,7 +48,7 @@ func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (ct
 
 // DefaultTargetCPUUtilization is the average CPU utilization, in percent of the
 // request, the autoscaler aims at when spec.autoscaling.targetCPUUtilization is unset.
-const DefaultTargetCPUUtilization = 80
+const DefaultTargetCPUUtilization = deployment.DefaultTargetCPUUtilization
 
 // desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
 func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
@@ -67,25 +56,6 @@ func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
 	if a == nil {
 		return nil
 	}
-	target := a.TargetCPUUtilization
-	if target == nil {
-		target = ptr.To[int32](DefaultTargetCPUUtilization)
-	}
-	return &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: k.Name},
-			MinReplicas:    a.MinReplicas,
-			MaxReplicas:    a.MaxReplicas,
-			Metrics: []autoscalingv2.MetricSpec{{
-				Type: autoscalingv2.ResourceMetricSourceType,
-				Resource: &autoscalingv2.ResourceMetricSource{
-					Name: corev1.ResourceCPU,
-					Target: autoscalingv2.MetricTarget{
-						Type: autoscalingv2.UtilizationMetricType, AverageUtilization: target,
-					},
-				},
-			}},
-		},
-	}
+	return deployment.CPUAutoscaler(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		k.Name, a.MinReplicas, a.MaxReplicas, a.TargetCPUUtilization)
 }

@@ -137,12 +137,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		opts.Prober = health.NewProber(po)
 	}
 	if opts.ProbeURL == nil {
-		opts.ProbeURL = func(k *v1alpha1.Keystone) string {
-			if k.Status.Endpoint == "" {
-				return "" // EndpointNotReady
-			}
-			return k.Status.Endpoint + VersionPath
-		}
+		opts.ProbeURL = func(k *v1alpha1.Keystone) string { return health.EndpointURL(k.Status.Endpoint, VersionPath) }
 	}
 	local := resolver.Local()
 	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
@@ -188,8 +183,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		return nil, err
 	}
 	r.pipeline = p
-	r.passOpts = reconcile.DefaultPassOptions(p.Conditions()...)
-	r.passOpts.APIReader = local.APIReader
+	r.passOpts = local.PassOptions(p.Conditions()...)
 	return r, nil
 }
 
@@ -213,8 +207,5 @@ func (r *Reconciler) pass(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Resul
 // targetOf returns the cluster the pass writes to; a step run outside a pass writes to
 // the management cluster.
 func (r *Reconciler) targetOf(ctx context.Context) *multicluster.Target {
-	if t := multicluster.TargetFrom(ctx); t != nil {
-		return t
-	}
-	return r.resolver.Local()
+	return r.resolver.TargetOf(ctx)
 }

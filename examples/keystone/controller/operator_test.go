@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -78,55 +79,26 @@ func newVersionDoc(t *testing.T) *versionDoc {
 // version-document stand-in.
 func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	t.Helper()
-	cfg := o.cfg
-	if cfg == nil {
-		cfg = env.Config
-	}
-	clustersNS := env.Namespace(t)
-	mgr, err := multicluster.NewManager(rest.CopyConfig(cfg), ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:      multicluster.CacheOptions(controller.FieldManager, clustersNS, ns),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, FieldManager: controller.FieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}, ReachabilityTTL: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
 	api := newVersionDoc(t)
-	opts := controller.DefaultOptions()
-	opts.NamespaceScoped = o.namespaceScoped
-	opts.ProbeURL = func(k *v1alpha1.Keystone) string {
-		if k.Status.Endpoint == "" {
-			return ""
+	var rec *controller.Reconciler
+	opts := testenv.OperatorOptions{Config: o.cfg}
+	opts.FieldManager, opts.Namespace, opts.ClustersNamespace = controller.FieldManager, ns, env.Namespace(t)
+	opts.Resolver.ReachabilityTTL = time.Second
+	env.StartOperator(t, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		ropts := controller.DefaultOptions()
+		ropts.NamespaceScoped = o.namespaceScoped
+		ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
+			if k.Status.Endpoint == "" {
+				return ""
+			}
+			return api.srv.URL + controller.VersionPath
 		}
-		return api.srv.URL + controller.VersionPath
-	}
-	rec, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.SetupWithManager(ctx, mgr); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
+		var err error
+		if rec, err = controller.NewReconciler(resolver, ropts); err != nil {
+			return err
 		}
+		return rec.SetupWithManager(ctx, mgr)
 	})
-	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
 	return &operator{rec: rec, api: api}
 }
 

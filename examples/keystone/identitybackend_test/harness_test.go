@@ -16,10 +16,8 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi/keystonetest"
@@ -66,24 +64,6 @@ func startManager(t *testing.T, ns string, withController bool) *operator {
 	t.Helper()
 	ks := keystonetest.New("admin", adminPassword)
 	t.Cleanup(ks.Close)
-	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{
-		Scheme:     env.Scheme,
-		Logger:     ctrl.Log,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:      multicluster.CacheOptions(fieldManager, "", ns),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{FieldManager: fieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: fieldManager}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
 	opts := controller.DefaultIdentityBackendOptions()
 	opts.PollInterval = poll
 	opts.KeystoneURL = func(k *v1alpha1.Keystone) string {
@@ -92,26 +72,16 @@ func startManager(t *testing.T, ns string, withController bool) *operator {
 		}
 		return ks.URL
 	}
-	rec, err := controller.NewIdentityBackendReconciler(resolver, opts)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if withController {
-		if err := rec.SetupWithManager(ctx, mgr); err != nil {
-			cancel()
-			t.Fatal(err)
+	var operatorOpts testenv.OperatorOptions
+	operatorOpts.FieldManager, operatorOpts.Namespace, operatorOpts.Manager.Logger = fieldManager, ns, ctrl.Log
+	op := env.StartOperator(t, operatorOpts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		rec, err := controller.NewIdentityBackendReconciler(resolver, opts)
+		if err != nil || !withController {
+			return err
 		}
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+		return rec.SetupWithManager(ctx, mgr)
 	})
-	return &operator{resolver: resolver, keystone: ks, local: resolver.Local().Client, opts: opts}
+	return &operator{resolver: op.Resolver, keystone: ks, local: op.Resolver.Local().Client, opts: opts}
 }
 
 // newKeystone creates a Keystone in ns; a non-empty endpoint is written to its status.

@@ -1,48 +1,61 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
-
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
+	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Leader election (--leader-elect) takes a Lease and reports through Events:
+// Leader election (--leader-elect) takes a Lease and reports through Events; the
+// resolver of multicluster.RunOperator reads the kube-system Namespace once for the
+// management cluster's identity:
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 
 func main() {
-	var metricsAddr, probeAddr, namespace string
-	var leaderElect bool
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 turns it off")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probes bind to; 0 turns them off")
-	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so that only one replica reconciles")
-	flag.StringVar(&namespace, "namespace", "", "watch and cache only this namespace (all namespaces when empty)")
+	opts := defaultOptions()
+	opts.BindFlags(flag.CommandLine)
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	flag.Parse()
 	ctrl.SetLogger(textlogger.NewLogger(logConfig))
-	log := ctrl.Log.WithName("setup")
-	if err := run(metricsAddr, probeAddr, namespace, leaderElect); err != nil {
-		log.Error(err, "memo-operator stopped")
+	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
+		ctrl.Log.WithName("setup").Error(err, "memo-operator stopped")
 		os.Exit(1)
 	}
 }
 
-func run(metricsAddr, probeAddr, namespace string, leaderElect bool) error {
+// defaultOptions are the settings without any flag: a cluster-wide operator under
+// controller.FieldManager.
+func defaultOptions() multicluster.OperatorOptions {
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager = controller.FieldManager
+	opts.LeaderElectionID = "memo-operator.quickstart.reconciler-sdk.c5c3.io"
+	return opts
+}
+
+// run runs the operator on the cluster behind cfg until ctx ends. The cache holds only
+// the ConfigMaps the operator wrote, and Pods and ControllerRevisions are read past it:
+// the operator's memory does not grow with the cluster.
+func run(ctx context.Context, cfg *rest.Config, opts multicluster.OperatorOptions) error {
+	if opts.ClustersNamespace != "" {
+		return fmt.Errorf("--clusters-namespace %q: a Memo has no target cluster, its children stay on the management cluster",
+			opts.ClustersNamespace)
+	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -50,44 +63,20 @@ func run(metricsAddr, probeAddr, namespace string, leaderElect bool) error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	// Cache only the ConfigMaps the operator wrote, and read Pods and ControllerRevisions
-	// past the cache: the operator's memory does not grow with the cluster.
-	cacheOpts := apply.CacheOptions(controller.FieldManager)
-	if namespace != "" {
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{namespace: {}}
-	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       "memo-operator.quickstart.reconciler-sdk.c5c3.io",
-		Cache:                  cacheOpts,
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
+	opts.Manager.Scheme = scheme
+	return multicluster.RunOperator(ctx, cfg, opts, func(_ context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions("memo_operator"))
+		if err != nil {
+			return err
+		}
+		// The management cluster's Applier: the operator's own field manager, converged
+		// applies send nothing. Memos have no target cluster: the controller runs on
+		// the manager's local (management) cluster.
+		local := resolver.Local()
+		r, err := controller.NewMemoReconciler(local.Client, scheme, local.APIReader, metrics)
+		if err != nil {
+			return err
+		}
+		return r.SetupWithManager(mgr.GetLocalManager())
 	})
-	if err != nil {
-		return err
-	}
-	// One Applier for the operator: its own field manager, converged applies send nothing.
-	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
-		FieldManager: controller.FieldManager, APIReader: mgr.GetAPIReader(),
-	})
-	metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions("memo_operator"))
-	if err != nil {
-		return err
-	}
-	r, err := controller.NewMemoReconciler(applier, mgr.GetScheme(), mgr.GetAPIReader(), metrics)
-	if err != nil {
-		return err
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctrl.SetupSignalHandler())
 }

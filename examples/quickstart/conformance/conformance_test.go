@@ -12,56 +12,41 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
+	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// startMemoOperator runs the quick-start operator as cmd/main.go does (an Applier over
-// a cache of the operator's own ConfigMaps and Secrets, Secrets read past it), on the
-// suite's namespace, logger and metrics registry. The controller's watches are those of
-// MemoReconciler.SetupWithManager, registered here so that the reconciler is the one
-// the suite wrapped.
+// startMemoOperator runs the quick-start operator as cmd/main.go does
+// (multicluster.RunOperator: an Applier over a cache of the operator's own ConfigMaps and
+// Secrets, Secrets read past it), on the suite's namespace, logger and metrics
+// registry. The controller's watches are those of MemoReconciler.SetupWithManager,
+// registered here so that the reconciler is the one the suite wrapped.
 func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-	cacheOpts := apply.CacheOptions(controller.FieldManager)
-	cacheOpts.DefaultNamespaces = map[string]cache.Config{run.Namespace: {}}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Logger:                 run.Logger,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cacheOpts,
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
+	opts := multicluster.OperatorOptions{FieldManager: controller.FieldManager, Namespace: run.Namespace,
+		MetricsBindAddress: "0", HealthProbeBindAddress: "0"}
+	opts.Manager.Scheme, opts.Manager.Logger = env.Scheme, run.Logger
+	return multicluster.RunOperator(ctx, cfg, opts, func(_ context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		metrics, err := reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: "memo_operator", Registerer: run.Registerer})
+		if err != nil {
+			return err
+		}
+		local := resolver.Local()
+		r, err := controller.NewMemoReconciler(local.Client, env.Scheme, local.APIReader, metrics)
+		if err != nil {
+			return err
+		}
+		return ctrl.NewControllerManagedBy(mgr.GetLocalManager()).Named(run.Name).
+			For(&v1alpha1.Memo{}, builder.WithPredicates(reconcile.IgnoreStatusWrites())).
+			Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
+			Complete(run.Wrap(r))
 	})
-	if err != nil {
-		return err
-	}
-	metrics, err := reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: "memo_operator", Registerer: run.Registerer})
-	if err != nil {
-		return err
-	}
-	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
-		FieldManager: controller.FieldManager, APIReader: mgr.GetAPIReader(),
-	})
-	r, err := controller.NewMemoReconciler(applier, mgr.GetScheme(), mgr.GetAPIReader(), metrics)
-	if err != nil {
-		return err
-	}
-	err = ctrl.NewControllerManagedBy(mgr).Named(run.Name).
-		For(&v1alpha1.Memo{}, builder.WithPredicates(reconcile.IgnoreStatusWrites())).
-		Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
-		Complete(run.Wrap(r))
-	if err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
 }
 
 // sampleMemo reads the sample Memo of config/samples.

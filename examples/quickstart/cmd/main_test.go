@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}}, &env))
+}
+
+// The command's run, given only a rest.Config and its flags, reconciles the sample
+// Memo of its --namespace as the user its generated ClusterRole makes: the ConfigMap
+// turns ConfigReady True (no Deployment controller runs here, so the Deployment does
+// not roll out).
+func TestRunReconcilesAMemo(t *testing.T) {
+	ns := env.Namespace(t)
+	roles, err := testenv.LoadClusterRoles("../config/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := defaultOptions()
+	fs := flag.NewFlagSet("memo-operator", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	if err := fs.Parse([]string{"--namespace", ns, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	opts.Manager.Controller.SkipNameValidation = new(true)
+	cfg := env.ConfigAs(t, "memo-operator", roles...)
+	testenv.Go(t, func(ctx context.Context) error { return run(ctx, cfg, opts) })
+
+	data, err := os.ReadFile("../config/samples/quickstart_v1alpha1_memo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := &v1alpha1.Memo{}
+	if err := yaml.UnmarshalStrict(data, memo); err != nil {
+		t.Fatal(err)
+	}
+	memo.Namespace = ns
+	if err := env.Client.Create(context.Background(), memo); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectCondition(t, env.Client, memo, "ConfigReady", metav1.ConditionTrue)
+}
+
+// A Memo has no target cluster: --clusters-namespace is refused, naming the flag.
+func TestRunRefusesAClustersNamespace(t *testing.T) {
+	opts := defaultOptions()
+	opts.ClustersNamespace = "clusters"
+	err := run(context.Background(), env.Config, opts)
+	if err == nil || !strings.Contains(err.Error(), "--clusters-namespace") {
+		t.Fatalf("run = %v, want an error naming --clusters-namespace", err)
+	}
+}

@@ -1,0 +1,37 @@
+package health_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/c5c3/reconciler-sdk/health"
+)
+
+// A CR without an endpoint is not probed: Check reports EndpointNotReady and sends no
+// request; once it has one, the path under it is requested.
+func TestEndpointURL(t *testing.T) {
+	requested := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { requested = r.URL.Path }))
+	defer srv.Close()
+	p := health.NewProber(health.DefaultOptions())
+
+	cond, _, err := p.Check(context.Background(), "uid-1", health.EndpointURL("", "/v3"), "APIReady")
+	if err != nil || cond.Reason != health.ReasonEndpointNotReady || requested != "" {
+		t.Fatalf("no endpoint: %+v, %v, requested %q; want EndpointNotReady and no request", cond, err, requested)
+	}
+	cond, _, err = p.Check(context.Background(), "uid-1", health.EndpointURL(srv.URL, "/v3"), "APIReady")
+	if err != nil || cond.Reason != health.ReasonHealthy || requested != "/v3" {
+		t.Fatalf("with an endpoint: %+v, %v, requested %q; want Healthy after a GET of /v3", cond, err, requested)
+	}
+}
+
+func ExampleEndpointURL() {
+	fmt.Printf("%q\n", health.EndpointURL("", "/v3"))
+	fmt.Println(health.EndpointURL("http://keystone.openstack.svc:5000", "/v3"))
+	// Output:
+	// ""
+	// http://keystone.openstack.svc:5000/v3
+}

@@ -1,0 +1,288 @@
+package multicluster_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/multicluster"
+)
+
+// freeAddress returns a local address no listener holds right now.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// seen records the requests a trivial reconciler got.
+type seen struct {
+	mu   sync.Mutex
+	keys map[client.ObjectKey]bool
+}
+
+func (s *seen) Reconcile(_ context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[req.NamespacedName] = true
+	return ctrl.Result{}, nil
+}
+
+func (s *seen) has(key client.ObjectKey) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[key]
+}
+
+// operatorOpts are the options of an operator under test on env for namespace ns.
+func operatorOpts(ns string) multicluster.OperatorOptions {
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager = "gadget-operator"
+	opts.Namespace = ns
+	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts.Manager.Scheme = env.Scheme
+	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
+	return opts
+}
+
+// httpGet returns the status code and body of a GET of url.
+func httpGet(ctx context.Context, url string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// RunOperator, given flags as a command line sets them, runs a trivial reconciler with
+// a cache of --namespace only (a ServiceAccount of another namespace is neither
+// reconciled nor readable from the cache), the kubeconfig provider of
+// --clusters-namespace, /healthz, /readyz and /metrics on their addresses, and returns
+// nil once its context ends.
+func TestRunOperator(t *testing.T) {
+	ns, other, clustersNS := env.Namespace(t), env.Namespace(t), env.Namespace(t)
+	metricsAddr, probeAddr := freeAddress(t), freeAddress(t)
+	opts := operatorOpts("")
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	if err := fs.Parse([]string{"--namespace", ns, "--clusters-namespace", clustersNS,
+		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &seen{keys: map[client.ObjectKey]bool{}}
+	var mgr mcmanager.Manager
+	var resolver *multicluster.ClusterResolver
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- multicluster.RunOperator(ctx, env.Config, opts,
+			func(_ context.Context, m mcmanager.Manager, r *multicluster.ClusterResolver) error {
+				mgr, resolver = m, r
+				return ctrl.NewControllerManagedBy(m.GetLocalManager()).Named("serviceaccounts").
+					For(&corev1.ServiceAccount{}).Complete(rec)
+			})
+	}()
+	for _, name := range []client.ObjectKey{{Namespace: ns, Name: "mine"}, {Namespace: other, Name: "theirs"}} {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name.Namespace, Name: name.Name}}
+		if err := env.Client.Create(ctx, sa); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 30*time.Second, "the reconciler got ServiceAccount "+ns+"/mine", func(context.Context) (bool, error) {
+		return rec.has(client.ObjectKey{Namespace: ns, Name: "mine"}), nil
+	})
+	if rec.has(client.ObjectKey{Namespace: other, Name: "theirs"}) {
+		t.Errorf("the reconciler got ServiceAccount %s/theirs, outside --namespace", other)
+	}
+	if mgr.GetProvider() == nil {
+		t.Error("--clusters-namespace set, but the manager has no provider")
+	}
+	if resolver.Local() == nil || resolver.Remote().ManagementCluster == "" {
+		t.Errorf("the setup got a resolver without a management cluster: %+v", resolver.Remote())
+	}
+	var list corev1.ServiceAccountList
+	if err := mgr.GetLocalManager().GetCache().List(ctx, &list, client.InNamespace(other)); err == nil {
+		t.Errorf("the cache listed ServiceAccounts of %s, outside --namespace", other)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		eventually(t, 30*time.Second, path+" answers 200", func(ctx context.Context) (bool, error) {
+			code, body, err := httpGet(ctx, "http://"+probeAddr+path)
+			return code == http.StatusOK && body == "ok", err
+		})
+	}
+	eventually(t, 30*time.Second, "/metrics counts the reconciler's passes", func(ctx context.Context) (bool, error) {
+		code, body, err := httpGet(ctx, "http://"+metricsAddr+"/metrics")
+		return code == http.StatusOK &&
+			strings.Contains(body, `controller_runtime_reconcile_total{controller="serviceaccounts",result="success"}`), err
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("RunOperator returned %v after its context ended, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunOperator did not return within 30s of its context ending")
+	}
+	if _, _, err := httpGet(context.Background(), "http://"+probeAddr+"/healthz"); err == nil {
+		t.Error("the health probes still answer after RunOperator returned")
+	}
+}
+
+// A flag value RunOperator cannot run with is refused before anything starts, with
+// ErrInvalidOptions and an error that names the flag (or the field without one).
+func TestRunOperatorRefusesBadOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		change func(*multicluster.OperatorOptions)
+		want   string
+	}{
+		{name: "namespace", args: []string{"--namespace", "Not_A_Namespace"}, want: `--namespace "Not_A_Namespace" is not a namespace name`},
+		{name: "clusters namespace", args: []string{"--clusters-namespace", "-x"}, want: `--clusters-namespace "-x" is not a namespace name`},
+		{name: "metrics address", args: []string{"--metrics-bind-address", "8080"}, want: `--metrics-bind-address "8080": want host:port or 0`},
+		{name: "metrics port", args: []string{"--metrics-bind-address", ":80800"}, want: `--metrics-bind-address ":80800": port "80800" is not a number from 0 to 65535`},
+		{name: "probe address", args: []string{"--health-probe-bind-address", "localhost:http"}, want: `--health-probe-bind-address "localhost:http": port "http"`},
+		{name: "leader election without a Lease", args: []string{"--leader-elect"},
+			change: func(o *multicluster.OperatorOptions) { o.LeaderElectionID = "" }, want: "--leader-elect needs OperatorOptions.LeaderElectionID"},
+		{name: "field manager", change: func(o *multicluster.OperatorOptions) { o.FieldManager = "" }, want: "OperatorOptions.FieldManager is empty"},
+		{name: "scheme", change: func(o *multicluster.OperatorOptions) { o.Manager.Scheme = nil }, want: "OperatorOptions.Manager.Scheme is nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := operatorOpts("")
+			opts.LeaderElectionID = "gadget-operator.test"
+			fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+			opts.BindFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != nil {
+				tc.change(&opts)
+			}
+			ran := false
+			err := multicluster.RunOperator(context.Background(), env.Config, opts,
+				func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { ran = true; return nil })
+			if !errors.Is(err, multicluster.ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("RunOperator = %v, want ErrInvalidOptions saying %q", err, tc.want)
+			}
+			if ran {
+				t.Error("the setup ran with options RunOperator refuses")
+			}
+		})
+	}
+	if err := multicluster.RunOperator(context.Background(), env.Config, operatorOpts(""), nil); !errors.Is(err, multicluster.ErrInvalidOptions) {
+		t.Errorf("RunOperator with a nil setup = %v, want ErrInvalidOptions", err)
+	}
+	if err := multicluster.RunOperator(context.Background(), nil, operatorOpts(""),
+		func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { return nil }); !errors.Is(err, multicluster.ErrInvalidOptions) {
+		t.Errorf("RunOperator with a nil rest config = %v, want ErrInvalidOptions", err)
+	}
+}
+
+// An error of the setup function is returned, wrapped, and the manager never starts:
+// the probe address stays free.
+func TestRunOperatorReturnsTheSetupError(t *testing.T) {
+	opts := operatorOpts(env.Namespace(t))
+	opts.HealthProbeBindAddress = freeAddress(t)
+	boom := errors.New("boom")
+	err := multicluster.RunOperator(context.Background(), env.Config, opts,
+		func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { return boom })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "operator setup") {
+		t.Fatalf("RunOperator = %v, want the setup's error wrapped as operator setup", err)
+	}
+	l, err := net.Listen("tcp", opts.HealthProbeBindAddress)
+	if err != nil {
+		t.Fatalf("the probe address is still held after a failed setup: %v", err)
+	}
+	_ = l.Close()
+}
+
+// The flags BindFlags binds, with the defaults of DefaultOperatorOptions.
+func TestOperatorOptionsBindFlags(t *testing.T) {
+	opts := multicluster.DefaultOperatorOptions()
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	var got []string
+	fs.VisitAll(func(f *flag.Flag) { got = append(got, f.Name+"="+f.DefValue) })
+	want := []string{"clusters-namespace=", "health-probe-bind-address=:8081", "leader-elect=false",
+		"metrics-bind-address=:8080", "namespace="}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("flags = %v, want %v", got, want)
+	}
+	if err := fs.Parse([]string{"--leader-elect=maybe"}); err == nil || !strings.Contains(err.Error(), "leader-elect") {
+		t.Fatalf("parsing --leader-elect=maybe = %v, want an error naming the flag", err)
+	}
+	mo := opts.ManagerOptions()
+	if mo.Metrics.BindAddress != ":8080" || mo.HealthProbeBindAddress != ":8081" || mo.Client.Cache == nil ||
+		len(mo.Client.Cache.DisableFor) == 0 || mo.Cache.DefaultNamespaces != nil {
+		t.Fatalf("ManagerOptions of the defaults = %+v", mo)
+	}
+}
+
+// RunOperator runs an operator's controllers until its context ends: here a controller
+// that stops the operator once it has seen the ServiceAccount "greeter".
+func ExampleRunOperator() {
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager = "greeter-operator"
+	opts.LeaderElectionID = "greeter-operator.example.c5c3.io"
+	opts.Manager.Scheme = env.Scheme // the scheme of every kind the operator reads or writes
+	// main binds the flags (opts.BindFlags(flag.CommandLine)) and calls flag.Parse(); here
+	// the values are set as --namespace default --metrics-bind-address 0
+	// --health-probe-bind-address 0 would.
+	opts.Namespace = "default"
+	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
+
+	ctx, stop := context.WithCancel(context.Background()) // main: ctrl.SetupSignalHandler()
+	var once sync.Once
+	err := multicluster.RunOperator(ctx, env.Config, opts,
+		func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+			sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "greeter"}}
+			if err := resolver.Local().APIReader.Get(ctx, client.ObjectKeyFromObject(sa), sa); err != nil {
+				if err := env.Client.Create(ctx, sa); err != nil {
+					return err
+				}
+			}
+			return ctrl.NewControllerManagedBy(mgr.GetLocalManager()).Named("greeter").For(&corev1.ServiceAccount{}).
+				Complete(crreconcile.Func(func(_ context.Context, req ctrl.Request) (ctrl.Result, error) {
+					if req.Name == "greeter" {
+						once.Do(func() { fmt.Println("reconciled", req.NamespacedName); stop() })
+					}
+					return ctrl.Result{}, nil
+				}))
+		})
+	fmt.Println("RunOperator returned", err)
+	// Output:
+	// reconciled default/greeter
+	// RunOperator returned <nil>
+}
