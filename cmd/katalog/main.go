@@ -145,9 +145,9 @@ func main() {
 // printError writes err to w, one line per problem, indented below the first.
 func printError(w io.Writer, err error) {
 	lines := strings.Split(err.Error(), "\n")
-	fmt.Fprintln(w, "katalog:", lines[0])
+	_, _ = fmt.Fprintln(w, "katalog:", lines[0])
 	for _, l := range lines[1:] {
-		fmt.Fprintln(w, "  "+l)
+		_, _ = fmt.Fprintln(w, "  "+l)
 	}
 }
 
@@ -292,7 +292,9 @@ func (s *inspectorServer) Start(ctx context.Context) error {
 	if err := s.server.Shutdown(shutdown); err != nil {
 		return fmt.Errorf("stopping the inspector on %s: %w", s.addr(), err)
 	}
-	<-done
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("inspector on %s: %w", s.addr(), err)
+	}
 	return nil
 }
 

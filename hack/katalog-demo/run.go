@@ -49,6 +49,12 @@ type options struct {
 	LogDir string
 }
 
+// printf writes to Out; the demo has nowhere to report a failed write.
+func (o options) printf(format string, args ...any) { _, _ = fmt.Fprintf(o.Out, format, args...) }
+
+// println writes a line to Out.
+func (o options) println(args ...any) { _, _ = fmt.Fprintln(o.Out, args...) }
+
 // defaultOptions are the options of `make katalog-demo`, without Out.
 func defaultOptions() options {
 	return options{InspectorAddress: "127.0.0.1:8080", Timeout: 3 * time.Minute, Poll: 250 * time.Millisecond}
@@ -81,7 +87,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	defer func() { _ = logFile.Close() }()
 
-	fmt.Fprintln(o.Out, "Starting a local control plane (kube-apiserver, etcd, controllers, kwok) with the CRDs of examples/katalog/crds ...")
+	o.println("Starting a local control plane (kube-apiserver, etcd, controllers, kwok) with the CRDs of examples/katalog/crds ...")
 	env, err := testenv.Start(testenv.Options{
 		Controllers: true,
 		CRDSources:  []testenv.CRDSource{},
@@ -136,10 +142,10 @@ func run(ctx context.Context, o options) (err error) {
 	url := "http://" + ln.Addr().String() + "/controlcenter/"
 
 	for _, k := range kats {
-		fmt.Fprintf(o.Out, "Running Katalog %s (%s): %s\n", k.Metadata.Name, filepath.Base(k.File), strings.Join(k.CRDNames(), ", "))
+		o.printf("Running Katalog %s (%s): %s\n", k.Metadata.Name, filepath.Base(k.File), strings.Join(k.CRDNames(), ", "))
 	}
-	fmt.Fprintf(o.Out, "Registry (played): %s answers 200 for every image\n", registryURL)
-	fmt.Fprintf(o.Out, "Inspector: %s\n", url)
+	o.printf("Registry (played): %s answers 200 for every image\n", registryURL)
+	o.printf("Inspector: %s\n", url)
 
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		return fmt.Errorf("creating Namespace %s: %w", namespace, err)
@@ -154,19 +160,19 @@ func run(ctx context.Context, o options) (err error) {
 		if err := env.Client.Create(ctx, s); err != nil {
 			return fmt.Errorf("applying %s %s/%s: %w", s.GetKind(), namespace, s.GetName(), err)
 		}
-		fmt.Fprintf(o.Out, "Applied %s %s/%s\n", s.GetKind(), namespace, s.GetName())
+		o.printf("Applied %s %s/%s\n", s.GetKind(), namespace, s.GetName())
 	}
 
 	if err := watch(ctx, env.Client, samples, o); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "Inspect them at %s (the engine's log: %s)\n", url, logPath)
-	fmt.Fprintf(o.Out, "On a cluster: kubectl apply -f examples/katalog/crds/ && go run ./cmd/katalog --katalog %s\n",
+	o.printf("Inspect them at %s (the engine's log: %s)\n", url, logPath)
+	o.printf("On a cluster: kubectl apply -f examples/katalog/crds/ && go run ./cmd/katalog --katalog %s\n",
 		strings.Join([]string{"examples/katalog/platform.yaml", "examples/katalog/database.yaml", "examples/katalog/foreach.yaml"}, " --katalog "))
 	if o.ExitWhenReady {
 		return nil
 	}
-	fmt.Fprintln(o.Out, "Running until interrupted (Ctrl-C).")
+	o.println("Running until interrupted (Ctrl-C).")
 	<-ctx.Done()
 	return nil
 }
@@ -240,11 +246,11 @@ func watch(ctx context.Context, c client.Client, samples []*unstructured.Unstruc
 			states = append(states, st)
 			if line := st.String(); last[s.GetKind()+"/"+s.GetName()] != line {
 				last[s.GetKind()+"/"+s.GetName()] = line
-				fmt.Fprintf(o.Out, "%6.1fs  %s\n", time.Since(start).Seconds(), line)
+				o.printf("%6.1fs  %s\n", time.Since(start).Seconds(), line)
 			}
 		}
 		if firstPending(states) == nil {
-			fmt.Fprintf(o.Out, "✓ every sample is Ready after %.1f s\n", time.Since(start).Seconds())
+			o.printf("✓ every sample is Ready after %.1f s\n", time.Since(start).Seconds())
 			return nil
 		}
 		if time.Now().After(deadline) {
