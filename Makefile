@@ -5,6 +5,8 @@ SHELL := /usr/bin/env bash
 GO ?= go
 # Flags of `make demo`, e.g. DEMO_FLAGS=-scene=keystone (horizon, keystone or all).
 DEMO_FLAGS ?=
+# Flags of `make katalog-demo`, e.g. KATALOG_DEMO_FLAGS=-exit-when-ready.
+KATALOG_DEMO_FLAGS ?=
 GOLANGCI_LINT_VERSION ?= v2.15.0
 TOOLS_BIN := $(CURDIR)/bin
 GOLANGCI_LINT := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
@@ -31,7 +33,7 @@ BENCH_OWNERS ?= 50
 BENCH_PASSES ?= 3
 BENCH_UNRELATED ?= 200
 
-.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo downstream tidy help generate verify-generate
+.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate
 
 all: lint test
 
@@ -58,6 +60,10 @@ bench: ## Run the benchmarks, then the side-by-side report: docs/bench.md, docs/
 demo: ## Show the SDK at work against a local control plane (DEMO_FLAGS=-scene=horizon|keystone|all).
 	@assets="$$(hack/envtest.sh)"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./hack/demo $(DEMO_FLAGS)
+
+katalog-demo: ## Run the example Katalogs (examples/katalog) with the inspector on a local control plane (KATALOG_DEMO_FLAGS=-exit-when-ready).
+	@assets="$$(hack/envtest.sh)"; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./hack/katalog-demo $(KATALOG_DEMO_FLAGS)
 
 downstream: ## Prove the test kit and apply from a module that imports the SDK.
 	@hack/downstream-check.sh

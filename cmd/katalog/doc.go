@@ -1,0 +1,38 @@
+// Command katalog runs Katalogs (package katalog) against a cluster: an operator
+// written as YAML, without Go code.
+//
+//	go run ./cmd/katalog --katalog examples/katalog/platform.yaml --katalog examples/katalog/database.yaml
+//
+// It loads every file given with --katalog (the flag repeats, or takes a comma list)
+// together, so that a dependsOn or cross reference may name a CRD of another file,
+// and refuses to start when any of them has a problem: every problem is printed, each
+// as file:line: path: what is wrong, and the command exits with status 1. Without any
+// --katalog it prints its usage and exits with status 2.
+//
+// The Katalogs then run on a controller-runtime manager (multicluster.RunOperator):
+// one controller per CRD entry, reconciling its custom resources as unstructured
+// objects under the field manager "katalog". The CRDs themselves must be installed
+// already (kubectl apply -f examples/katalog/crds/).
+//
+// Flags:
+//
+//	--katalog PATH                  a Katalog file; repeat it or give a comma list (required)
+//	--kubeconfig PATH               the cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)
+//	--namespace NS                  watch and reconcile only this namespace (all when empty)
+//	--metrics-bind-address ADDR     /metrics (default :8082, off the inspector's port; 0 turns it off)
+//	--health-probe-bind-address A   /healthz and /readyz (default :8081, 0 turns them off)
+//	--inspector-bind-address ADDR   the inspector: JSON under /katalog/, pages under
+//	                                /controlcenter/ (default :8080, 0 turns it off)
+//	--leader-elect                  elect a leader among the replicas (Lease --leader-election-id)
+//	--leader-election-id NAME       the Lease's name (default katalog.orkestra.orkspace.io)
+//	-v N                            log verbosity
+//
+// /readyz answers 200 once the informer of every CRD entry's custom resources has
+// synced. The inspector (package katalog/inspect) serves from the manager's cache:
+// GET /katalog/{crd}/health answers 200 while the CRD is healthy and 503 otherwise, and
+// /controlcenter/ shows every CRD, its custom resources and their children. It runs on
+// every replica, leader or not.
+//
+// Target clusters (--clusters-namespace) are refused: the engine writes every child
+// next to its custom resource.
+package main

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	katalogexamples "github.com/c5c3/reconciler-sdk/examples/katalog"
+	"github.com/c5c3/reconciler-sdk/katalog"
+	"github.com/c5c3/reconciler-sdk/katalog/inspect"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// mainArgsEnv, when set, makes the test binary run main with these arguments
+// (separated by newlines) instead of the tests: how the exit codes are tested.
+const mainArgsEnv = "KATALOG_TEST_MAIN_ARGS"
+
+var env *testenv.Env
+
+const examples = "../../examples/katalog"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(mainArgsEnv); ok {
+		os.Args = append([]string{"katalog"}, strings.Split(args, "\n")...)
+		if args == "" {
+			os.Args = os.Args[:1]
+		}
+		main()
+		os.Exit(0)
+	}
+	ctrl.SetLogger(logr.Discard())
+	os.Exit(testenv.Main(m, testenv.Options{
+		CRDSources: []testenv.CRDSource{},
+		CRDPaths:   []string{filepath.Join(examples, katalogexamples.CRDDir)},
+	}, &env))
+}
+
+// badKatalog has an unknown field on line 9.
+const badKatalog = `apiVersion: orkestra.orkspace.io/v1
+kind: Katalog
+metadata:
+  name: bad
+spec:
+  crds:
+    thing:
+      apiTypes: {group: platform.io, version: v1alpha1, kind: Thing, plural: things}
+      colour: blue
+`
+
+func writeBad(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(p, []byte(badKatalog), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// freeAddress returns a loopback address with a port nobody listens on.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// The command's run, given a rest.Config and its flags, runs the example platform and
+// database Katalogs in --namespace: the sample Database and Application reach Ready
+// True and phase Ready (the test plays the Deployment controller and the registry),
+// /readyz answers 200 once every CRD's informer synced, and the inspector answers
+// GET /katalog/application/health with the engine's health and serves its pages.
+func TestRunConvergesAndServesTheInspector(t *testing.T) {
+	ctx := t.Context()
+	ns := env.Namespace(t)
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2/nginx/manifests/latest" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(registry.Close)
+
+	probes := freeAddress(t)
+	fs := flag.NewFlagSet("katalog", flag.ContinueOnError)
+	o, err := parseFlags(fs, []string{
+		"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml"),
+		"--namespace", ns, "--metrics-bind-address", "0", "--health-probe-bind-address", probes,
+		"--inspector-bind-address", "127.0.0.1:0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Manager.Controller.SkipNameValidation = new(true)
+	o.engine.DependencyRetry = 200 * time.Millisecond
+	o.engine.HealthWindow = 1
+	inspector := make(chan string, 1)
+	o.inspectorListening = func(addr string) { inspector <- addr }
+	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, o) })
+
+	var base string
+	select {
+	case addr := <-inspector:
+		base = "http://" + addr
+	case <-time.After(testenv.ConditionTimeout):
+		t.Fatal("the inspector never listened")
+	}
+
+	samples, err := katalogexamples.Samples(examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created []*unstructured.Unstructured
+	for _, s := range samples {
+		if s.GetKind() == "RegionalApp" { // foreach.yaml is not given
+			continue
+		}
+		s.SetNamespace(ns)
+		if s.GetKind() == "Application" {
+			if err := unstructured.SetNestedField(s.Object, registry.URL, "spec", "registryUrl"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := env.Client.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		created = append(created, s)
+	}
+
+	deadline := time.Now().Add(2 * testenv.ConditionTimeout)
+	for {
+		var deps appsv1.DeploymentList
+		if err := env.Client.List(ctx, &deps, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range deps.Items {
+			if d.Status.ReadyReplicas == 0 {
+				if _, err := testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(&d)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		pending := pendingSamples(ctx, t, created)
+		if pending == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("samples not converged: %s", pending)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	code, body := get(t, "http://"+probes+"/readyz")
+	if code != http.StatusOK {
+		t.Errorf("GET /readyz: %d %s, want 200", code, body)
+	}
+	code, body = get(t, base+"/katalog/application/health")
+	var report inspect.HealthReport
+	if err := json.Unmarshal([]byte(body), &report); err != nil {
+		t.Fatalf("GET /katalog/application/health: %d %s: %v", code, body, err)
+	}
+	if code != http.StatusOK || report.CRD != "application" || !report.Healthy || !report.Synced || report.Reconciles == 0 {
+		t.Errorf("GET /katalog/application/health: %d %+v, want 200, healthy, synced, reconciled", code, report)
+	}
+	code, body = get(t, base+"/controlcenter/katalog/application/cr/"+ns+"/shop")
+	if code != http.StatusOK || !strings.Contains(body, "shop-credentials") {
+		t.Errorf("GET the Application's page: %d, want 200 showing its Secret shop-credentials:\n%s", code, body)
+	}
+	code, _ = get(t, base+"/")
+	if code != http.StatusOK { // the redirect to /controlcenter/ is followed
+		t.Errorf("GET /: %d, want the control center", code)
+	}
+}
+
+// pendingSamples describes the samples whose Ready is not True or phase not Ready.
+func pendingSamples(ctx context.Context, t *testing.T, samples []*unstructured.Unstructured) string {
+	t.Helper()
+	var out []string
+	for _, s := range samples {
+		fresh := &unstructured.Unstructured{}
+		fresh.SetGroupVersionKind(s.GroupVersionKind())
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(s), fresh); err != nil {
+			t.Fatal(err)
+		}
+		phase, _, _ := unstructured.NestedString(fresh.Object, "status", "phase")
+		conds, _, _ := unstructured.NestedSlice(fresh.Object, "status", "conditions")
+		ready := "none"
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+				ready = fmt.Sprintf("%v/%v: %v", m["status"], m["reason"], m["message"])
+			}
+		}
+		if phase != "Ready" || !strings.HasPrefix(ready, string(metav1.ConditionTrue)+"/") {
+			out = append(out, fmt.Sprintf("%s %s: phase %q, Ready %s", s.GetKind(), s.GetName(), phase, ready))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// run refuses, before it reaches the cluster, a Katalog with a problem (naming the file
+// and line), a path that cannot be read (naming it), no Katalog at all, target clusters
+// and an inspector address that is no host:port.
+func TestRunRefuses(t *testing.T) {
+	bad := writeBad(t)
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	cases := map[string]struct {
+		edit func(*options)
+		want []string
+		is   error
+	}{
+		"bad Katalog": {func(o *options) { o.katalogs = []string{bad} },
+			[]string{bad + `:9: spec.crds.thing.colour: unknown field "colour"`}, katalog.ErrUnknownField},
+		"missing file": {func(o *options) { o.katalogs = []string{missing} }, []string{missing}, katalog.ErrRead},
+		"both, reported together": {func(o *options) { o.katalogs = []string{bad, missing} },
+			[]string{bad + ":9:", missing}, katalog.ErrRead},
+		"no Katalog":         {func(o *options) { o.katalogs = nil }, []string{"--katalog"}, errNoKatalog},
+		"clusters namespace": {func(o *options) { o.ClustersNamespace = "clusters" }, []string{"--clusters-namespace"}, errClustersNamespace},
+		"inspector address": {func(o *options) { o.inspectorBindAddress = "8080" },
+			[]string{"--inspector-bind-address"}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := defaultOptions()
+			o.katalogs = []string{filepath.Join(examples, "database.yaml")}
+			tc.edit(&o)
+			err := run(t.Context(), env.Config, o)
+			if err == nil {
+				t.Fatal("run = nil, want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("run = %v\nwant it to name %q", err, w)
+				}
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("run = %v, want errors.Is %v", err, tc.is)
+			}
+		})
+	}
+}
+
+// --katalog repeats and takes comma lists; without it the flags are refused.
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags(flag.NewFlagSet("katalog", flag.ContinueOnError),
+		[]string{"--katalog", "a.yaml, b.yaml", "--katalog", "c.yaml", "--namespace", "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(o.katalogs, " "); got != "a.yaml b.yaml c.yaml" {
+		t.Errorf("katalogs %q, want a.yaml b.yaml c.yaml", got)
+	}
+	if o.Namespace != "apps" || o.inspectorBindAddress != ":8080" || o.MetricsBindAddress != ":8082" || o.FieldManager != "katalog" {
+		t.Errorf("options %+v", o)
+	}
+	fs := flag.NewFlagSet("katalog", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := parseFlags(fs, []string{"--namespace", "apps"}); !errors.Is(err, errNoKatalog) {
+		t.Errorf("without --katalog: %v, want errNoKatalog", err)
+	}
+	if _, err := parseFlags(flag.NewFlagSet("katalog", flag.ContinueOnError), []string{"--katalog", "a.yaml", "b.yaml"}); err == nil {
+		t.Error("a positional argument was accepted")
+	}
+}
+
+// The command exits with status 2 and its usage without --katalog, and with status 1
+// naming the file and line of a Katalog's problem, without needing a cluster.
+func TestMainExitCodes(t *testing.T) {
+	bad := writeBad(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "katalog: no Katalog: give at least one --katalog file"},
+		{[]string{"--katalog", bad}, 1, bad + `:9: spec.crds.thing.colour: unknown field "colour"`},
+	} {
+		cmd := exec.CommandContext(t.Context(), os.Args[0])
+		cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(tc.args, "\n"), "KUBECONFIG=/nonexistent")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
+			t.Errorf("katalog %v: %v, want exit status %d; stderr:\n%s", tc.args, err, tc.code, stderr.String())
+			continue
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("katalog %v: stderr lacks %q:\n%s", tc.args, tc.want, stderr.String())
+		}
+	}
+}
