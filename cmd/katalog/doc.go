@@ -33,6 +33,12 @@
 // /controlcenter/ shows every CRD, its custom resources and their children. It runs on
 // every replica, leader or not.
 //
+// The engine needs the rules of katalog.ClusterRole: its custom resources, the child
+// kinds, events, Leases and get on Namespaces. The subcommand rbac prints that
+// ClusterRole for the Katalogs given, to bind to the ServiceAccount the engine runs as:
+//
+//	go run ./cmd/katalog rbac --katalog examples/katalog/platform.yaml --katalog examples/katalog/database.yaml --name katalog
+//
 // Target clusters (--clusters-namespace) are refused: the engine writes every child
 // next to its custom resource.
 package main

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
@@ -121,6 +122,13 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == rbacCommand {
+		if err := printRBAC(os.Stdout, os.Args[2:]); err != nil {
+			printError(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	logConfig := textlogger.NewConfig()
 	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
 	o, err := parseFlags(flag.CommandLine, os.Args[1:])
@@ -140,6 +148,39 @@ func main() {
 		printError(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// rbacCommand prints the ClusterRole the Katalogs need (printRBAC).
+const rbacCommand = "rbac"
+
+// printRBAC is `katalog rbac --katalog FILE... [--name NAME]`: it loads the Katalogs
+// and writes to w, as YAML, the ClusterRole an engine running them needs
+// (katalog.ClusterRole), named NAME ("katalog" by default).
+func printRBAC(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet(rbacCommand, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var paths []string
+	fs.Var(katalogList{paths: &paths}, "katalog", "a Katalog file; repeat it or give a comma list (required)")
+	name := fs.String("name", "katalog", "the ClusterRole's name")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%s: %w", rbacCommand, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", rbacCommand, fs.Arg(0))
+	}
+	if *name == "" {
+		return fmt.Errorf("%s: --name is empty", rbacCommand)
+	}
+	kats, err := load(paths)
+	if err != nil {
+		return err
+	}
+	out, err := yaml.Marshal(katalog.ClusterRole(*name, kats...))
+	if err != nil {
+		return fmt.Errorf("%s: %w", rbacCommand, err)
+	}
+	_, err = w.Write(out)
+	return err
 }
 
 // printError writes err to w, one line per problem, indented below the first.

@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	katalogexamples "github.com/c5c3/reconciler-sdk/examples/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog"
@@ -122,7 +125,18 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	o.engine.HealthWindow = 1
 	inspector := make(chan string, 1)
 	o.inspectorListening = func(addr string) { inspector <- addr }
-	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, o) })
+	// The engine runs as a user bound only to the ClusterRole `katalog rbac` prints.
+	var role bytes.Buffer
+	if err := printRBAC(&role, []string{"--katalog", filepath.Join(examples, "platform.yaml"),
+		"--katalog", filepath.Join(examples, "database.yaml"), "--name", "katalog-" + ns}); err != nil {
+		t.Fatal(err)
+	}
+	cr := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(role.Bytes(), cr); err != nil {
+		t.Fatalf("katalog rbac printed no ClusterRole: %v\n%s", err, role.String())
+	}
+	cfg := env.ConfigAs(t, "katalog-"+ns, cr)
+	testenv.Go(t, func(ctx context.Context) error { return run(ctx, cfg, o) })
 
 	var base string
 	select {
@@ -284,6 +298,39 @@ func TestRunRefuses(t *testing.T) {
 }
 
 // --katalog repeats and takes comma lists; without it the flags are refused.
+// TestPrintRBAC: katalog rbac prints the ClusterRole of the Katalogs given, and refuses
+// a call without Katalogs or with a Katalog that does not load, naming the file.
+func TestPrintRBAC(t *testing.T) {
+	var out bytes.Buffer
+	if err := printRBAC(&out, []string{"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	cr := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(out.Bytes(), cr); err != nil {
+		t.Fatal(err)
+	}
+	kats, err := load([]string{filepath.Join(examples, "platform.yaml"), filepath.Join(examples, "database.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(katalog.ClusterRole("katalog", kats...), cr); diff != "" {
+		t.Errorf("katalog rbac printed (-want +got):\n%s", diff)
+	}
+	if err := printRBAC(io.Discard, nil); !errors.Is(err, errNoKatalog) {
+		t.Errorf("no --katalog: %v, want errNoKatalog", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: orkestra.orkspace.io/v1\nkind: Katalog\nmetadata: {name: x}\nspec:\n  crds:\n    x:\n      nope: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := printRBAC(io.Discard, []string{"--katalog", bad}); err == nil || !strings.Contains(err.Error(), "bad.yaml:7") {
+		t.Errorf("a bad Katalog: %v, want an error naming bad.yaml:7", err)
+	}
+	if err := printRBAC(io.Discard, []string{"--katalog", bad, "--name", ""}); err == nil || !strings.Contains(err.Error(), "--name") {
+		t.Errorf("an empty --name: %v", err)
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	o, err := parseFlags(flag.NewFlagSet("katalog", flag.ContinueOnError),
 		[]string{"--katalog", "a.yaml, b.yaml", "--katalog", "c.yaml", "--namespace", "apps"})
