@@ -16,7 +16,7 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GENERATED := '*zz_generated*.go' api/v1/internal/testcrd/crds rbac \
 	examples/quickstart/config/crd examples/quickstart/config/rbac \
 	examples/horizon/config/crd examples/horizon/config/rbac examples/horizon/config/webhook \
-	examples/keystone/config/crd examples/keystone/config/rbac
+	examples/keystone/config/crd examples/keystone/config/rbac examples/keystone/config/webhook
 # Packages whose rbac.go carries +kubebuilder:rbac markers: one ClusterRole each.
 RBAC_PACKAGES := $(sort $(patsubst %/rbac.go,%,$(wildcard */rbac.go)))
 # Test flags; override e.g. `make test TESTFLAGS=-run=TestEnsureObject`.
@@ -90,7 +90,7 @@ $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	@mv $(TOOLS_BIN)/controller-gen $(CONTROLLER_GEN)
 
-generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's CRD, ClusterRole and webhook configurations with controller-gen.
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD, the rbac/ ClusterRoles, examples/quickstart's CRD and ClusterRole and examples/horizon's and examples/keystone's CRDs, ClusterRoles and webhook configurations with controller-gen.
 	$(CONTROLLER_GEN) object paths=./api/... paths=./secrets/eso/... paths=./examples/quickstart/api/... paths=./examples/horizon/api/... paths=./examples/keystone/api/...
 	@# controller-gen sometimes writes a redundant import alias (runtime "k8s.io/.../runtime"),
 	@# depending on the state of the build cache: normalise it so the output is deterministic.
@@ -107,11 +107,12 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	$(CONTROLLER_GEN) rbac:roleName=memo-operator paths=./examples/quickstart/... output:rbac:dir=./examples/quickstart/config/rbac
 	@# The Horizon example operator's CRD, its ClusterRole and its admission webhook configurations.
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
-	@# The Keystone example operator's CRDs.
+	@# The Keystone example operator's CRDs, its ClusterRole and its admission webhook configurations.
 	$(CONTROLLER_GEN) crd paths=./examples/keystone/api/... output:crd:dir=./examples/keystone/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=keystone-operator paths=./examples/keystone/controller/... output:rbac:dir=./examples/keystone/config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
 	$(CONTROLLER_GEN) webhook paths=./examples/horizon/webhook/... output:webhook:dir=./examples/horizon/config/webhook
+	$(CONTROLLER_GEN) webhook paths=./examples/keystone/webhook/... output:webhook:dir=./examples/keystone/config/webhook
 
 verify-generate: generate ## Fail when the generated files are stale (regenerates, then diffs).
 	@if ! git diff --exit-code -- $(GENERATED) || [ -n "$$(git ls-files --others --exclude-standard -- $(GENERATED))" ]; then \

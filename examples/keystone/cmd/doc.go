@@ -3,8 +3,10 @@
 // metrics (--metrics-bind-address), health probes (--health-probe-bind-address),
 // optional leader election (--leader-elect), a namespace-scoped mode (--namespace: the
 // cache and the watches cover one namespace, and ClusterSecretStores are neither read
-// nor watched) and target clusters registered as kubeconfig Secrets in
-// --clusters-namespace.
+// nor watched), target clusters registered as kubeconfig Secrets in
+// --clusters-namespace, and the admission webhooks (--webhook-port, 9443 by default)
+// when --webhook-cert-dir names the directory of their serving certificate (tls.crt and
+// tls.key); without it no webhook is served.
 //
 //	go run ./examples/keystone/cmd --namespace openstack
 //
@@ -14,5 +16,5 @@
 // stages a new password for the operator to switch to.
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
-// ../config/crd/bases.
+// ../config/crd/bases and the webhook configurations in ../config/webhook.
 package main

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"time"
 
@@ -26,17 +27,20 @@ import (
 )
 
 // flags are the operator's command-line settings: those every operator on
-// multicluster.RunOperator shares, and the rotation CronJobs'.
+// multicluster.RunOperator shares, the rotation CronJobs' and the admission webhook's.
 type flags struct {
 	multicluster.OperatorOptions
-	operatorImage string
-	rotationSA    string
+	operatorImage  string
+	rotationSA     string
+	webhookCertDir string
+	webhookPort    int
 }
 
 // defaultFlags are the settings without any flag: a cluster-wide operator under
-// controller.FieldManager without target clusters, running DefaultOperatorImage.
+// controller.FieldManager without target clusters or webhook, running
+// DefaultOperatorImage.
 func defaultFlags() flags {
-	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: controller.DefaultOperatorImage}
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: controller.DefaultOperatorImage, webhookPort: 9443}
 	f.FieldManager = controller.FieldManager
 	f.LeaderElectionID = "keystone-operator.keystone.openstack.c5c3.io"
 	return f
@@ -48,6 +52,8 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	fs.Lookup("namespace").Usage = "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
 	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
 	fs.StringVar(&f.rotationSA, "rotation-service-account", f.rotationSA, "ServiceAccount, in each Keystone's namespace, of the key- and password-rotation pods; it must exist there and hold get and update on the Keystone's <name>-fernet-keys, <name>-credential-keys and <name>-db-password Secrets. Empty (the default): the operator makes <name>-rotation with a Role and RoleBinding granting exactly that, per Keystone")
+	fs.StringVar(&f.webhookCertDir, "webhook-cert-dir", f.webhookCertDir, "directory with tls.crt and tls.key of the admission webhook; empty serves no webhook")
+	fs.IntVar(&f.webhookPort, "webhook-port", f.webhookPort, "port the admission webhook listens on")
 }
 
 func main() {
@@ -101,6 +107,9 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 	}
 	opts := f.OperatorOptions
 	opts.Manager.Scheme = scheme
+	if f.webhookCertDir != "" {
+		opts.Manager.WebhookServer = newWebhookServer(f.webhookCertDir, f.webhookPort)
+	}
 	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
 		if err != nil {
@@ -122,7 +131,15 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 		if err != nil {
 			return err
 		}
-		return backends.SetupWithManager(ctx, mgr)
+		if err := backends.SetupWithManager(ctx, mgr); err != nil {
+			return err
+		}
+		if f.webhookCertDir != "" {
+			if err := setupWebhook(mgr.GetLocalManager()); err != nil {
+				return fmt.Errorf("setting up the admission webhook: %w", err)
+			}
+		}
+		return nil
 	})
 }
 

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
+	"net"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,28 +35,39 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}, Controllers: true}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"},
+		WebhookPaths: []string{"../config/webhook"}, Controllers: true}, &env))
 }
 
-// The command's run, given only a rest.Config and its flags, reconciles a Keystone of
-// its namespace on a real control plane: every step up to the Deployment turns True. The
-// health check requests the cluster-local Service URL, which this machine cannot
-// resolve or reach, so KeystoneAPIReady stays False for a reason of its table.
-func TestRunReconcilesAKeystone(t *testing.T) {
+// TestRun runs the command's run, given only a rest.Config and its flags, as the
+// operator of one namespace with the admission webhooks.
+//
+// reconcilesAKeystone: the command reconciles a Keystone of its namespace on a real
+// control plane: every step up to the Deployment turns True. The health check requests
+// the cluster-local Service URL, which this machine cannot resolve or reach, so
+// KeystoneAPIReady stays False for a reason of its table.
+func TestRun(t *testing.T) {
 	ns := env.Namespace(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
+	// One run per process: it registers the controllers and their metrics globally.
+	testenv.Go(t, func(ctx context.Context) error {
 		f := defaultFlags()
 		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
-		done <- run(ctx, env.Config, f)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
+		return run(ctx, env.Config, webhookFlags(t, f))
 	})
+	wo, _ := env.WebhookServerOptions()
+	poll(t, "the webhook server listens", func(ctx context.Context) bool {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wo.Port)))
+		if err == nil {
+			_ = conn.Close()
+		}
+		return err == nil
+	})
+	t.Run("reconciles a Keystone", func(t *testing.T) { reconcilesAKeystone(t, ns) })
+	t.Run("serves the webhooks", func(t *testing.T) { servesTheWebhooks(t, ns) })
+}
+
+func reconcilesAKeystone(t *testing.T, ns string) {
+	ctx := context.Background()
 
 	store := &esov1.SecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
@@ -112,6 +127,83 @@ func TestRunReconcilesAKeystone(t *testing.T) {
 	})
 	if k.Status.Endpoint != controller.Endpoint(k) {
 		t.Fatalf("status.endpoint = %q, want %q", k.Status.Endpoint, controller.Endpoint(k))
+	}
+}
+
+// webhookFlags serves the admission webhooks where the API server of env calls them.
+func webhookFlags(t *testing.T, f flags) flags {
+	wo, ok := env.WebhookServerOptions()
+	if !ok {
+		t.Fatal("the control plane installed no webhooks")
+	}
+	if wo.Host != "" && wo.Host != "127.0.0.1" && wo.Host != "localhost" {
+		t.Fatalf("webhook host %q: the command listens on every address", wo.Host)
+	}
+	f.webhookCertDir, f.webhookPort = wo.CertDir, wo.Port
+	return f
+}
+
+// servesTheWebhooks: with --webhook-cert-dir the command serves the admission webhooks:
+// a Keystone whose daily fernet rotation keeps too few keys is refused naming
+// spec.fernet.maxActiveKeys, the same Keystone with enough keys is admitted and
+// defaulted, and a KeystoneIdentityBackend with a bind password in config is refused.
+func servesTheWebhooks(t *testing.T, ns string) {
+	ctx := context.Background()
+	k := &v1alpha1.Keystone{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unsafe"},
+		Spec: v1alpha1.KeystoneSpec{
+			Image:     "registry.example/keystone:2025.1",
+			Database:  v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
+			Bootstrap: v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
+			Fernet:    v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 24 * time.Hour}},
+		},
+	}
+	var err error
+	poll(t, "the webhook answers", func(ctx context.Context) bool {
+		err = env.Client.Create(ctx, k.DeepCopy())
+		return err != nil && strings.Contains(err.Error(), "spec.fernet.maxActiveKeys")
+	})
+	if !strings.Contains(err.Error(), "maxActiveKeys must be at least 5") {
+		t.Fatalf("refusal %q does not name the smallest safe maxActiveKeys", err)
+	}
+	k.Spec.Fernet.MaxActiveKeys = 5
+	if err := env.Client.Create(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if k.Spec.SecretStoreRef == nil || k.Spec.SecretStoreRef.Name != "openbao-cluster-store" {
+		t.Errorf("spec.secretStoreRef = %+v, want the default store", k.Spec.SecretStoreRef)
+	}
+	if k.Spec.Database.MariaDBRef.Namespace != ns {
+		t.Errorf("spec.database.mariaDBRef.namespace = %q, want the Keystone's %q", k.Spec.Database.MariaDBRef.Namespace, ns)
+	}
+	b := &v1alpha1.KeystoneIdentityBackend{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "corp"},
+		Spec: v1alpha1.KeystoneIdentityBackendSpec{
+			KeystoneRef: v1alpha1.LocalObjectReference{Name: k.Name},
+			Domain:      "corp",
+			Config:      map[string]map[string]string{"ldap": {"url": "ldaps://ldap.example.com", "password": "bind"}},
+		},
+	}
+	err = env.Client.Create(ctx, b)
+	if err == nil || !strings.Contains(err.Error(), "spec.config[ldap][password]: Forbidden") {
+		t.Fatalf("backend with a bind password in config: err = %v, want it refused naming spec.config[ldap][password]", err)
+	}
+}
+
+// TestFlags checks the webhook flags: no certificate directory and port 9443 by
+// default (no webhook served), and both set from the command line.
+func TestFlags(t *testing.T) {
+	f := defaultFlags()
+	fs := flag.NewFlagSet("keystone-operator", flag.ContinueOnError)
+	f.bind(fs)
+	if f.webhookCertDir != "" || f.webhookPort != 9443 {
+		t.Errorf("defaults: webhook cert dir %q, port %d; want none and 9443", f.webhookCertDir, f.webhookPort)
+	}
+	if err := fs.Parse([]string{"--webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "--webhook-port", "10250"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.webhookCertDir != "/tmp/k8s-webhook-server/serving-certs" || f.webhookPort != 10250 {
+		t.Errorf("parsed: webhook cert dir %q, port %d", f.webhookCertDir, f.webhookPort)
 	}
 }
 

@@ -329,6 +329,18 @@ func domainSections(b *v1alpha1.KeystoneIdentityBackend, password string) (map[s
 	return out, nil
 }
 
+// CheckDomainConfig renders b's domain file from b alone and returns what the
+// IdentityBackend reconciler refuses with InvalidConfig whatever the bind password: a
+// spec.config that sets [ldap] password itself (wrapping [ErrBindPasswordInConfig]),
+// or a domain file settings.DomainConfig cannot render (wrapping
+// settings.ErrInvalidSettings). Errors name the backend and never quote a value.
+func CheckDomainConfig(b *v1alpha1.KeystoneIdentityBackend) error {
+	withoutPassword := b.DeepCopy()
+	withoutPassword.Spec.PasswordSecretRef = nil
+	_, _, err := renderDomainFile(withoutPassword, "")
+	return err
+}
+
 // renderDomainFile renders b's keystone.<domain>.conf with password as its bind
 // password: the file name (the data key in the domains Secret) and the content.
 // Errors name the backend and never quote a value.

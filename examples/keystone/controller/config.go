@@ -222,6 +222,18 @@ func fromSpec(k *v1alpha1.Keystone, domainFiles []string) settings.Settings {
 	return s
 }
 
+// CheckSettings renders keystone.conf from k alone, without policy overrides and
+// identity domains, and returns settings.Render's error: the errors.Join of one error
+// per problem, each wrapping settings.ErrInvalidSettings and naming the field of
+// settings.Settings it is about (Settings.PublicEndpoint, Settings.MemcachedServers[i],
+// Settings.ExtraConfig["section"]["option"], ...). The Config step refuses k
+// (ConfigError, terminal) for every one of them. Messages never quote an extraConfig
+// value.
+func CheckSettings(k *v1alpha1.Keystone) error {
+	_, err := settings.Render(fromSpec(k, nil))
+	return err
+}
+
 // seconds is d in whole seconds, 0 (the settings default) when unset.
 func seconds(d *metav1.Duration) int {
 	if d == nil {

@@ -246,27 +246,59 @@ func (s *KeyRepositoryStep) RemoteKey(k *v1alpha1.Keystone) string {
 	return "openstack/keystone/" + k.Namespace + "/" + k.Name + "/" + s.kind.suffix
 }
 
-// rotationSettings are the numbers of one repository's rotation, defaults applied.
-type rotationSettings struct {
-	maxActiveKeys               int
-	interval, expiration, grace time.Duration
+// KeyRotationSettings are the numbers one key repository rotates with, defaults
+// applied: what a key repository step checks with keys.CheckRotationSafety before it
+// writes anything, and what its rotation CronJob runs with.
+type KeyRotationSettings struct {
+	// MaxActiveKeys is spec.fernet.maxActiveKeys or spec.credential.maxActiveKeys,
+	// DefaultMaxActiveKeys when zero.
+	MaxActiveKeys int
+	// RotationInterval is the repository's rotationInterval, DefaultRotationInterval
+	// when unset.
+	RotationInterval time.Duration
+	// TokenExpiration is spec.token.expiration, DefaultTokenExpiration when unset.
+	TokenExpiration time.Duration
+	// AllowExpiredWindow is spec.token.allowExpiredWindow, DefaultAllowExpiredWindow
+	// when unset.
+	AllowExpiredWindow time.Duration
 }
 
-func (s *KeyRepositoryStep) settings(k *v1alpha1.Keystone) rotationSettings {
-	spec := s.kind.spec(k)
-	r := rotationSettings{maxActiveKeys: int(spec.MaxActiveKeys), interval: DefaultRotationInterval,
-		expiration: DefaultTokenExpiration, grace: DefaultAllowExpiredWindow}
-	if r.maxActiveKeys == 0 {
-		r.maxActiveKeys = DefaultMaxActiveKeys
+// Check is keys.CheckRotationSafety of r: nil when the rotation never removes a key a
+// valid token may still need; otherwise an error wrapping keys.ErrUnsafeRotation, or
+// keys.ErrInvalidRotationSettings for a number that makes no sense on its own. A key
+// repository step refuses the Keystone (terminal) exactly when Check fails.
+func (r KeyRotationSettings) Check() error {
+	return keys.CheckRotationSafety(r.MaxActiveKeys, r.RotationInterval, r.TokenExpiration, r.AllowExpiredWindow)
+}
+
+// FernetRotationSettings returns the rotation settings of k's fernet key repository:
+// spec.fernet with spec.token, defaults applied.
+func FernetRotationSettings(k *v1alpha1.Keystone) KeyRotationSettings {
+	return rotationSettingsOf(fernetKind, k)
+}
+
+// CredentialRotationSettings returns the rotation settings of k's credential key
+// repository: spec.credential with spec.token, defaults applied (see
+// [NewCredentialKeysStep] for why the token settings bound it too).
+func CredentialRotationSettings(k *v1alpha1.Keystone) KeyRotationSettings {
+	return rotationSettingsOf(credentialKind, k)
+}
+
+func rotationSettingsOf(kind repositoryKind, k *v1alpha1.Keystone) KeyRotationSettings {
+	spec := kind.spec(k)
+	r := KeyRotationSettings{MaxActiveKeys: int(spec.MaxActiveKeys), RotationInterval: DefaultRotationInterval,
+		TokenExpiration: DefaultTokenExpiration, AllowExpiredWindow: DefaultAllowExpiredWindow}
+	if r.MaxActiveKeys == 0 {
+		r.MaxActiveKeys = DefaultMaxActiveKeys
 	}
 	if spec.RotationInterval != nil {
-		r.interval = spec.RotationInterval.Duration
+		r.RotationInterval = spec.RotationInterval.Duration
 	}
 	if k.Spec.Token.Expiration != nil {
-		r.expiration = k.Spec.Token.Expiration.Duration
+		r.TokenExpiration = k.Spec.Token.Expiration.Duration
 	}
 	if k.Spec.Token.AllowExpiredWindow != nil {
-		r.grace = k.Spec.Token.AllowExpiredWindow.Duration
+		r.AllowExpiredWindow = k.Spec.Token.AllowExpiredWindow.Duration
 	}
 	return r
 }
@@ -284,8 +316,8 @@ func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone)
 	}
 	c := target.Client
 
-	rs := s.settings(k)
-	if err := keys.CheckRotationSafety(rs.maxActiveKeys, rs.interval, rs.expiration, rs.grace); err != nil {
+	rs := rotationSettingsOf(s.kind, k)
+	if err := rs.Check(); err != nil {
 		reason := ReasonUnsafeRotation
 		if !errors.Is(err, keys.ErrUnsafeRotation) {
 			reason = ReasonInvalidRotationSettings
@@ -312,7 +344,7 @@ func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone)
 	reconcile.MarkTrue(k, s.kind.condition, ReasonKeysReady, fmt.Sprintf(
 		"Secret %s/%s holds %d active %s keys (%s), backed up to remote key %q; CronJob %s rotates them at most every %s, keeping at most %d",
 		k.Namespace, s.SecretName(k), len(repo), s.kind.name, describe(repo), s.RemoteKey(k),
-		s.CronJobName(k), formatDuration(rs.interval), rs.maxActiveKeys))
+		s.CronJobName(k), formatDuration(rs.RotationInterval), rs.MaxActiveKeys))
 	return ctrl.Result{}, nil
 }
 
@@ -625,9 +657,9 @@ func (s *KeyRepositoryStep) desiredPushSecret(k *v1alpha1.Keystone) *esov1alpha1
 // desiredCronJob is the rotation CronJob: hourly, one run at a time, the operator image
 // with RotateKeysArgs. Its pod needs get and update on the repository Secret
 // (RotateKeysPolicyRules), granted to the ServiceAccount of serviceAccount.
-func (s *KeyRepositoryStep) desiredCronJob(k *v1alpha1.Keystone, rs rotationSettings) *batchv1.CronJob {
+func (s *KeyRepositoryStep) desiredCronJob(k *v1alpha1.Keystone, rs KeyRotationSettings) *batchv1.CronJob {
 	labels := s.labels(k)
-	args := RotateKeysArgs(client.ObjectKey{Namespace: k.Namespace, Name: s.SecretName(k)}, rs.maxActiveKeys, rs.interval)
+	args := RotateKeysArgs(client.ObjectKey{Namespace: k.Namespace, Name: s.SecretName(k)}, rs.MaxActiveKeys, rs.RotationInterval)
 	return &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: s.CronJobName(k), Namespace: k.Namespace, Labels: labels},
 		Spec: batchv1.CronJobSpec{
