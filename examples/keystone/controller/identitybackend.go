@@ -69,9 +69,11 @@ const (
 	// domain (403, 400, ...).
 	ReasonDomainCreateFailed = "DomainCreateFailed"
 	// ReasonDomainCreated (DomainReady True): this controller created the domain; the
-	// reason stays on later passes that find it again under status.domainID. (A pass
-	// whose status write failed after the create leaves no record: the next pass finds
-	// the domain and reports DomainAdopted.)
+	// reason stays on later passes that find it again under status.domainID, also a
+	// pass that read the backend before that status reached the cache (it asks the API
+	// server before calling the domain adopted). (A pass whose status write failed
+	// after the create leaves no record: the next pass finds the domain and reports
+	// DomainAdopted.)
 	ReasonDomainCreated = "DomainCreated"
 	// ReasonDomainAdopted (DomainReady True): a domain of that name existed and is used
 	// as it is (its description and enabled flag are not changed).
@@ -284,18 +286,34 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 		return content, poll, nil
 	}
 	known := b.Status.DomainID == d.ID
+	reasonCreated := created || createdHere(b, d.ID)
 	b.Status.DomainID = d.ID
 	msg := fmt.Sprintf("domain %s exists in Keystone with ID %s", d.Name, d.ID)
 	if !d.Enabled {
 		msg += "; it is disabled, so its users cannot authenticate"
 	}
 	reason := ReasonDomainAdopted
-	if c := meta.FindStatusCondition(b.Status.Conditions, ConditionDomainReady); created ||
-		(c != nil && c.Status == metav1.ConditionTrue && c.Reason == ReasonDomainCreated && known) {
+	if reasonCreated {
 		reason = ReasonDomainCreated
+	}
+	if reason == ReasonDomainAdopted && !known && r.passOpts.APIReader != nil {
+		// This pass may have read b from a cache that had not yet seen the status write
+		// of the pass that created the domain: ask the API server before calling the
+		// domain adopted. A failed read leaves the reason DomainAdopted.
+		fresh := &v1alpha1.KeystoneIdentityBackend{}
+		if err := r.passOpts.APIReader.Get(ctx, client.ObjectKeyFromObject(b), fresh); err == nil && createdHere(fresh, d.ID) {
+			reason = ReasonDomainCreated
+		}
 	}
 	reconcile.MarkTrue(b, ConditionDomainReady, reason, msg)
 	return content, ctrl.Result{}, nil
+}
+
+// createdHere reports whether b's status records that this controller created the
+// domain with ID id.
+func createdHere(b *v1alpha1.KeystoneIdentityBackend, id string) bool {
+	c := meta.FindStatusCondition(b.Status.Conditions, ConditionDomainReady)
+	return b.Status.DomainID == id && c != nil && c.Status == metav1.ConditionTrue && c.Reason == ReasonDomainCreated
 }
 
 // ensureDomain finds b's domain in Keystone or creates it; created reports a create. A
