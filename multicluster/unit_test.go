@@ -15,10 +15,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
@@ -522,4 +524,24 @@ func localManager(t *testing.T) mcmanager.Manager {
 		t.Fatal(err)
 	}
 	return mgr
+}
+
+// TestControllerOptions: the options carry the manager's Controller configuration.
+func TestControllerOptions(t *testing.T) {
+	mgr, err := multicluster.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{MaxConcurrentReconciles: 3, SkipNameValidation: ptr.To(true), RecoverPanic: ptr.To(true)},
+	}, multicluster.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := multicluster.ControllerOptions(mgr)
+	if opts.MaxConcurrentReconciles != 3 || opts.SkipNameValidation == nil || !*opts.SkipNameValidation ||
+		opts.RecoverPanic == nil || !*opts.RecoverPanic {
+		t.Fatalf("ControllerOptions = MaxConcurrentReconciles %d, SkipNameValidation %v, RecoverPanic %v; want the manager's 3, true, true",
+			opts.MaxConcurrentReconciles, opts.SkipNameValidation, opts.RecoverPanic)
+	}
+	if got := multicluster.ControllerOptions(localManager(t)); got.MaxConcurrentReconciles != 0 || got.SkipNameValidation != nil {
+		t.Fatalf("a manager without Controller configuration gives %+v", got)
+	}
 }

@@ -10,13 +10,11 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -66,13 +64,7 @@ func Children() []client.ObjectList {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
-	// The forked multicluster builder does not default a controller's options from the
-	// manager's Controller configuration as controller-runtime's builder does, so
-	// MaxConcurrentReconciles, RecoverPanic, SkipNameValidation and the rest of
-	// ctrl.Options.Controller would be ignored: default them here.
-	ctrlOpts := crcontroller.TypedOptions[mcreconcile.Request]{}
-	ctrlOpts.DefaultFromConfig(local.GetControllerOptions())
-	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(ctrlOpts).
+	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(multicluster.ControllerOptions(mgr)).
 		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
 	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)

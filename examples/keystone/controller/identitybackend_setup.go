@@ -7,13 +7,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -39,11 +37,9 @@ import (
 // one polls every IdentityBackendOptions.PollInterval.
 func (r *IdentityBackendReconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
-	ctrlOpts := crcontroller.TypedOptions[mcreconcile.Request]{}
-	ctrlOpts.DefaultFromConfig(local.GetControllerOptions())
 	reader := local.GetClient()
 	toBackends := backendsOfKeystoneNamed(reader)
-	b := mcbuilder.ControllerManagedBy(mgr).Named("keystoneidentitybackend").WithOptions(ctrlOpts).
+	b := mcbuilder.ControllerManagedBy(mgr).Named("keystoneidentitybackend").WithOptions(multicluster.ControllerOptions(mgr)).
 		For(&v1alpha1.KeystoneIdentityBackend{}, mcbuilder.WithEngageWithLocalCluster(true),
 			mcbuilder.WithEngageWithProviderClusters(false), mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites())).
 		Watches(&v1alpha1.Keystone{}, mchandler.EnqueueRequestsFromMapFunc(toBackends),

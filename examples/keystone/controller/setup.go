@@ -12,14 +12,12 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
-	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -91,12 +89,7 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
 	scheme := local.GetScheme()
-	// The forked multicluster builder does not default a controller's options from the
-	// manager's Controller configuration as controller-runtime's builder does: default
-	// them here.
-	ctrlOpts := crcontroller.TypedOptions[mcreconcile.Request]{}
-	ctrlOpts.DefaultFromConfig(local.GetControllerOptions())
-	b := mcbuilder.ControllerManagedBy(mgr).Named("keystone").WithOptions(ctrlOpts).
+	b := mcbuilder.ControllerManagedBy(mgr).Named("keystone").WithOptions(multicluster.ControllerOptions(mgr)).
 		For(&v1alpha1.Keystone{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
 	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)
