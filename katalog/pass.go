@@ -6,19 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-
-	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -155,71 +148,6 @@ func (r *crdReconciler) pass(ctx context.Context, v *crView) (ctrl.Result, outco
 	return ctrl.Result{RequeueAfter: r.crd.ResyncPeriod()}, outcomeCounted, nil
 }
 
-// deletion runs onDelete for a custom resource being deleted that carries the finalizer:
-// its external calls and objects, then waits for its Jobs to finish, then removes the
-// finalizer.
-func (r *crdReconciler) deletion(ctx context.Context, v *crView, box *OperatorBox) (ctrl.Result, error) {
-	cr := v.Unstructured
-	if !controllerutil.ContainsFinalizer(cr, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	if box.OnDelete != nil {
-		d := newPassData(cr)
-		if err := r.readCross(ctx, cr, box, d); err != nil {
-			return ctrl.Result{}, err
-		}
-		want := map[childKey]bool{}
-		if err := r.runGroup(ctx, cr, "onDelete", box.OnDelete, true, d, want); err != nil {
-			return ctrl.Result{}, err
-		}
-		for _, name := range sortedWanted(want, "job") {
-			job := &batchv1.Job{}
-			if err := r.engine.applier.Get(ctx, client.ObjectKey{Namespace: cr.GetNamespace(), Name: name}, job); err != nil {
-				if apierrors.IsNotFound(err) { // just created; the cache has not seen it yet
-					return ctrl.Result{RequeueAfter: r.engine.opts.DeletionPoll}, nil
-				}
-				return ctrl.Result{}, fmt.Errorf("get onDelete Job %s/%s: %w", cr.GetNamespace(), name, err)
-			}
-			if !jobFinished(job) {
-				reconcile.MarkFalse(v, reconcile.ConditionReady, ReasonDeleting, "waiting for onDelete Job "+name)
-				return ctrl.Result{RequeueAfter: r.engine.opts.DeletionPoll}, nil
-			}
-		}
-	}
-	if _, err := reconcile.RemoveFinalizer(ctx, r.engine.applier, cr, Finalizer); err != nil {
-		return ctrl.Result{}, fmt.Errorf("remove finalizer of %s %s/%s: %w", cr.GetKind(), cr.GetNamespace(), cr.GetName(), err)
-	}
-	return ctrl.Result{}, nil
-}
-
-func sortedWanted(want map[childKey]bool, kind string) []string {
-	var out []string
-	for k := range want {
-		if k.kind == kind {
-			out = append(out, k.name)
-		}
-	}
-	return sortedKeys(toSet(out))
-}
-
-func toSet(s []string) map[string]bool {
-	m := make(map[string]bool, len(s))
-	for _, x := range s {
-		m[x] = true
-	}
-	return m
-}
-
-// jobFinished reports whether the Job completed or failed for good.
-func jobFinished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
-			return true
-		}
-	}
-	return false
-}
-
 // readCross puts each cross reference's custom resource, read from the manager's cache,
 // under d["cross"][alias]: {found, metadata, labels, spec, status}; found is false (and
 // the rest empty) when there is none.
@@ -290,111 +218,4 @@ func (r *crdReconciler) statusFields(v *crView, box *OperatorBox, d passData) er
 		setPath(status, f.Path, val)
 	}
 	return errors.Join(errs...)
-}
-
-// readConditions decodes status.conditions of cr.
-func readConditions(cr *unstructured.Unstructured) ([]metav1.Condition, error) {
-	raw, found, err := unstructured.NestedSlice(cr.Object, "status", "conditions")
-	if err != nil || !found {
-		return nil, nil //nolint:nilerr // a status without a list of conditions has none
-	}
-	out := make([]metav1.Condition, 0, len(raw))
-	for i, item := range raw {
-		m, ok := item.(map[string]any)
-		if !ok {
-			continue
-		}
-		var c metav1.Condition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err != nil {
-			return nil, fmt.Errorf("%s %s/%s: status.conditions[%d]: %w", cr.GetKind(), cr.GetNamespace(), cr.GetName(), i, err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// storeConditions encodes v's conditions into status.conditions.
-func storeConditions(v *crView) error {
-	if len(v.conds) == 0 {
-		return nil
-	}
-	list := make([]any, 0, len(v.conds))
-	for _, c := range v.conds {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
-		if err != nil {
-			return fmt.Errorf("condition %s: %w", c.Type, err)
-		}
-		list = append(list, m)
-	}
-	return unstructured.SetNestedSlice(v.Object, list, "status", "conditions")
-}
-
-// writeStatus writes v's status through the status subresource when it differs from
-// before's. On a conflict it re-reads the custom resource from the API server and applies
-// this pass's changes (the top-level status fields it changed, the conditions it set)
-// to it; when the re-read object has a newer generation than the pass saw (after its own
-// mutation defaults), the pass of that generation writes the status instead. A custom resource that is gone needs no status.
-func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Unstructured, v *crView) error {
-	if err := storeConditions(v); err != nil {
-		return err
-	}
-	after := v.Unstructured
-	bs, as := before.Object["status"], after.Object["status"]
-	if equality.Semantic.DeepEqual(bs, as) {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcile.StatusWriteTimeout)
-	defer cancel()
-	e := r.engine
-	err := e.applier.Status().Update(wctx, after)
-	switch {
-	case err == nil:
-		return nil
-	case apierrors.IsNotFound(err):
-		return nil
-	case !apierrors.IsConflict(err):
-		return fmt.Errorf("write status of %s %s/%s: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
-	}
-	bm, _ := bs.(map[string]any)
-	am, _ := as.(map[string]any)
-	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		fresh := newCR(r.crd)
-		if err := e.apiReader.Get(wctx, client.ObjectKeyFromObject(after), fresh); err != nil {
-			return err
-		}
-		if fresh.GetGeneration() > after.GetGeneration() { // not by this pass's own defaults
-			return nil
-		}
-		fconds, err := readConditions(fresh)
-		if err != nil {
-			return err
-		}
-		fs, _ := fresh.Object["status"].(map[string]any)
-		if fs == nil {
-			fs = map[string]any{}
-		}
-		for k, val := range am {
-			if k != "conditions" && !equality.Semantic.DeepEqual(bm[k], val) {
-				fs[k] = runtime.DeepCopyJSONValue(val)
-			}
-		}
-		for k := range bm {
-			if _, ok := am[k]; !ok && k != "conditions" {
-				delete(fs, k)
-			}
-		}
-		fresh.Object["status"] = fs
-		fv := &crView{Unstructured: fresh, conds: fconds}
-		for _, c := range v.conds {
-			apimeta.SetStatusCondition(&fv.conds, c)
-		}
-		if err := storeConditions(fv); err != nil {
-			return err
-		}
-		return e.applier.Status().Update(wctx, fresh)
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("write status of %s %s/%s after a conflict: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
-	}
-	return nil
 }
