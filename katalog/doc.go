@@ -109,6 +109,16 @@
 //     status fields, last writer wins, and sets Ready (True, Reconciled; or False with the
 //     error), and writes the status subresource when it changed, on every exit path.
 //
+// Each of these is a step of a reconcile.Pipeline named "<crd>/<step>": dependsOn,
+// validation and mutation (in the order mutateFirst gives), cross, onCreate, onReconcile,
+// prune and status; onDelete replaces them while the custom resource is being deleted.
+// With EngineOptions.Metrics every step records its duration and errors
+// (<prefix>_reconcile_duration_seconds and <prefix>_reconcile_errors_total with the label
+// sub_reconciler, MetricsPrefix in the katalog command); a denied custom resource counts
+// as an error of its validation step. A failed step ends the pass, except that once the
+// cross references are read the status step still runs: the status fields are written,
+// and Ready stays False.
+//
 // A converged pass sends no request: everything it reads comes from the manager's cache
 // and nothing it would write differs. A successful pass requeues after resync. A change
 // of a cross-referenced custom resource reconciles the custom resources of the reading

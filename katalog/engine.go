@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	sdkreconcile "github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // Labels and the finalizer the engine puts on what it manages.
@@ -95,7 +96,15 @@ type EngineOptions struct {
 	// Recorder emits the Warning events of warn validation rules; default the manager's
 	// recorder named FieldManager.
 	Recorder events.EventRecorder
+	// Metrics records the duration and errors of every step of every pass, under the
+	// sub_reconciler label "<crd>/<step>"; nil records none. Build it with
+	// reconcile.NewMetrics(reconcile.DefaultMetricsOptions(MetricsPrefix)).
+	Metrics *sdkreconcile.Metrics
 }
+
+// MetricsPrefix starts the names of the step metrics the katalog command records:
+// katalog_reconcile_duration_seconds and katalog_reconcile_errors_total.
+const MetricsPrefix = "katalog"
 
 // DefaultEngineOptions returns the defaults described on EngineOptions.
 func DefaultEngineOptions() EngineOptions {
@@ -204,7 +213,10 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 			}
 		}
 		e.health[name] = newHealth(opts.HealthWindow)
-		r := &crdReconciler{engine: e, crd: c}
+		r, err := newCRDReconciler(e, c)
+		if err != nil {
+			return nil, fmt.Errorf("%w: steps of CRD %s: %w", ErrEngine, name, err)
+		}
 		e.recs[name] = r
 		ns := namespaceFilter{allowed: c.AllowedNamespaces, restricted: c.RestrictedNamespaces}
 		b := ctrl.NewControllerManagedBy(mgr).

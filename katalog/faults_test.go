@@ -45,6 +45,11 @@ spec:
 func passEngine(c client.Client, k *Katalog) *Engine {
 	opts := testOptions()
 	opts.Recorder = events.NewFakeRecorder(100)
+	return passEngineWith(c, k, opts)
+}
+
+// passEngineWith is passEngine with the engine options opts.
+func passEngineWith(c client.Client, k *Katalog, opts EngineOptions) *Engine {
 	e := &Engine{
 		opts:      opts,
 		applier:   apply.NewApplier(c, apply.ApplierOptions{FieldManager: opts.FieldManager}),
@@ -58,7 +63,11 @@ func passEngine(c client.Client, k *Katalog) *Engine {
 	for name, crd := range k.Spec.CRDs {
 		e.crds[name] = crd
 		e.health[name] = newHealth(opts.HealthWindow)
-		e.recs[name] = &crdReconciler{engine: e, crd: crd}
+		r, err := newCRDReconciler(e, crd)
+		if err != nil {
+			panic(err)
+		}
+		e.recs[name] = r
 	}
 	return e
 }

@@ -20,6 +20,11 @@ import (
 type crdReconciler struct {
 	engine *Engine
 	crd    *CRD
+	box    *OperatorBox
+	// live is the step table of a custom resource that is not being deleted, deleting the
+	// one of a custom resource being deleted, status the step that reads the children
+	// and evaluates the status fields after the declared objects were written.
+	live, deleting, status *reconcile.Pipeline[*crView]
 }
 
 // crView lets the condition helpers of package reconcile work on an unstructured custom
@@ -31,13 +36,66 @@ type crView struct {
 
 func (v *crView) Conditions() *[]metav1.Condition { return &v.conds }
 
-// outcome is how a pass ended, for the CRD's health.
-type outcome int
+// passState is what the steps of one pass hand to each other (reconcile.WithState).
+type passState struct {
+	data passData
+	want map[childKey]bool
+	// waiting is set when the pass waits for a dependsOn target: not the CRD's own doing,
+	// so it does not count for the CRD's health.
+	waiting bool
+	// denied is the message of a deny validation rule that does not hold.
+	denied string
+	// crossRead is set once the cross references are read: from there on the status step
+	// runs on every exit path.
+	crossRead bool
+	// failed is set when a step after cross failed: the status step then leaves Ready alone.
+	failed bool
+}
 
-const (
-	outcomeCounted    outcome = iota // a reconcile that succeeded or failed
-	outcomeNotCounted                // waiting for a dependency: not the CRD's own doing
-)
+// errDenied ends a pass whose custom resource a deny validation rule refuses; Reconcile
+// turns it into the Ready condition's ValidationFailed reason.
+var errDenied = errors.New("denied by a validation rule")
+
+// newCRDReconciler builds the step tables of c's passes. Each step is named
+// "<crd>/<step>" for its metrics (EngineOptions.Metrics) and errors:
+//
+//	live:     dependsOn, (finalizer), mutation and validation (in the order
+//	          mutation.mutateFirst gives), cross, onCreate, onReconcile, prune
+//	deleting: dependsOn, onDelete
+//	status:   status (children and status fields; after cross, on every exit path)
+func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
+	r := &crdReconciler{engine: e, crd: c, box: c.OperatorBox}
+	if r.box == nil {
+		r.box = &OperatorBox{}
+	}
+	step := func(name string, run reconcile.StepFunc[*crView]) reconcile.Step[*crView] {
+		return reconcile.Step[*crView]{Name: c.Name + "/" + name, Condition: reconcile.ConditionReady, Run: run}
+	}
+	first, second := step("validation", r.validation), step("mutation", r.mutation)
+	if c.Mutation != nil && c.Mutation.MutateFirst {
+		first, second = second, first
+	}
+	var err error
+	if r.live, err = reconcile.NewPipeline(e.opts.Metrics,
+		step("dependsOn", r.dependencies),
+		reconcile.Step[*crView]{Run: r.finalizer},
+		first, second,
+		step("cross", r.cross),
+		step("onCreate", r.onCreate),
+		step("onReconcile", r.onReconcile),
+		step("prune", r.pruneStep),
+	); err != nil {
+		return nil, err
+	}
+	if r.deleting, err = reconcile.NewPipeline(e.opts.Metrics,
+		step("dependsOn", r.dependencies),
+		step("onDelete", func(ctx context.Context, v *crView) (ctrl.Result, error) { return r.deletion(ctx, v, r.box) }),
+	); err != nil {
+		return nil, err
+	}
+	r.status, err = reconcile.NewPipeline(e.opts.Metrics, step("status", r.statusStep))
+	return r, err
+}
 
 // Reconcile runs one pass over the custom resource req names and writes its status
 // through the status subresource on every exit path, when it changed.
@@ -61,15 +119,20 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	view.conds = conds
-	res, oc, err := r.pass(ctx, view)
-	if err != nil {
+	st := &passState{want: map[childKey]bool{}}
+	res, err := r.pass(reconcile.WithState(ctx, st), view, st)
+	switch {
+	case st.denied != "":
+		reconcile.MarkFalse(view, reconcile.ConditionReady, ReasonValidationFailed, st.denied)
+		res, err = ctrl.Result{}, nil
+	case err != nil:
 		res = ctrl.Result{}
 		reconcile.MarkFalse(view, reconcile.ConditionReady, ReasonReconcileFailed, err.Error())
 	}
 	if serr := r.writeStatus(ctx, before, view); serr != nil {
 		err = reconcile.JoinErrors(err, serr)
 	}
-	if oc == outcomeCounted || err != nil {
+	if !st.waiting || err != nil {
 		r.engine.health[r.crd.Name].record(err)
 	}
 	if err != nil {
@@ -78,74 +141,107 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return res, nil
 }
 
-// pass does the work of one reconcile on v; Reconcile writes the status afterwards.
-func (r *crdReconciler) pass(ctx context.Context, v *crView) (ctrl.Result, outcome, error) {
-	e := r.engine
-	cr := v.Unstructured
-	if waiting := e.waitingFor(r.crd); len(waiting) > 0 {
-		parts := make([]string, len(waiting))
-		for i, dep := range waiting {
-			parts[i] = fmt.Sprintf("CRD %s to be %s", dep, r.crd.DependsOn[dep])
-		}
-		reconcile.MarkFalse(v, reconcile.ConditionReady, ReasonWaitingForDependency, "waiting for "+strings.Join(parts, ", "))
-		return ctrl.Result{RequeueAfter: e.opts.DependencyRetry}, outcomeNotCounted, nil
+// pass runs the step table that fits v, then, once the cross references were read, the
+// status step; Reconcile writes the status afterwards.
+func (r *crdReconciler) pass(ctx context.Context, v *crView, st *passState) (ctrl.Result, error) {
+	if v.GetDeletionTimestamp() != nil {
+		return r.deleting.Run(ctx, v)
 	}
-	box := r.crd.OperatorBox
-	if box == nil {
-		box = &OperatorBox{}
-	}
-	if cr.GetDeletionTimestamp() != nil {
-		res, err := r.deletion(ctx, v, box)
-		return res, outcomeCounted, err
-	}
-	if box.OnDelete != nil {
-		if _, err := reconcile.AddFinalizer(ctx, e.applier, cr, Finalizer); err != nil {
-			return ctrl.Result{}, outcomeCounted, fmt.Errorf("add finalizer to %s %s/%s: %w", cr.GetKind(), cr.GetNamespace(), cr.GetName(), err)
-		}
-	}
-	d := newPassData(cr)
-	mutateFirst := r.crd.Mutation != nil && r.crd.Mutation.MutateFirst
-	if mutateFirst {
-		if err := r.mutate(ctx, cr, d); err != nil {
-			return ctrl.Result{}, outcomeCounted, err
-		}
-	}
-	denied, err := r.validate(cr, d)
-	if err != nil {
-		return ctrl.Result{}, outcomeCounted, err
-	}
-	if denied != "" {
-		reconcile.MarkFalse(v, reconcile.ConditionReady, ReasonValidationFailed, denied)
-		return ctrl.Result{}, outcomeCounted, nil
-	}
-	if !mutateFirst {
-		if err := r.mutate(ctx, cr, d); err != nil {
-			return ctrl.Result{}, outcomeCounted, err
-		}
-	}
-	if err := r.readCross(ctx, cr, box, d); err != nil {
-		return ctrl.Result{}, outcomeCounted, err
-	}
-	want := map[childKey]bool{}
-	err = r.runGroup(ctx, cr, "onCreate", box.OnCreate, true, d, want)
-	if err == nil {
-		err = r.runGroup(ctx, cr, "onReconcile", box.OnReconcile, false, d, want)
-	}
-	if err == nil {
-		// Only a pass that rendered every objectDecl knows what is no longer wanted.
-		err = r.prune(ctx, cr, want)
-	}
-	children, cerr := r.readChildren(ctx, cr)
-	d["children"] = children
-	err = errors.Join(err, cerr)
-	if serr := r.statusFields(v, box, d); serr != nil {
-		err = errors.Join(err, serr)
+	res, err := r.live.Run(ctx, v)
+	if !st.crossRead {
+		return res, err
 	}
 	if err != nil {
-		return ctrl.Result{}, outcomeCounted, err
+		st.failed = true
+		_, serr := r.status.Run(ctx, v)
+		return ctrl.Result{}, errors.Join(err, serr)
+	}
+	return r.status.Run(ctx, v)
+}
+
+// dependencies ends the pass while a CRD of dependsOn has not reached its state.
+func (r *crdReconciler) dependencies(ctx context.Context, v *crView) (ctrl.Result, error) {
+	waiting := r.engine.waitingFor(r.crd)
+	if len(waiting) == 0 {
+		return ctrl.Result{}, nil
+	}
+	parts := make([]string, len(waiting))
+	for i, dep := range waiting {
+		parts[i] = fmt.Sprintf("CRD %s to be %s", dep, r.crd.DependsOn[dep])
+	}
+	reconcile.MarkFalse(v, reconcile.ConditionReady, ReasonWaitingForDependency, "waiting for "+strings.Join(parts, ", "))
+	reconcile.StateFrom[passState](ctx).waiting = true
+	return ctrl.Result{RequeueAfter: r.engine.opts.DependencyRetry}, nil
+}
+
+// finalizer adds Finalizer to a custom resource whose CRD declares onDelete.
+// The template data of the pass is taken from the custom resource after it.
+func (r *crdReconciler) finalizer(ctx context.Context, v *crView) (ctrl.Result, error) {
+	if r.box.OnDelete != nil {
+		if _, err := reconcile.AddFinalizer(ctx, r.engine.applier, v.Unstructured, Finalizer); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer to %s %s/%s: %w", v.GetKind(), v.GetNamespace(), v.GetName(), err)
+		}
+	}
+	reconcile.StateFrom[passState](ctx).data = newPassData(v.Unstructured)
+	return ctrl.Result{}, nil
+}
+
+// mutation applies the mutation defaults.
+func (r *crdReconciler) mutation(ctx context.Context, v *crView) (ctrl.Result, error) {
+	return ctrl.Result{}, r.mutate(ctx, v.Unstructured, reconcile.StateFrom[passState](ctx).data)
+}
+
+// validation checks the validation rules; a deny rule that does not hold ends the pass.
+func (r *crdReconciler) validation(ctx context.Context, v *crView) (ctrl.Result, error) {
+	st := reconcile.StateFrom[passState](ctx)
+	denied, err := r.validate(v.Unstructured, st.data)
+	if err != nil || denied == "" {
+		return ctrl.Result{}, err
+	}
+	st.denied = denied
+	return ctrl.Result{}, errDenied
+}
+
+// cross reads the cross references into the template data.
+func (r *crdReconciler) cross(ctx context.Context, v *crView) (ctrl.Result, error) {
+	st := reconcile.StateFrom[passState](ctx)
+	if err := r.readCross(ctx, v.Unstructured, r.box, st.data); err != nil {
+		return ctrl.Result{}, err
+	}
+	st.crossRead = true
+	return ctrl.Result{}, nil
+}
+
+// onCreate makes onCreate's external calls and writes its objects that do not exist yet.
+func (r *crdReconciler) onCreate(ctx context.Context, v *crView) (ctrl.Result, error) {
+	st := reconcile.StateFrom[passState](ctx)
+	return ctrl.Result{}, r.runGroup(ctx, v.Unstructured, "onCreate", r.box.OnCreate, true, st.data, st.want)
+}
+
+// onReconcile makes onReconcile's external calls and applies its objects.
+func (r *crdReconciler) onReconcile(ctx context.Context, v *crView) (ctrl.Result, error) {
+	st := reconcile.StateFrom[passState](ctx)
+	return ctrl.Result{}, r.runGroup(ctx, v.Unstructured, "onReconcile", r.box.OnReconcile, false, st.data, st.want)
+}
+
+// pruneStep deletes the children no declaration wants any more. It runs only after
+// every declaration rendered: only such a pass knows what is no longer wanted.
+func (r *crdReconciler) pruneStep(ctx context.Context, v *crView) (ctrl.Result, error) {
+	return ctrl.Result{}, r.prune(ctx, v.Unstructured, reconcile.StateFrom[passState](ctx).want)
+}
+
+// statusStep reads the children into the template data and writes the status fields;
+// when the steps before it succeeded too, it sets Ready and asks for the resync.
+func (r *crdReconciler) statusStep(ctx context.Context, v *crView) (ctrl.Result, error) {
+	st := reconcile.StateFrom[passState](ctx)
+	children, err := r.readChildren(ctx, v.Unstructured)
+	st.data["children"] = children
+	err = errors.Join(err, r.statusFields(v, r.box, st.data))
+	if err != nil || st.failed {
+		return ctrl.Result{}, err
 	}
 	reconcile.MarkTrue(v, reconcile.ConditionReady, ReasonReconciled, "every declared object is in place")
-	return ctrl.Result{RequeueAfter: r.crd.ResyncPeriod()}, outcomeCounted, nil
+	return ctrl.Result{RequeueAfter: r.crd.ResyncPeriod()}, nil
 }
 
 // readCross puts each cross reference's custom resource, read from the manager's cache,

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/katalog"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 )
@@ -230,6 +231,13 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	}
 	engineOpts := o.engine
 	engineOpts.FieldManager = opts.FieldManager
+	if engineOpts.Metrics == nil {
+		m, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(katalog.MetricsPrefix))
+		if err != nil {
+			return err
+		}
+		engineOpts.Metrics = m
+	}
 	return multicluster.RunOperator(ctx, cfg, opts, func(_ context.Context, mc mcmanager.Manager, _ *multicluster.ClusterResolver) error {
 		mgr := mc.GetLocalManager()
 		e, err := katalog.NewEngine(mgr, kats, engineOpts)

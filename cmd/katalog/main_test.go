@@ -110,11 +110,11 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	}))
 	t.Cleanup(registry.Close)
 
-	probes := freeAddress(t)
+	probes, metrics := freeAddress(t), freeAddress(t)
 	fs := flag.NewFlagSet("katalog", flag.ContinueOnError)
 	o, err := parseFlags(fs, []string{
 		"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml"),
-		"--namespace", ns, "--metrics-bind-address", "0", "--health-probe-bind-address", probes,
+		"--namespace", ns, "--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
 		"--inspector-bind-address", "127.0.0.1:0",
 	})
 	if err != nil {
@@ -209,6 +209,13 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	code, _ = get(t, base+"/")
 	if code != http.StatusOK { // the redirect to /controlcenter/ is followed
 		t.Errorf("GET /: %d, want the control center", code)
+	}
+	code, body = get(t, "http://"+metrics+"/metrics")
+	for _, step := range []string{"application/onCreate", "application/status", "database/onReconcile"} {
+		series := katalog.MetricsPrefix + `_reconcile_duration_seconds_count{sub_reconciler="` + step + `"}`
+		if code != http.StatusOK || !strings.Contains(body, series) {
+			t.Errorf("GET /metrics: %d, want the series %s", code, series)
+		}
 	}
 }
 
