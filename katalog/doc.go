@@ -105,9 +105,10 @@
 //     controlled by the custom resource; one that is present but someone else's, without
 //     a controller, or being deleted is never taken over or deleted: the pass fails with
 //     Ready False naming it (apply.ErrNotControlled, apply.ErrBeingDeleted), unless it
-//     carries apply.AdoptAnnotation, which adopts it; once Secrets are created a single
-//     time and never rendered again, whoever holds one present; onReconcile objects are applied
-//     on every pass (Server-Side Apply with the custom resource as controller), so drift is
+//     has no controller and carries apply.AdoptAnnotation: then the custom resource
+//     adopts it, applying the declaration once. Once Secrets are created a single time
+//     and never rendered again (one that is present is left alone, whoever controls
+//     it). onReconcile objects are applied on every pass (Server-Side Apply with the custom resource as controller), so drift is
 //     repaired. A pass that rendered every declaration then deletes the children the
 //     custom resource controls that no declaration wants any more; objects it does not
 //     control are never touched;
@@ -123,7 +124,7 @@
 // and nothing it would write differs. A successful pass requeues after resync. A change
 // of a cross-referenced custom resource reconciles the custom resources that read it:
 // those whose cross declaration of its CRD has a selector that, rendered against their
-// own metadata, spec and status, names it (an empty selector.namespace is the reader's
+// own .metadata, .spec and .status, names it (an empty selector.namespace is the reader's
 // own namespace, so a selector.namespace may name another namespace). A reader whose
 // selector cannot be rendered that way (a template error, a selector that uses .cross)
 // is reconciled too. allowedNamespaces and restrictedNamespaces are enforced three

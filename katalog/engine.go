@@ -269,6 +269,9 @@ func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
 		list.SetGroupVersionKind(c.GroupVersionKind().GroupVersion().WithKind(c.APITypes.Kind + "List"))
 		var opts []client.ListOption
 		if !anyNamespace {
+			if !ns.admits(obj.GetNamespace()) {
+				return nil // no reader there is reconciled (nor, with one allowed namespace, cached)
+			}
 			opts = append(opts, client.InNamespace(obj.GetNamespace()))
 		}
 		if err := e.reader.List(ctx, list, opts...); err != nil {
