@@ -90,7 +90,10 @@
 //  1. waits, with Ready False and reason WaitingForDependency naming the target, until
 //     every dependsOn target is healthy or synced (Engine.Health);
 //  2. being deleted: runs onDelete (its objects, then waits for its Jobs to finish) and
-//     removes Finalizer, which a CRD with onDelete puts on every custom resource;
+//     removes Finalizer, which a CRD with onDelete puts on every custom resource. A Job
+//     that failed for good ends the wait too, so that a cleanup that cannot succeed does
+//     not block the deletion forever; the failure is logged and reported by a Warning
+//     event with reason ReasonOnDeleteJobFailed on the custom resource naming the Job;
 //  3. applies the mutation defaults (Server-Side Apply of the missing fields under the
 //     engine's field manager) before or after the validation rules, as mutateFirst says;
 //     a failed deny rule ends the pass with Ready False, reason ValidationFailed, naming
@@ -98,16 +101,24 @@
 //  4. reads the cross references from the manager's cache;
 //  5. runs onCreate, then onReconcile: the external calls in order, then every declared
 //     object whose when and anyOf conditions hold, once per forEach element. onCreate
-//     objects and Jobs are created when missing and left alone when present; once Secrets
-//     are created a single time and never rendered again; onReconcile objects are applied
-//     on every pass (Server-Side Apply with the custom resource as controller), so drift is
+//     objects and Jobs are created when missing and left alone when present and
+//     controlled by the custom resource; one that is present but someone else's, without
+//     a controller, or being deleted is never taken over or deleted: the pass fails with
+//     Ready False naming it (apply.ErrNotControlled, apply.ErrBeingDeleted), unless it
+//     has no controller and carries apply.AdoptAnnotation: then the custom resource
+//     adopts it, applying the declaration once. Once Secrets are created a single time
+//     and never rendered again (one that is present is left alone, whoever controls
+//     it). onReconcile objects are applied on every pass (Server-Side Apply with the custom resource as controller), so drift is
 //     repaired. A pass that rendered every declaration then deletes the children the
 //     custom resource controls that no declaration wants any more; objects it does not
 //     control are never touched;
 //  6. reads its children back from the cache into .children (.children.<kind> the first
 //     in name order, .children.<kind>s all; Secrets with their metadata only), writes the
 //     status fields, last writer wins, and sets Ready (True, Reconciled; or False with the
-//     error), and writes the status subresource when it changed, on every exit path.
+//     error), and writes the status subresource when it changed, on every exit path. A
+//     status write answered 404 is confirmed with the API reader: a custom resource that
+//     is gone needs no status; one that is there belongs to a CRD without the status
+//     subresource, and the pass fails with an error wrapping reconcile.ErrStatusNotServed.
 //
 // Each of these is a step of a reconcile.Pipeline named "<crd>/<step>": dependsOn,
 // validation and mutation (in the order mutateFirst gives), cross, onCreate, onReconcile,
@@ -121,8 +132,12 @@
 //
 // A converged pass sends no request: everything it reads comes from the manager's cache
 // and nothing it would write differs. A successful pass requeues after resync. A change
-// of a cross-referenced custom resource reconciles the custom resources of the reading
-// CRD in its namespace. allowedNamespaces and restrictedNamespaces are enforced three
+// of a cross-referenced custom resource reconciles the custom resources that read it:
+// those whose cross declaration of its CRD has a selector that, rendered against their
+// own .metadata, .spec and .status, names it (an empty selector.namespace is the reader's
+// own namespace, so a selector.namespace may name another namespace). A reader whose
+// selector cannot be rendered that way (a template error, a selector that uses .cross)
+// is reconciled too. allowedNamespaces and restrictedNamespaces are enforced three
 // times: CacheOptions scopes the cache of a CRD with one allowed namespace, the
 // controller drops the events of other namespaces, and the pass checks again.
 //

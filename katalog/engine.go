@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -60,6 +61,11 @@ const (
 	ReasonDeleting = "Deleting"
 	// ReasonValidationWarning is the reason of the Warning event of a failed warn rule.
 	ReasonValidationWarning = "ValidationWarning"
+	// ReasonOnDeleteJobFailed is the reason of the Warning event on a custom resource whose
+	// onDelete Job failed for good; the event names the Job (namespace/name) and relates to
+	// it. The finalizer is removed all the same, so that a cleanup that cannot succeed does
+	// not block the deletion forever; the event is how the failure is seen.
+	ReasonOnDeleteJobFailed = "OnDeleteJobFailed"
 )
 
 // Errors of the engine. Test for them with errors.Is.
@@ -93,8 +99,8 @@ type EngineOptions struct {
 	// HTTPClient makes the external calls; default a client without a timeout of its own
 	// (each call has its declared timeout, 10s by default).
 	HTTPClient *http.Client
-	// Recorder emits the Warning events of warn validation rules; default the manager's
-	// recorder named FieldManager.
+	// Recorder emits the Warning events of warn validation rules and of failed onDelete
+	// Jobs; default the manager's recorder named FieldManager.
 	Recorder events.EventRecorder
 	// Metrics records the duration and errors of every step of every pass, under the
 	// sub_reconciler label "<crd>/<step>"; nil records none. Build it with
@@ -230,7 +236,7 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 			b = b.Owns(owned)
 		}
 		for _, other := range crossCRDs(c) {
-			b = b.Watches(newCR(e.crds[other]), handler.EnqueueRequestsFromMapFunc(e.enqueueNamespace(c)))
+			b = b.Watches(newCR(e.crds[other]), handler.EnqueueRequestsFromMapFunc(e.enqueueCrossReaders(c, other)))
 		}
 		if err := b.Complete(r); err != nil {
 			return nil, fmt.Errorf("%w: controller of CRD %s: %w", ErrEngine, name, err)
@@ -250,24 +256,79 @@ func crossCRDs(c *CRD) []string {
 	return sortedKeys(set)
 }
 
-// enqueueNamespace maps a change of a cross-referenced custom resource to every custom
-// resource of c in its namespace (from the cache): which of them read it depends on
-// their own data, so all are reconciled, and those that do not read it converge at once.
-func (e *Engine) enqueueNamespace(c *CRD) handler.MapFunc {
+// enqueueCrossReaders maps a change of a custom resource of the CRD other to the custom
+// resources of c that read it: those with a cross declaration of other whose selector,
+// rendered against their own data as the pass renders it, names the changed object
+// (selector.namespace empty: the reader's own namespace). The readers are listed from
+// the cache in the changed object's namespace, or in every namespace when one of those
+// declarations sets selector.namespace. A reader whose selector cannot be rendered
+// without the pass (a template error, or a selector that uses .cross, filled only while
+// the pass reads the cross references in order) is enqueued anyway: its pass reports
+// the error or reads what it selects. Readers in namespaces c does not admit are left out.
+func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
+	var decls []CrossRef
+	anyNamespace := false
+	for _, x := range c.OperatorBox.Cross {
+		if x.CRD != other {
+			continue
+		}
+		decls = append(decls, x)
+		anyNamespace = anyNamespace || !x.Selector.Namespace.IsZero()
+	}
+	ns := namespaceFilter{allowed: c.AllowedNamespaces, restricted: c.RestrictedNamespaces}
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(c.GroupVersionKind().GroupVersion().WithKind(c.APITypes.Kind + "List"))
-		if err := e.reader.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		var opts []client.ListOption
+		if !anyNamespace {
+			if !ns.admits(obj.GetNamespace()) {
+				return nil // no reader there is reconciled (nor, with one allowed namespace, cached)
+			}
+			opts = append(opts, client.InNamespace(obj.GetNamespace()))
+		}
+		if err := e.reader.List(ctx, list, opts...); err != nil {
 			log.FromContext(ctx).Error(err, "list custom resources to reconcile after a cross-referenced change", "crd", c.Name)
 			return nil
 		}
-		out := make([]reconcile.Request, 0, len(list.Items))
-		for _, it := range list.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&it)})
+		var out []reconcile.Request
+		for i := range list.Items {
+			reader := &list.Items[i]
+			if ns.admits(reader.GetNamespace()) && selectsAny(decls, reader, obj) {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(reader)})
+			}
 		}
 		return out
 	}
 }
+
+// selectsAny reports whether one of decls, rendered against reader's data, selects obj,
+// or cannot be rendered without the pass (see enqueueCrossReaders).
+func selectsAny(decls []CrossRef, reader *unstructured.Unstructured, obj client.Object) bool {
+	d := newPassData(reader)
+	for _, x := range decls {
+		if usesCross(x.Selector.Name) || usesCross(x.Selector.Namespace) {
+			return true
+		}
+		name, err := render(x.Selector.Name, d, "cross "+x.Alias()+" selector.name")
+		if err != nil {
+			return true
+		}
+		ns, err := render(x.Selector.Namespace, d, "cross "+x.Alias()+" selector.namespace")
+		if err != nil {
+			return true
+		}
+		if ns == "" {
+			ns = reader.GetNamespace()
+		}
+		if ns == obj.GetNamespace() && name == obj.GetName() {
+			return true
+		}
+	}
+	return false
+}
+
+// usesCross reports whether t refers to .cross, which holds only what the pass has read.
+func usesCross(t Template) bool { return strings.Contains(t.Text, ".cross") }
 
 // CRDs returns the names of the enabled CRD entries the engine runs, sorted.
 func (e *Engine) CRDs() []string {

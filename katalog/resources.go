@@ -137,10 +137,16 @@ func (r *crdReconciler) writeDeclaration(ctx context.Context, cr *unstructured.U
 	key := client.ObjectKey{Namespace: cr.GetNamespace(), Name: name}
 	a := r.engine.applier
 	if decl.createOnly || decl.once {
-		err := a.Get(ctx, key, kind.newObj())
+		existing := kind.newObj()
+		err := a.Get(ctx, key, existing)
 		switch {
+		case err == nil && (decl.once || leftAlone(a, cr, existing)):
+			// Present: left alone, and a once Secret is never rendered again.
+			return nil
 		case err == nil:
-			return nil // present: left alone, and a once Secret is never rendered again
+			// Present but not the custom resource's to leave alone: EnsureObject below
+			// refuses it, writing nothing, with an error naming it (someone else's, without
+			// a controller, being deleted), or adopts it on consent (apply.AdoptAnnotation).
 		case !apierrors.IsNotFound(err):
 			return fmt.Errorf("get %s %s: %w", decl.kind, key, err)
 		}
@@ -168,6 +174,12 @@ func (r *crdReconciler) writeDeclaration(ctx context.Context, cr *unstructured.U
 		return fmt.Errorf("%s: %w", decl.where, err)
 	}
 	return nil
+}
+
+// leftAlone reports whether an existing onCreate object is one the pass leaves as it is:
+// cr controls it and it is not being deleted.
+func leftAlone(c client.Client, cr, existing client.Object) bool {
+	return existing.GetDeletionTimestamp() == nil && apply.IsControlled(c, cr, existing)
 }
 
 // ownedChildren lists the children of kind in cr's namespace that carry cr's labels and

@@ -57,7 +57,10 @@ func storeConditions(v *crView) error {
 // before's. On a conflict it re-reads the custom resource from the API server and applies
 // this pass's changes (the top-level status fields it changed, the conditions it set)
 // to it; when the re-read object has a newer generation than the pass saw (after its own
-// mutation defaults), the pass of that generation writes the status instead. A custom resource that is gone needs no status.
+// mutation defaults), the pass of that generation writes the status instead. A 404 is
+// told apart by statusNotFound: a custom resource that is gone needs no status, one that
+// is there while its CRD serves no status subresource is an error wrapping
+// reconcile.ErrStatusNotServed.
 func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Unstructured, v *crView) error {
 	if err := storeConditions(v); err != nil {
 		return err
@@ -75,7 +78,7 @@ func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Un
 	case err == nil:
 		return nil
 	case apierrors.IsNotFound(err):
-		return nil
+		return r.statusNotFound(wctx, after, err)
 	case !apierrors.IsConflict(err):
 		return fmt.Errorf("write status of %s %s/%s: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
 	}
@@ -121,4 +124,25 @@ func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Un
 		return fmt.Errorf("write status of %s %s/%s after a conflict: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
 	}
 	return nil
+}
+
+// statusNotFound tells the two 404s of a status write apart, as package reconcile does:
+// the custom resource is gone (its last finalizer was removed during the pass), which
+// needs no write, or it is there and its CRD serves no status subresource, which would
+// drop the status of every pass and is returned as an error wrapping
+// reconcile.ErrStatusNotServed naming the custom resource. A custom resource this pass
+// saw being deleted with no finalizer left is gone; otherwise it is read again through
+// the engine's API reader, past a cache that may not have seen the deletion yet.
+func (r *crdReconciler) statusNotFound(ctx context.Context, cr *unstructured.Unstructured, writeErr error) error {
+	if cr.GetDeletionTimestamp() != nil && len(cr.GetFinalizers()) == 0 {
+		return nil
+	}
+	switch err := r.engine.apiReader.Get(ctx, client.ObjectKeyFromObject(cr), newCR(r.crd)); {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("write status of %s %s/%s: %w; get after the 404: %w", cr.GetKind(), cr.GetNamespace(), cr.GetName(), writeErr, err)
+	}
+	return fmt.Errorf("write status of %s %s/%s: %w (enable the status subresource of its CRD): %w",
+		cr.GetKind(), cr.GetNamespace(), cr.GetName(), reconcile.ErrStatusNotServed, writeErr)
 }

@@ -210,7 +210,9 @@ type OperatorBox struct {
 	// Cross reads custom resources of other CRDs of the Katalog from their caches; their
 	// data is available in templates as .cross.<as>.
 	Cross []CrossRef `yaml:"cross"`
-	// OnCreate resources are created when missing and left alone when present.
+	// OnCreate resources are created when missing and left alone when present and
+	// controlled by the custom resource; one present that is someone else's, has no
+	// controller or is being deleted is never taken over, and the reconcile fails naming it.
 	OnCreate *ResourceGroup `yaml:"onCreate"`
 	// OnReconcile resources are created when missing and updated to their declaration on
 	// every reconcile (drift correction).
