@@ -72,6 +72,39 @@
 // value back. Its deletionPolicy is None: deleting the PushSecret, or its namespace,
 // leaves the credential in the backend for a later restore.
 //
+// # Confirming a push
+//
+// An operator that must not use a credential before the backend holds it (a rotated
+// password that only a backup can bring back) calls [ConfirmPush] on every pass with
+// the PushSecret that backs the Secret up and the Secret as it read it. ConfirmPush
+// applies the PushSecret through [EnsurePushSecret], with its control checks, stamped
+// with the Secret's resourceVersion ([PushOfVersionAnnotation]) and with the
+// PushSecret's status.syncedResourceVersion at the moment that version was first
+// stamped ([PushSyncedBeforeAnnotation]), and answers a [PushConfirmation]: Confirmed
+// once ESO has recorded a push of that version or a later one, otherwise a Pending
+// clause for the caller's condition message. [PushConfirmationOf] is the same
+// judgement of a PushSecret already read, without an API call.
+//
+// It rests on how ESO (v0.20) records a push. After a successful push ESO sets
+// condition Ready True with reason Synced, refreshTime, and status.syncedResourceVersion
+// to "<metadata.generation>-<hash of the labels and annotations it read>"; a failed push
+// sets Ready False with reason Errored and leaves status.syncedResourceVersion as it
+// was, so that field changes only through a successful push. ESO pushes again whenever
+// the generation, a label or an annotation differs from what status.syncedResourceVersion
+// records, so a new stamp makes it push at once, whatever spec.refreshInterval says, and
+// the push reads the Secret after it read the stamp. A push is therefore taken as a
+// push of the stamped version when the condition is Ready True with reason Synced,
+// status.syncedResourceVersion names metadata.generation (a spec changed since, such as
+// another store or remote key, waits for its own push), and it differs from the value
+// recorded in PushSyncedBeforeAnnotation. The pass that stamps a new version never
+// answers Confirmed.
+//
+// Two limits follow from reading ESO's status rather than the backend: a push ESO had
+// started before the stamp and records after it also changes
+// status.syncedResourceVersion, and ESO reads the Secret through its own cache. Both
+// leave a window of one push while the Secret changes; ESO's next push of the
+// PushSecret, which the stamp's metadata still calls for, writes the current Secret.
+//
 // # First install or pending restore
 //
 // When neither the generated Secret nor RestoreFrom holds the credential, the backend
@@ -163,6 +196,9 @@
 //   - [EnsurePushSecret]: gets the PushSecret (the control check; informer: PushSecrets)
 //     and applies it. RBAC: external-secrets.io pushsecrets get, list, watch, create,
 //     patch.
+//   - [ConfirmPush]: gets the PushSecret (its stamp and status; informer: PushSecrets),
+//     then does what EnsurePushSecret does. RBAC: the same as EnsurePushSecret.
+//     [PushConfirmationOf]: no API call.
 //   - [StoreRefFanOut]: its map function lists the operator's own CR kind through the
 //     reader it is given (with mgr.GetClient(), the CR's informer, which the controller
 //     has anyway). The CR's RBAC is the operator's, not this package's.

@@ -20,4 +20,8 @@ var (
 	// ErrInvalidGeneratedSecret reports a GeneratedSecret that cannot be created: no
 	// name or namespace, no data key, or a length outside the allowed range.
 	ErrInvalidGeneratedSecret = errors.New("invalid generated secret")
+	// ErrInvalidPushSource reports a source Secret ConfirmPush cannot stamp a PushSecret
+	// with: nil, without a resourceVersion, in another namespace, or not the Secret the
+	// PushSecret selects by name.
+	ErrInvalidPushSource = errors.New("invalid PushSecret source")
 )

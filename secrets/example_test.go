@@ -207,3 +207,53 @@ func ExampleStoreRefFanOut() {
 	// Output:
 	// [tenant-a/horizon]
 }
+
+// ExampleConfirmPush backs a Secret up before using it: every pass applies the
+// PushSecret stamped with the Secret's version, and goes ahead only once External
+// Secrets Operator has confirmed a push of that version.
+func ExampleConfirmPush() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	// desiredPushSecret (helpers_test.go) builds a PushSecret of the named Secret.
+	ctx := context.Background()
+	c := env.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns.Name},
+		Data: map[string][]byte{"password": []byte("Staged0Password0Not0Yet0Backed0Up")}}
+	if err := c.Create(ctx, source); err != nil {
+		panic(err)
+	}
+
+	step := func() string {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(source), source); err != nil {
+			return err.Error()
+		}
+		ps := desiredPushSecret(ns.Name, source.Name, secrets.EffectiveStoreRef(nil))
+		got, err := secrets.ConfirmPush(ctx, c, env.Scheme, owner, ps, source)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !got.Confirmed:
+			return fmt.Sprintf("requeue after %s: PushSecret %s", secrets.PollInterval, got.Pending)
+		}
+		return "backed up: use the password"
+	}
+
+	fmt.Println(step())
+	fmt.Println(step())
+	// ESO pushes the Secret to the backend (simulated).
+	if _, err := testenv.MarkPushSecretSynced(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: source.Name}); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	// Output:
+	// requeue after 15s: PushSecret has just been asked to push the Secret's current version
+	// requeue after 15s: PushSecret has not pushed yet
+	// backed up: use the password
+}

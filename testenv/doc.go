@@ -61,8 +61,10 @@
 //     [MarkCertificateNotReady];
 //   - Gateway API: [SetHTTPRouteAccepted];
 //   - External Secrets Operator: [MarkExternalSecretSynced] (it also writes the target
-//     Secret), [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and their NotReady
-//     counterparts;
+//     Secret), [MarkExternalSecretEmpty], [MarkPushSecretSynced] (the status of a
+//     successful push, syncedResourceVersion in ESO's own form) and
+//     [MarkPushSecretFailed], [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and
+//     their NotReady counterparts;
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //

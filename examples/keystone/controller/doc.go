@@ -71,7 +71,9 @@
 //	                  password-b, made at the first rotation); data key account
 //	                  names the one the pods use. A staged password is taken
 //	                  only once the PushSecret reports a push of the Secret that
-//	                  holds it; it goes to the idle account (its User reads data
+//	                  holds it (secrets.ConfirmPush stamps the PushSecret with
+//	                  the Secret's resourceVersion and reads ESO's status); it
+//	                  goes to the idle account (its User reads data
 //	                  key current), then the pods switch to that account, and
 //	                  when the rollout has finished the previously active
 //	                  account is left idle with its old password, which the next

@@ -3,8 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,23 +14,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-)
-
-// Annotations of the password backup PushSecret PasswordBackupName, which tell a push
-// of the current password Secret apart from an earlier one.
-const (
-	// PasswordBackupVersionAnnotation holds the resourceVersion of the password Secret
-	// the PushSecret is to push; the PasswordRotation step sets it whenever the Secret
-	// changed.
-	PasswordBackupVersionAnnotation = "keystone.openstack.c5c3.io/backup-of-version"
-	// PasswordBackupSyncedBeforeAnnotation holds the PushSecret's
-	// status.syncedResourceVersion at the moment PasswordBackupVersionAnnotation was
-	// set. External Secrets Operator writes status.syncedResourceVersion after a
-	// successful push, as "<generation>-<hash of labels and annotations>"; a value other
-	// than this one proves a push that read the PushSecret with the new version, and so
-	// the password Secret at that version or later.
-	PasswordBackupSyncedBeforeAnnotation = "keystone.openstack.c5c3.io/synced-before"
 )
 
 // PasswordRestoreName is the restore ExternalSecret of the database password, and the
@@ -109,60 +90,4 @@ func restorePasswordSecret(ctx context.Context, c client.Client, k *v1alpha1.Key
 	log.FromContext(ctx).Info("restored the database password Secret from the backend", "secret", gs.Key.String(),
 		"restoredFrom", gs.RestoreFrom.String())
 	return true, nil
-}
-
-// ensurePasswordBackup applies the backup PushSecret of secret, stamped with
-// secret's resourceVersion (PasswordBackupVersionAnnotation) and the
-// status.syncedResourceVersion it had when that version was stamped
-// (PasswordBackupSyncedBeforeAnnotation). It returns "" when the PushSecret's status
-// proves a push of that version or a later one, else what it reports instead.
-func ensurePasswordBackup(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret *corev1.Secret) (string, error) {
-	key := client.ObjectKey{Namespace: k.Namespace, Name: PasswordBackupName(k)}
-	current := &esov1alpha1.PushSecret{}
-	err := c.Get(ctx, key, current)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("get PushSecret %s: %w", key, err)
-	}
-	found := err == nil
-	version := secret.ResourceVersion
-	before := current.Status.SyncedResourceVersion
-	stamped := found && current.Annotations[PasswordBackupVersionAnnotation] == version
-	if stamped {
-		before = current.Annotations[PasswordBackupSyncedBeforeAnnotation]
-	}
-	want := desiredPasswordBackup(k)
-	want.Annotations = map[string]string{PasswordBackupVersionAnnotation: version, PasswordBackupSyncedBeforeAnnotation: before}
-	if err := secrets.EnsurePushSecret(ctx, c, c.Scheme(), k, want); err != nil {
-		return "", err
-	}
-	if !stamped {
-		return "has just been asked to push the Secret's current version", nil
-	}
-	return backupPending(current), nil
-}
-
-// backupPending returns "" when ps reports a push, for its current generation, made
-// after PasswordBackupVersionAnnotation was set: Ready=True with reason Synced and a
-// status.syncedResourceVersion of its generation other than the one recorded in
-// PasswordBackupSyncedBeforeAnnotation. Otherwise it says what ps reports.
-func backupPending(ps *esov1alpha1.PushSecret) string {
-	var ready *esov1alpha1.PushSecretStatusCondition
-	for i := range ps.Status.Conditions {
-		if ps.Status.Conditions[i].Type == esov1alpha1.PushSecretReady {
-			ready = &ps.Status.Conditions[i]
-		}
-	}
-	synced := ps.Status.SyncedResourceVersion
-	gen, _, _ := strings.Cut(synced, "-")
-	switch {
-	case ready == nil:
-		return "has not pushed yet"
-	case ready.Status != corev1.ConditionTrue || ready.Reason != esov1alpha1.ReasonSynced:
-		return fmt.Sprintf("is Ready=%s (reason %s)", ready.Status, ready.Reason)
-	case gen != strconv.FormatInt(ps.Generation, 10):
-		return fmt.Sprintf("has not pushed its current generation %d (status.syncedResourceVersion %q)", ps.Generation, synced)
-	case synced == ps.Annotations[PasswordBackupSyncedBeforeAnnotation]:
-		return "has not pushed since the Secret changed (status.syncedResourceVersion unchanged)"
-	}
-	return ""
 }

@@ -2,9 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,31 +19,6 @@ import (
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
-
-// pushBackup plays External Secrets Operator pushing the PushSecret at key, as ESO
-// v0.20 records a successful push: Ready=True with reason Synced, refreshTime now and
-// status.syncedResourceVersion "<generation>-<hash of labels and annotations>". A
-// PushSecret whose status already says so for its current metadata is not written.
-func pushBackup(ctx context.Context, key client.ObjectKey) error {
-	ps := &esov1alpha1.PushSecret{}
-	if err := env.Client.Get(ctx, key, ps); err != nil {
-		return err
-	}
-	meta, err := json.Marshal([]map[string]string{ps.Labels, ps.Annotations})
-	if err != nil {
-		return err
-	}
-	synced := fmt.Sprintf("%d-%x", ps.Generation, sha256.Sum256(meta))[:24]
-	if ps.Status.SyncedResourceVersion == synced {
-		return nil
-	}
-	ps.Status = esov1alpha1.PushSecretStatus{
-		RefreshTime: metav1.Now(), SyncedResourceVersion: synced,
-		Conditions: []esov1alpha1.PushSecretStatusCondition{{Type: esov1alpha1.PushSecretReady, Status: corev1.ConditionTrue,
-			Reason: esov1alpha1.ReasonSynced, Message: "PushSecret synced successfully", LastTransitionTime: metav1.Now()}},
-	}
-	return env.Client.Status().Update(ctx, ps)
-}
 
 // The PasswordRotation row takes a staged password only once the backup PushSecret has
 // pushed the Secret that holds it: not while ESO has not answered, not on a Ready
@@ -70,7 +42,7 @@ func TestPasswordRotationWaitsForBackup(t *testing.T) {
 		}
 	}
 	step()
-	need(t)(nil, pushBackup(ctx, psKey)) // the first push, of the password in use
+	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, psKey)) // the first push, of the password in use
 	step()
 	expectReason(t, k, controller.ReasonPasswordRotationIdle)
 
@@ -97,20 +69,14 @@ func TestPasswordRotationWaitsForBackup(t *testing.T) {
 	step()
 	stagedStill("the PushSecret's status is that of the push before the staging")
 
-	ps := &esov1alpha1.PushSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: psKey.Name}}
-	get(t, ps)
-	ps.Status.Conditions = []esov1alpha1.PushSecretStatusCondition{{Type: esov1alpha1.PushSecretReady, Status: corev1.ConditionFalse,
-		Reason: esov1alpha1.ReasonErrored, Message: "set secret failed", LastTransitionTime: metav1.Now()}}
-	if err := env.Client.Status().Update(ctx, ps); err != nil {
-		t.Fatal(err)
-	}
+	need(t)(testenv.MarkPushSecretFailed(ctx, env.Client, psKey, "set secret failed"))
 	step()
 	stagedStill("the push failed")
 	if c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady); !strings.Contains(c.Message, "Ready=False (reason Errored)") {
 		t.Errorf("message %q does not say the push failed", c.Message)
 	}
 
-	need(t)(nil, pushBackup(ctx, psKey))
+	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, psKey))
 	step()
 	s := &corev1.Secret{}
 	if err := env.Client.Get(ctx, pwKey, s); err != nil {
@@ -120,14 +86,15 @@ func TestPasswordRotationWaitsForBackup(t *testing.T) {
 		t.Error("the staged password was not taken once the backup held it")
 	}
 	// The Secret changed: the PushSecret is stamped with its new version.
+	ps := &esov1alpha1.PushSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: psKey.Name}}
 	get(t, ps)
-	if ps.Annotations[controller.PasswordBackupVersionAnnotation] != s.ResourceVersion {
+	if ps.Annotations[secrets.PushOfVersionAnnotation] != s.ResourceVersion {
 		step()
 		get(t, ps)
 	}
-	if ps.Annotations[controller.PasswordBackupVersionAnnotation] != s.ResourceVersion {
+	if ps.Annotations[secrets.PushOfVersionAnnotation] != s.ResourceVersion {
 		t.Errorf("PushSecret stamped with version %q, the Secret is at %q",
-			ps.Annotations[controller.PasswordBackupVersionAnnotation], s.ResourceVersion)
+			ps.Annotations[secrets.PushOfVersionAnnotation], s.ResourceVersion)
 	}
 	expectNoSecretIn(t, k, string(s.Data[controller.DatabasePasswordDataKey]), string(s.Data[controller.DatabasePasswordCurrentKey]))
 }

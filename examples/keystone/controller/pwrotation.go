@@ -224,7 +224,7 @@ func randomPassword(n int) ([]byte, error) {
 // reconcilePasswordRotation is the PasswordRotation row. Every pass it applies the
 // rotation CronJob and the backup PushSecret of the password Secret, stamped with the
 // Secret's resourceVersion so that a push of every change can be confirmed
-// (ensurePasswordBackup). The database has two accounts (AccountA, AccountB); the pods
+// (secrets.ConfirmPush). The database has two accounts (AccountA, AccountB); the pods
 // use the active one (DatabaseActiveAccountKey) and the other is idle. When the Secret
 // holds a staged password the step moves one phase further and requeues after 10 s:
 //
@@ -265,7 +265,7 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	if secret.DeletionTimestamp != nil {
 		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w", key, apply.ErrBeingDeleted))
 	}
-	backup, err := ensurePasswordBackup(ctx, c, k, secret)
+	backup, err := secrets.ConfirmPush(ctx, c, scheme, k, desiredPasswordBackup(k), secret)
 	if err != nil {
 		return r.rotationFailed(k, err)
 	}
@@ -282,9 +282,9 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 		return r.finishRotation(ctx, c, k, secret, orig, st)
 	case hasStaged && len(staged) == 0:
 		return r.inconsistent(k, key, "has an empty data key "+DatabasePasswordStagedKey)
-	case hasStaged && backup != "":
+	case hasStaged && !backup.Confirmed:
 		return inProgress(k, fmt.Sprintf("waiting for PushSecret %s/%s, which %s, to push the staged password to remote key %q; "+
-			"the idle database account gets it only once the backend holds it", k.Namespace, PasswordBackupName(k), backup, PasswordRemoteKey(k)))
+			"the idle database account gets it only once the backend holds it", k.Namespace, PasswordBackupName(k), backup.Pending, PasswordRemoteKey(k)))
 	case hasStaged:
 		secret.Data[DatabasePasswordCurrentKey] = staged
 		delete(secret.Data, DatabasePasswordStagedKey)

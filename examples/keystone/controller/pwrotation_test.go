@@ -184,7 +184,7 @@ func rotateOnce(t *testing.T, k *v1alpha1.Keystone, db *simulatedDatabase, kept 
 	startGen := k.Generation
 	lastSeen, switched := "", false
 	slowly(t, 180*time.Second, "rotation finished and Ready", func(ctx context.Context) (bool, error) {
-		if err := pushBackup(ctx, psKey); err != nil {
+		if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, psKey); err != nil {
 			return false, err
 		}
 		if err := db.step(ctx); err != nil {
