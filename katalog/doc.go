@@ -108,10 +108,10 @@
 //     has no controller and carries apply.AdoptAnnotation: then the custom resource
 //     adopts it, applying the declaration once. Once Secrets are created a single time
 //     and never rendered again (one that is present is left alone, whoever controls
-//     it). onReconcile objects are applied on every pass (Server-Side Apply with the custom resource as controller), so drift is
-//     repaired. A pass that rendered every declaration then deletes the children the
-//     custom resource controls that no declaration wants any more; objects it does not
-//     control are never touched;
+//     it). onReconcile objects are applied on every pass (Server-Side Apply with the
+//     custom resource as controller), so drift is repaired. A pass that rendered every
+//     declaration then deletes the children the custom resource controls that no
+//     declaration wants any more; objects it does not control are never touched;
 //  6. reads its children back from the cache into .children (.children.<kind> the first
 //     in name order, .children.<kind>s all; Secrets with their metadata only), writes the
 //     status fields, last writer wins, and sets Ready (True, Reconciled; or False with the
