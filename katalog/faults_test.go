@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,14 +43,14 @@ spec:
 `
 
 // passEngine is an engine whose passes read and write through c only, for fault injection.
-func passEngine(c client.Client, k *Katalog) *Engine {
-	opts := testOptions()
-	opts.Recorder = events.NewFakeRecorder(100)
-	return passEngineWith(c, k, opts)
-}
+func passEngine(c client.Client, k *Katalog) *Engine { return passEngineWith(c, k, testOptions()) }
 
-// passEngineWith is passEngine with the engine options opts.
+// passEngineWith is passEngine with the engine options opts (events go to a fake
+// recorder unless opts names one).
 func passEngineWith(c client.Client, k *Katalog, opts EngineOptions) *Engine {
+	if opts.Recorder == nil {
+		opts.Recorder = events.NewFakeRecorder(100)
+	}
 	e := &Engine{
 		opts:      opts,
 		applier:   apply.NewApplier(c, apply.ApplierOptions{FieldManager: opts.FieldManager}),
@@ -138,4 +139,21 @@ func TestFaultPerVerb(t *testing.T) {
 			}
 		},
 	}.Run(t)
+}
+
+// passOnce runs one pass of the CRD entry crd of e over obj and returns the pass's error,
+// obj as the API server has it afterwards and its Ready condition.
+func passOnce(t *testing.T, e *Engine, crd string, obj *unstructured.Unstructured) (*unstructured.Unstructured, *metav1.Condition, error) {
+	t.Helper()
+	ctx := context.Background()
+	_, perr := e.recs[crd].Reconcile(ctx, reconcileRequest(obj))
+	fresh := obj.DeepCopy()
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
+		t.Fatal(err)
+	}
+	c, err := readyCondition(ctx, fresh)
+	if err != nil {
+		t.Fatalf("%s %s: %v (pass: %v)", obj.GetKind(), obj.GetName(), err, perr)
+	}
+	return fresh, c, perr
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -83,16 +83,11 @@ func TestStepMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := testOptions()
-	opts.Recorder = events.NewFakeRecorder(100)
 	opts.Metrics = m
 	e := passEngineWith(env.Client, mustParse(t, "metrics.yaml", metricsKatalog), opts)
 	pass := func(obj *unstructured.Unstructured) *metav1.Condition {
 		t.Helper()
-		_, _ = e.recs["gadget"].Reconcile(ctx, reconcileRequest(obj))
-		c, err := readyCondition(ctx, obj)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, c, _ := passOnce(t, e, "gadget", obj)
 		return c
 	}
 	steps := func(names ...string) map[string]uint64 {
@@ -150,7 +145,7 @@ func TestStepMetrics(t *testing.T) {
 	if diff := cmp.Diff(map[string]uint64{"gadget/validation": 1, "gadget/onReconcile": 1}, failed); diff != "" {
 		t.Errorf("errors after a failed onReconcile (-want +got):\n%s", diff)
 	}
-	if err := env.Client.Get(ctx, reconcileRequest(short).NamespacedName, short); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(short), short); err != nil {
 		t.Fatal(err)
 	}
 	if phase, _, _ := unstructured.NestedString(short.Object, "status", "phase"); phase != "Seen" {

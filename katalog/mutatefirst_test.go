@@ -1,14 +1,11 @@
 package katalog
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 const mutateFirstKatalog = `
@@ -41,23 +38,12 @@ func TestMutateFirst(t *testing.T) {
 		{mutateFirst: false, reason: ReasonValidationFailed, image: ""},
 	} {
 		t.Run(fmt.Sprintf("mutateFirst=%t", tc.mutateFirst), func(t *testing.T) {
-			ctx := context.Background()
-			ns := env.Namespace(t)
-			opts := testOptions()
-			opts.Recorder = events.NewFakeRecorder(100)
-			e := passEngineWith(env.Client, mustParse(t, "mutatefirst.yaml", fmt.Sprintf(mutateFirstKatalog, tc.mutateFirst)), opts)
-			g := newObject("Gadget", ns, "g", map[string]any{})
+			e := passEngine(env.Client, mustParse(t, "mutatefirst.yaml", fmt.Sprintf(mutateFirstKatalog, tc.mutateFirst)))
+			g := newObject("Gadget", env.Namespace(t), "g", map[string]any{})
 			create(t, g)
-			if _, err := e.recs["gadget"].Reconcile(ctx, reconcileRequest(g)); err != nil {
-				t.Fatalf("Reconcile: %v", err)
-			}
-			fresh := g.DeepCopy()
-			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(g), fresh); err != nil {
-				t.Fatal(err)
-			}
-			c, err := readyCondition(ctx, fresh)
+			fresh, c, err := passOnce(t, e, "gadget", g)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("pass: %v", err)
 			}
 			image, _, _ := unstructured.NestedString(fresh.Object, "spec", "image")
 			if c.Reason != tc.reason || image != tc.image {

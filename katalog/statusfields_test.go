@@ -1,13 +1,10 @@
 package katalog
 
 import (
-	"context"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 const statusFieldsKatalog = `
@@ -31,12 +28,8 @@ spec:
 // declared for a path wins; nested paths are written; the Ready condition carries the
 // generation the pass saw.
 func TestStatusFieldsLastWriterWins(t *testing.T) {
-	ctx := context.Background()
-	ns := env.Namespace(t)
-	opts := testOptions()
-	opts.Recorder = events.NewFakeRecorder(100)
-	e := passEngineWith(env.Client, mustParse(t, "statusfields.yaml", statusFieldsKatalog), opts)
-	g := newObject("Gadget", ns, "g", map[string]any{})
+	e := passEngine(env.Client, mustParse(t, "statusfields.yaml", statusFieldsKatalog))
+	g := newObject("Gadget", env.Namespace(t), "g", map[string]any{})
 	create(t, g)
 
 	for _, step := range []struct {
@@ -52,21 +45,14 @@ func TestStatusFieldsLastWriterWins(t *testing.T) {
 		if step.size != 0 {
 			patchSpec(t, g, map[string]any{"size": step.size})
 		}
-		if _, err := e.recs["gadget"].Reconcile(ctx, reconcileRequest(g)); err != nil {
-			t.Fatalf("size %d: Reconcile: %v", step.size, err)
-		}
-		fresh := g.DeepCopy()
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(g), fresh); err != nil {
-			t.Fatal(err)
+		fresh, c, err := passOnce(t, e, "gadget", g)
+		if err != nil {
+			t.Fatalf("size %d: pass: %v", step.size, err)
 		}
 		phase, _, _ := unstructured.NestedString(fresh.Object, "status", "phase")
 		detail, _, _ := unstructured.NestedString(fresh.Object, "status", "detail", "size")
 		if phase != step.phase || detail != step.detailSize {
 			t.Errorf("size %d: status.phase %q, status.detail.size %q; want %q, %q", step.size, phase, detail, step.phase, step.detailSize)
-		}
-		c, err := readyCondition(ctx, fresh)
-		if err != nil {
-			t.Fatal(err)
 		}
 		if c.Status != metav1.ConditionTrue || c.ObservedGeneration != fresh.GetGeneration() {
 			t.Errorf("size %d: Ready %s observedGeneration %d, want True at generation %d", step.size, c.Status, c.ObservedGeneration, fresh.GetGeneration())
