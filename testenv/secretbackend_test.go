@@ -368,12 +368,24 @@ func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 		nth  int
 		run  func(ctx context.Context, b *testenv.SecretBackend, ps, es client.ObjectKey) error
 	}{
-		{"Push: get PushSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error { return b.Push(ctx, ps) }},
-		{"Push: get source", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error { return b.Push(ctx, ps) }},
-		{"Sync: get ExternalSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error { return b.Sync(ctx, es) }},
-		{"Sync: get target", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error { return b.Sync(ctx, es) }},
-		{"Sync: delete target", testenv.VerbDelete, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error { return b.Sync(ctx, es) }},
-		{"Sync: status update", testenv.VerbStatusUpdate, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error { return b.Sync(ctx, es) }},
+		{"Push: get PushSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error {
+			return b.Push(ctx, ps)
+		}},
+		{"Push: get source", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error {
+			return b.Push(ctx, ps)
+		}},
+		{"Sync: get ExternalSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
+			return b.Sync(ctx, es)
+		}},
+		{"Sync: get target", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
+			return b.Sync(ctx, es)
+		}},
+		{"Sync: delete target", testenv.VerbDelete, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
+			return b.Sync(ctx, es)
+		}},
+		{"Sync: status update", testenv.VerbStatusUpdate, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
+			return b.Sync(ctx, es)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -416,7 +428,11 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 	for range 4 {
 		wg.Go(func() { errs <- b.Push(ctx, ps) })
 		wg.Go(func() { errs <- b.Sync(ctx, es) })
-		wg.Go(func() { b.Set("other", map[string][]byte{"k": []byte("v")}); _ = b.Values(); _, _ = b.Get("keystone/admin") })
+		wg.Go(func() {
+			b.Set("other", map[string][]byte{"k": []byte("v")})
+			_ = b.Values()
+			_, _ = b.Get("keystone/admin")
+		})
 	}
 	wg.Wait()
 	close(errs)
