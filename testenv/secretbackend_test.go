@@ -366,26 +366,14 @@ func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 		name string
 		verb testenv.Verb
 		nth  int
-		run  func(ctx context.Context, b *testenv.SecretBackend, ps, es client.ObjectKey) error
+		push bool // Push the PushSecret; else Sync the ExternalSecret
 	}{
-		{"Push: get PushSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error {
-			return b.Push(ctx, ps)
-		}},
-		{"Push: get source", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, ps, _ client.ObjectKey) error {
-			return b.Push(ctx, ps)
-		}},
-		{"Sync: get ExternalSecret", testenv.VerbGet, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
-			return b.Sync(ctx, es)
-		}},
-		{"Sync: get target", testenv.VerbGet, 2, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
-			return b.Sync(ctx, es)
-		}},
-		{"Sync: delete target", testenv.VerbDelete, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
-			return b.Sync(ctx, es)
-		}},
-		{"Sync: status update", testenv.VerbStatusUpdate, 1, func(ctx context.Context, b *testenv.SecretBackend, _, es client.ObjectKey) error {
-			return b.Sync(ctx, es)
-		}},
+		{"Push: get PushSecret", testenv.VerbGet, 1, true},
+		{"Push: get source", testenv.VerbGet, 2, true},
+		{"Sync: get ExternalSecret", testenv.VerbGet, 1, false},
+		{"Sync: get target", testenv.VerbGet, 2, false},
+		{"Sync: delete target", testenv.VerbDelete, 1, false},
+		{"Sync: status update", testenv.VerbStatusUpdate, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -400,7 +388,12 @@ func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 			inj := testenv.NewFaultInjector()
 			b := testenv.NewSecretBackend(inj.Client(env.Client))
 			inj.Arm(tc.verb, tc.nth, testenv.FaultInternal)
-			err := tc.run(ctx, b, ps, esKey)
+			var err error
+			if tc.push {
+				err = b.Push(ctx, ps)
+			} else {
+				err = b.Sync(ctx, esKey)
+			}
 			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) {
 				t.Errorf("fired %v, error %v; want the injected fault returned", inj.Fired(), err)
 			}
