@@ -52,7 +52,7 @@ func newCredentialWorld(t *testing.T, restore bool, backendValue string) *creden
 	w.synced = client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
 	w.gs = secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
 	if backendValue != "" {
-		w.bao.values[adminRef] = backendValue
+		w.bao.hold(adminRef, backendValue)
 	}
 	if restore {
 		w.gs.RestoreFrom = &w.synced
@@ -179,9 +179,7 @@ func (w *credentialWorld) state(t *testing.T) any {
 	v, _ := w.bao.get(adminRef)
 	value := string(s.Data[w.gs.DataKey])
 	st.BackendHoldsIt, st.RestoredFromBao = v == value, w.restoreFrom != "" && value == w.restoreFrom
-	w.bao.mu.Lock()
-	st.BackendWrites = w.bao.writes
-	w.bao.mu.Unlock()
+	st.BackendWrites = w.bao.Writes()
 	if w.gs.RestoreFrom != nil {
 		got, err := secrets.GetSecretValue(ctx, env.Client, w.synced, w.gs.DataKey)
 		st.SyncedHoldsIt = err == nil && got == value

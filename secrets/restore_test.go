@@ -62,7 +62,7 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 			esName: "keystone-admin", target: "keystone-admin",
 			setup: func(t *testing.T, es client.ObjectKey) {
 				bao := newBackend()
-				bao.values[adminRef] = "Held0By0The0Backend0Since0Day0One"
+				bao.hold(adminRef, "Held0By0The0Backend0Since0Day0One")
 				bao.sync(t, es)
 				if err := env.Client.Delete(context.Background(), secretObject(es)); err != nil {
 					t.Fatal(err)
@@ -215,7 +215,7 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 	if got := pass(first); got != secrets.SecretKept {
 		t.Fatalf("converged pass = %v, want Kept", got)
 	}
-	writes := bao.writes
+	writes := bao.Writes()
 
 	// The namespace is re-created from a backup; the operator runs before ESO.
 	restored := newWorld()
@@ -234,8 +234,8 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 	if got, _ := readValue(t, restored.gs.Key, "password"); got != value {
 		t.Error("the restored generated Secret does not hold the backend's credential")
 	}
-	if got, _ := bao.get("keystone/admin/password"); got != value || bao.writes != writes {
-		t.Errorf("the backend's credential was replaced (%d writes after the first install, want %d)", bao.writes, writes)
+	if got, _ := bao.get("keystone/admin/password"); got != value || bao.Writes() != writes {
+		t.Errorf("the backend's credential was replaced (%d writes after the first install, want %d)", bao.Writes(), writes)
 	}
 }
 
@@ -249,7 +249,7 @@ func TestGeneratedPushNeverOverwritesTheBackend(t *testing.T) {
 	owner := newOwner(t, ns)
 	ref := secrets.EffectiveStoreRef(nil)
 	bao := newBackend()
-	bao.values["keystone/admin/password"] = "Held0By0The0Backend0Since0Day0One"
+	bao.hold("keystone/admin/password", "Held0By0The0Backend0Since0Day0One")
 	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
 	if outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretGenerated {
 		t.Fatalf("= %v, %v", outcome, err)
