@@ -46,7 +46,7 @@ func keysStepFaults(t *testing.T, restore bool) {
 			var backup map[string][]byte
 			if restore {
 				backup = newRepository(t, 3, 3).SecretData()
-				w.bao.set(w.step.RemoteKey(w.k), backup)
+				w.bao.Set(w.step.RemoteKey(w.k), backup)
 			}
 			if res, err := w.pass(); err != nil || res.RequeueAfter == 0 {
 				t.Fatalf("first pass = %v, %v", res, err)

@@ -310,129 +310,46 @@ func (w *world) checkNoKeyMaterial() {
 	}
 }
 
-// backend stands in for OpenBao behind External Secrets Operator (v0.20), which envtest
-// does not run. It holds provider secrets as property maps, the way a whole Secret
-// pushed without a secretKey is stored.
-type backend struct {
-	mu     sync.Mutex
-	values map[string]map[string]string // remote key -> properties
-	writes int
-}
+// backend is the kit's testenv.SecretBackend over env.Client, which stands in for
+// OpenBao behind External Secrets Operator v0.20 (envtest runs no ESO): the key
+// repositories are pushed as whole Secrets (property maps at a remote key) and
+// restored with dataFrom extract. A failed call fails the test.
+type backend struct{ *testenv.SecretBackend }
 
-func newBackend() *backend { return &backend{values: map[string]map[string]string{}} }
+func newBackend() *backend { return &backend{testenv.NewSecretBackend(env.Client)} }
 
-// get returns the provider secret at remoteKey.
-func (b *backend) get(remoteKey string) (map[string]string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	v, ok := b.values[remoteKey]
-	return maps.Clone(v), ok
-}
+// all returns every provider secret the backend holds.
+func (b *backend) all() []map[string]string { return slices.Collect(maps.Values(b.Values())) }
 
-// set stores a provider secret, as a backup made before the test.
-func (b *backend) set(remoteKey string, data map[string][]byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	v := map[string]string{}
-	for k, d := range data {
-		v[k] = string(d)
-	}
-	b.values[remoteKey] = v
-}
-
-func (b *backend) all() []map[string]string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]string
-	for _, v := range b.values {
-		out = append(out, maps.Clone(v))
-	}
-	return out
-}
-
-// push runs ESO's PushSecret reconcile for the PushSecret at key: a data entry without
-// secretKey writes the whole source Secret as one provider secret (every data key a
-// property), replacing what the provider holds unless updatePolicy is IfNotExists. A
-// missing source Secret pushes nothing (ESO reports the PushSecret Errored).
+// push runs ESO's PushSecret reconcile for the PushSecret at key
+// (testenv.SecretBackend.Push), failing the test when the PushSecret pushes a single
+// key: the key repositories push whole Secrets.
 func (b *backend) push(t testing.TB, key client.ObjectKey) {
 	t.Helper()
 	ctx := context.Background()
 	ps := &esov1alpha1.PushSecret{}
-	if err := env.Client.Get(ctx, key, ps); err != nil {
-		if apierrors.IsNotFound(err) {
-			return
-		}
+	err := env.Client.Get(ctx, key, ps)
+	if err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("backend: get PushSecret %s: %v", key, err)
 	}
-	src := &corev1.Secret{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: ps.Spec.Selector.Secret.Name}, src); err != nil {
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		t.Fatalf("backend: get source Secret of PushSecret %s: %v", key, err)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	for _, d := range ps.Spec.Data {
 		if d.Match.SecretKey != "" {
 			t.Fatalf("backend: PushSecret %s pushes the single key %q; the key repositories push whole Secrets", key, d.Match.SecretKey)
 		}
-		if _, exists := b.values[d.Match.RemoteRef.RemoteKey]; exists && ps.Spec.UpdatePolicy == esov1alpha1.PushSecretUpdatePolicyIfNotExists {
-			continue
-		}
-		v := map[string]string{}
-		for k, d := range src.Data {
-			v[k] = string(d)
-		}
-		b.values[d.Match.RemoteRef.RemoteKey] = v
-		b.writes++
+	}
+	if err := b.Push(ctx, key); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// sync runs ESO's ExternalSecret reconcile for the ExternalSecret at key: dataFrom
-// extract copies every property of the provider secret. A provider secret that does not
-// exist is, as in ESO v0.20: under deletionPolicy Retain (the default) a failed sync
-// (Ready=False, SecretSyncedError, as for an unreachable backend); under Delete, with no
-// data left, the target deleted and Ready=True with reason SecretDeleted.
+// sync runs ESO's ExternalSecret reconcile for the ExternalSecret at key
+// (testenv.SecretBackend.Sync): a provider secret that does not exist fails the sync
+// under deletionPolicy Retain (the default) and, under Delete with no data left,
+// deletes the target with Ready=True SecretDeleted.
 func (b *backend) sync(t testing.TB, key client.ObjectKey) {
 	t.Helper()
-	ctx := context.Background()
-	es := &esov1.ExternalSecret{}
-	if err := env.Client.Get(ctx, key, es); err != nil {
-		t.Fatalf("backend: get ExternalSecret %s: %v", key, err)
-	}
-	data := map[string][]byte{}
-	missing := false
-	for _, from := range es.Spec.DataFrom {
-		v, ok := b.get(from.Extract.Key)
-		if !ok {
-			missing = true
-			continue
-		}
-		for k, s := range v {
-			data[k] = []byte(s)
-		}
-	}
-	policy := es.Spec.Target.DeletionPolicy
-	switch {
-	case missing && (policy == "" || policy == esov1.DeletionPolicyRetain):
-		if _, err := testenv.MarkExternalSecretNotSynced(ctx, env.Client, key, esov1.ConditionReasonSecretSyncedError); err != nil {
-			t.Fatal(err)
-		}
-	case len(data) == 0 && policy == esov1.DeletionPolicyDelete:
-		target := es.Spec.Target.Name
-		if target == "" {
-			target = es.Name
-		}
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: target, Namespace: key.Namespace}}
-		if err := env.Client.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		setESStatus(t, key, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, 0, time.Now())
-	default:
-		if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, data); err != nil {
-			t.Fatal(err)
-		}
+	if err := b.Sync(context.Background(), key); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -113,7 +113,7 @@ func TestRotationEndToEnd(t *testing.T) {
 			}, childLists()...)
 			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "3 active", "primary 2")
 			w.eso()
-			if got, _ := w.bao.get(w.step.RemoteKey(w.k)); got["2"] != string(after[2]) || got["0"] != string(after[0]) || len(got) != 3 {
+			if got, _ := w.bao.Get(w.step.RemoteKey(w.k)); got["2"] != string(after[2]) || got["0"] != string(after[0]) || len(got) != 3 {
 				t.Error("the backend does not hold the rotated repository")
 			}
 

@@ -102,7 +102,7 @@ func TestKeysGeneratedOnce(t *testing.T) {
 
 			// ESO pushes the repository and syncs it back into the restore copy.
 			w.eso()
-			backup, ok := w.bao.get(w.step.RemoteKey(w.k))
+			backup, ok := w.bao.Get(w.step.RemoteKey(w.k))
 			if !ok || len(backup) != 2 || backup["0"] != string(repo[0]) || backup["1"] != string(repo[1]) {
 				t.Fatal("the backend does not hold the generated repository")
 			}
@@ -237,7 +237,7 @@ func TestKeysRestoredFromBackup(t *testing.T) {
 		t.Run(kd.name, func(t *testing.T) {
 			w := newWorld(t, kd, nil)
 			held := newRepository(t, 4, 3) // indices 0, 4, 5
-			w.bao.set(w.step.RemoteKey(w.k), held.SecretData())
+			w.bao.Set(w.step.RemoteKey(w.k), held.SecretData())
 			for range 2 {
 				res, err := w.pass()
 				if err != nil || res.RequeueAfter != secrets.PollInterval {
@@ -257,7 +257,7 @@ func TestKeysRestoredFromBackup(t *testing.T) {
 			}
 			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "3 active", "primary 5")
 			w.eso()
-			if got, _ := w.bao.get(w.step.RemoteKey(w.k)); len(got) != 3 || got["5"] != string(held[5]) || got["4"] != string(held[4]) || got["0"] != string(held[0]) {
+			if got, _ := w.bao.Get(w.step.RemoteKey(w.k)); len(got) != 3 || got["5"] != string(held[5]) || got["4"] != string(held[4]) || got["0"] != string(held[0]) {
 				t.Error("the backend's repository changed after the restore")
 			}
 		})
@@ -296,7 +296,7 @@ func TestKeysRestoreDecision(t *testing.T) {
 		},
 		"SecretSynced, but the restore copy was deleted after the sync": {
 			setup: func(t *testing.T, w *world) {
-				w.bao.set(w.step.RemoteKey(w.k), newRepository(t, 0, 3).SecretData())
+				w.bao.Set(w.step.RemoteKey(w.k), newRepository(t, 0, 3).SecretData())
 				w.bao.sync(t, w.restoreKey())
 				if err := env.Client.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 					Name: w.restoreKey().Name, Namespace: w.ns}}); err != nil {
@@ -427,7 +427,7 @@ func TestKeysInvalidBackupNotReplaced(t *testing.T) {
 	w := newWorld(t, credential, nil)
 	broken := map[string][]byte{"0": []byte("broken-backup-key-material-0123456789")}
 	w.remember(broken)
-	w.bao.set(w.step.RemoteKey(w.k), broken)
+	w.bao.Set(w.step.RemoteKey(w.k), broken)
 	if _, err := w.pass(); err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func TestKeysInvalidBackupNotReplaced(t *testing.T) {
 		expectAbsent(t, w.pushKey(), &esov1alpha1.PushSecret{})
 	}
 	repaired := newRepository(t, 1, 3)
-	w.bao.set(w.step.RemoteKey(w.k), repaired.SecretData())
+	w.bao.Set(w.step.RemoteKey(w.k), repaired.SecretData())
 	w.bao.sync(t, w.restoreKey())
 	if res, err := w.pass(); err != nil || !res.IsZero() {
 		t.Fatalf("pass after the repair = %v, %v", res, err)
