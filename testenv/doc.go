@@ -64,7 +64,12 @@
 //     Secret), [MarkExternalSecretEmpty], [MarkPushSecretSynced] (the status of a
 //     successful push, syncedResourceVersion in ESO's own form) and
 //     [MarkPushSecretFailed], [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and
-//     their NotReady counterparts;
+//     their NotReady counterparts; [SecretBackend] goes one step further and plays an
+//     in-memory secret backend (OpenBao, say) behind ESO v0.20: [SecretBackend.Push]
+//     runs a PushSecret (one property, or a whole Secret, updatePolicy IfNotExists)
+//     and [SecretBackend.Sync] an ExternalSecret (data and dataFrom extract, a value
+//     the backend lacks under each deletionPolicy), so a test follows a credential
+//     from its Secret into the backend and back;
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //
