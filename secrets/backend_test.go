@@ -68,7 +68,7 @@ func (b *backend) sync(t testing.TB, key client.ObjectKey) {
 
 // setESStatus writes the Ready condition of the ExternalSecret at key as ESO does, with
 // syncedResourceVersion "<generation>-<hash>" where generation is the object's own
-// plus genOffset (a negative offset makes the status older than the spec), and
+// plus genOffset (a negative offset makes the status older than the object), and
 // refreshTime at refreshed (truncated to seconds by the API).
 func setESStatus(t testing.TB, key client.ObjectKey, status corev1.ConditionStatus, reason string, genOffset int64, refreshed time.Time) {
 	t.Helper()
