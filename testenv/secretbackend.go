@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -230,9 +229,7 @@ func (b *SecretBackend) Sync(ctx context.Context, key client.ObjectKey) error {
 	case len(data) == 0 && policy == esov1.DeletionPolicyDelete:
 		err = b.deleteTarget(ctx, es, client.ObjectKey{Namespace: es.Namespace, Name: target})
 	default:
-		if _, err = MarkExternalSecretSynced(ctx, b.c, key, data); err == nil {
-			err = setESOReady(ctx, b.c, key, corev1.ConditionTrue, esov1.ConditionReasonSecretSynced, SecretBackendSyncedMessage, target)
-		}
+		_, err = MarkExternalSecretSynced(ctx, b.c, key, data)
 	}
 	if err != nil {
 		return fmt.Errorf("testenv: secret backend: sync ExternalSecret %s: %w", key, err)
@@ -287,7 +284,7 @@ func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte,
 func (b *SecretBackend) deleteTarget(ctx context.Context, es *esov1.ExternalSecret, target client.ObjectKey) error {
 	key := client.ObjectKeyFromObject(es)
 	if p := es.Spec.Target.CreationPolicy; p != "" && p != esov1.CreatePolicyOwner {
-		return setESOReady(ctx, b.c, key, corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError, SecretBackendNotOwnedMessage, "")
+		return b.setReady(ctx, key, corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError, SecretBackendNotOwnedMessage, "")
 	}
 	s := &corev1.Secret{}
 	err := b.c.Get(ctx, target, s)
@@ -296,49 +293,18 @@ func (b *SecretBackend) deleteTarget(ctx context.Context, es *esov1.ExternalSecr
 	case err != nil:
 		return fmt.Errorf("get target Secret %s: %w", target, err)
 	case !metav1.IsControlledBy(s, es):
-		return setESOReady(ctx, b.c, key, corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError, SecretBackendNotOwnedMessage, "")
+		return b.setReady(ctx, key, corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError, SecretBackendNotOwnedMessage, "")
 	default:
 		pre := client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion}
 		if err := b.c.Delete(ctx, s, pre); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete target Secret %s: %w", target, err)
 		}
 	}
-	return setESOReady(ctx, b.c, key, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, SecretBackendDeletedMessage, target.Name)
+	return b.setReady(ctx, key, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, SecretBackendDeletedMessage, target.Name)
 }
 
-// setESOReady writes the Ready condition of the ExternalSecret at key as ESO v0.20
-// does; a non-empty target also records refreshTime, binding and syncedResourceVersion
-// in ESO's own form.
-func setESOReady(ctx context.Context, c client.Client, key client.ObjectKey, status corev1.ConditionStatus, reason, msg, target string) error {
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		es := &esov1.ExternalSecret{}
-		if err := c.Get(ctx, key, es); err != nil {
-			return err
-		}
-		cond := esov1.ExternalSecretStatusCondition{
-			Type: esov1.ExternalSecretReady, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now(),
-		}
-		replaced := false
-		for i := range es.Status.Conditions {
-			if es.Status.Conditions[i].Type == esov1.ExternalSecretReady {
-				if es.Status.Conditions[i].Status == status {
-					cond.LastTransitionTime = es.Status.Conditions[i].LastTransitionTime
-				}
-				es.Status.Conditions[i], replaced = cond, true
-			}
-		}
-		if !replaced {
-			es.Status.Conditions = append(es.Status.Conditions, cond)
-		}
-		if target != "" {
-			es.Status.RefreshTime = metav1.Now()
-			es.Status.SyncedResourceVersion = esoResourceVersion(es.ObjectMeta)
-			es.Status.Binding = corev1.LocalObjectReference{Name: target}
-		}
-		return c.Status().Update(ctx, es)
-	})
-	if err != nil {
-		return fmt.Errorf("set ExternalSecret %s Ready=%s: %w", key, status, err)
-	}
-	return nil
+// setReady writes the ExternalSecret's Ready condition as setExternalSecretCondition does.
+func (b *SecretBackend) setReady(ctx context.Context, key client.ObjectKey, status corev1.ConditionStatus, reason, msg, target string) error {
+	_, err := setExternalSecretCondition(ctx, b.c, key, status, reason, msg, target)
+	return err
 }

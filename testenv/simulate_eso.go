@@ -2,12 +2,9 @@ package testenv
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"crypto/sha3"
 	"fmt"
 	"maps"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,7 +25,7 @@ const ESOManagedLabel = "reconcile.external-secrets.io/managed"
 // not run: it writes data, as fetched from the provider, into the ExternalSecret's
 // target Secret and sets the ExternalSecret's Ready condition True (reason
 // SecretSynced), with refreshTime, binding and syncedResourceVersion filled in (as ESO
-// writes it: "<generation>-<hash of labels and annotations>").
+// writes it: "<generation>-<SHA3-224 of the annotations and labels>").
 //
 // The target Secret is spec.target.name, or the ExternalSecret's name when that is
 // empty, in the ExternalSecret's namespace. It follows spec.target.creationPolicy as ESO
@@ -50,7 +47,7 @@ func MarkExternalSecretSynced(ctx context.Context, c client.Client, key client.O
 		return nil, fmt.Errorf("testenv: mark ExternalSecret %s synced: %w", key, err)
 	}
 	return setExternalSecretCondition(ctx, c, key, corev1.ConditionTrue,
-		esov1.ConditionReasonSecretSynced, "secret synced", target)
+		esov1.ConditionReasonSecretSynced, SecretBackendSyncedMessage, target)
 }
 
 // MarkExternalSecretNotSynced sets the ExternalSecret's Ready condition False with
@@ -220,7 +217,7 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 		}
 		if target != "" {
 			es.Status.RefreshTime = now
-			es.Status.SyncedResourceVersion = syncedResourceVersion(es)
+			es.Status.SyncedResourceVersion = esoResourceVersion(es.ObjectMeta)
 			es.Status.Binding = corev1.LocalObjectReference{Name: target}
 		}
 		return c.Status().Update(ctx, es)
@@ -231,12 +228,20 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 	return es, nil
 }
 
-// syncedResourceVersion is what ESO records for the spec it synced:
-// "<metadata.generation>-<hash of labels and annotations>".
-func syncedResourceVersion(es *esov1.ExternalSecret) string {
-	meta, _ := json.Marshal(map[string]map[string]string{"labels": es.Labels, "annotations": es.Annotations})
-	sum := sha256.Sum256(meta)
-	return strconv.FormatInt(es.Generation, 10) + "-" + hex.EncodeToString(sum[:16])
+// esoResourceVersion is what External Secrets Operator (v0.20) records in the
+// status.syncedResourceVersion of an object it has synced, from the object's metadata
+// as it read it: "<generation>-<hex SHA3-224 of the annotations and labels>" (ESO's
+// ctrlutil.GetResourceVersion). A change of generation, of a label or of an annotation
+// changes it.
+func esoResourceVersion(m metav1.ObjectMeta) string {
+	// ESO hashes the %+v text of an unexported struct of the two maps; fmt prints map
+	// keys sorted, so the text depends only on the maps' contents.
+	type meta struct {
+		annotations map[string]string
+		labels      map[string]string
+	}
+	text := fmt.Sprintf("%+v", meta{annotations: m.Annotations, labels: m.Labels})
+	return fmt.Sprintf("%d-%x", m.Generation, sha3.Sum224([]byte(text)))
 }
 
 // setStoreCondition writes the Ready condition of a SecretStore or ClusterSecretStore

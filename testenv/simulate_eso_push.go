@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"context"
-	"crypto/sha3"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,22 +88,6 @@ func MarkPushSecretFailed(ctx context.Context, c client.Client, key client.Objec
 		return nil, fmt.Errorf("testenv: mark PushSecret %s failed: %w", key, err)
 	}
 	return ps, nil
-}
-
-// esoResourceVersion is what External Secrets Operator (v0.20) records in the
-// status.syncedResourceVersion of an object it has synced, from the object's metadata
-// as it read it: "<generation>-<hex SHA3-224 of the annotations and labels>" (ESO's
-// ctrlutil.GetResourceVersion). A change of generation, of a label or of an annotation
-// changes it.
-func esoResourceVersion(m metav1.ObjectMeta) string {
-	// ESO hashes the %+v text of an unexported struct of the two maps; fmt prints map
-	// keys sorted, so the text depends only on the maps' contents.
-	type meta struct {
-		annotations map[string]string
-		labels      map[string]string
-	}
-	text := fmt.Sprintf("%+v", meta{annotations: m.Annotations, labels: m.Labels})
-	return fmt.Sprintf("%d-%x", m.Generation, sha3.Sum224([]byte(text)))
 }
 
 // pushSecretReady returns the Ready condition of ps, nil when it has none.
