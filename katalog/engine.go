@@ -309,18 +309,8 @@ func selectsAny(decls []CrossRef, reader *unstructured.Unstructured, obj client.
 		if usesCross(x.Selector.Name) || usesCross(x.Selector.Namespace) {
 			return true
 		}
-		name, err := render(x.Selector.Name, d, "cross "+x.Alias()+" selector.name")
-		if err != nil {
-			return true
-		}
-		ns, err := render(x.Selector.Namespace, d, "cross "+x.Alias()+" selector.namespace")
-		if err != nil {
-			return true
-		}
-		if ns == "" {
-			ns = reader.GetNamespace()
-		}
-		if ns == obj.GetNamespace() && name == obj.GetName() {
+		key, err := x.selected(d, reader)
+		if err != nil || key == client.ObjectKeyFromObject(obj) {
 			return true
 		}
 	}

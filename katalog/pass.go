@@ -244,29 +244,39 @@ func (r *crdReconciler) statusStep(ctx context.Context, v *crView) (ctrl.Result,
 	return ctrl.Result{RequeueAfter: r.crd.ResyncPeriod()}, nil
 }
 
+// selected renders x's selector against d, the data of reader: the key of the custom
+// resource x reads (an empty selector.namespace is reader's own namespace).
+func (x CrossRef) selected(d passData, reader client.Object) (client.ObjectKey, error) {
+	name, err := render(x.Selector.Name, d, "cross "+x.Alias()+" selector.name")
+	if err != nil {
+		return client.ObjectKey{}, err
+	}
+	ns, err := render(x.Selector.Namespace, d, "cross "+x.Alias()+" selector.namespace")
+	if err != nil {
+		return client.ObjectKey{}, err
+	}
+	if ns == "" {
+		ns = reader.GetNamespace()
+	}
+	return client.ObjectKey{Namespace: ns, Name: name}, nil
+}
+
 // readCross puts each cross reference's custom resource, read from the manager's cache,
 // under d["cross"][alias]: {found, metadata, labels, spec, status}; found is false (and
 // the rest empty) when there is none.
 func (r *crdReconciler) readCross(ctx context.Context, cr *unstructured.Unstructured, box *OperatorBox, d passData) error {
 	cross := d["cross"].(map[string]any)
 	for _, x := range box.Cross {
-		name, err := render(x.Selector.Name, d, "cross "+x.Alias()+" selector.name")
+		key, err := x.selected(d, cr)
 		if err != nil {
 			return err
-		}
-		ns, err := render(x.Selector.Namespace, d, "cross "+x.Alias()+" selector.namespace")
-		if err != nil {
-			return err
-		}
-		if ns == "" {
-			ns = cr.GetNamespace()
 		}
 		other := newCR(r.engine.crds[x.CRD])
 		entry := map[string]any{"found": false, "metadata": map[string]any{}, "labels": map[string]any{}, "spec": map[string]any{}, "status": map[string]any{}}
-		switch err := r.engine.reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, other); {
+		switch err := r.engine.reader.Get(ctx, key, other); {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			return fmt.Errorf("read cross %s (%s %s/%s): %w", x.Alias(), other.GetKind(), ns, name, err)
+			return fmt.Errorf("read cross %s (%s %s): %w", x.Alias(), other.GetKind(), key, err)
 		default:
 			entry["found"] = true
 			for _, k := range []string{"metadata", "spec", "status"} {
