@@ -94,7 +94,8 @@ type Options struct {
 	// error the manager's Start returned). It must register its reconciler through
 	// run.Wrap, hand run.Logger and run.Registerer to its manager and metrics, and may
 	// restrict its cache to run.Namespace. Each check starts the operator afresh (two
-	// instances at once for TwoReplicas).
+	// instances at once for TwoReplicas). An operator on multicluster.RunOperator gets
+	// all but the Wrap from run.OperatorOptions and run.Metrics.
 	Start func(ctx context.Context, cfg *rest.Config, run RunOptions) error
 	// Samples are valid CRs. Each check creates them in a fresh namespace (the sample's
 	// namespace is replaced; name, labels, annotations and spec are kept).

@@ -27,7 +27,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -47,13 +46,10 @@ var keyStepOptions = controller.KeyStepOptions{FieldManager: controller.FieldMan
 // check pointed at a stand-in version document.
 func startKeystoneOperator(api string) func(context.Context, *rest.Config, conformance.RunOptions) error {
 	return func(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-		opts := multicluster.OperatorOptions{FieldManager: controller.FieldManager, Namespace: run.Namespace,
-			MetricsBindAddress: "0", HealthProbeBindAddress: "0"}
-		opts.Manager.Scheme, opts.Manager.Logger, opts.Manager.Controller.SkipNameValidation = env.Scheme, run.Logger, new(true)
-		return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme), func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 			ropts := controller.DefaultOptions()
 			var err error
-			if ropts.Metrics, err = reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: controller.MetricsPrefix, Registerer: run.Registerer}); err != nil {
+			if ropts.Metrics, err = run.Metrics(controller.MetricsPrefix); err != nil {
 				return err
 			}
 			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)

@@ -29,11 +29,8 @@ import (
 // registry. The controller's watches are those of MemoReconciler.SetupWithManager,
 // registered here so that the reconciler is the one the suite wrapped.
 func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-	opts := multicluster.OperatorOptions{FieldManager: controller.FieldManager, Namespace: run.Namespace,
-		MetricsBindAddress: "0", HealthProbeBindAddress: "0"}
-	opts.Manager.Scheme, opts.Manager.Logger = env.Scheme, run.Logger
-	return multicluster.RunOperator(ctx, cfg, opts, func(_ context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-		metrics, err := reconcile.NewMetrics(reconcile.MetricsOptions{Prefix: "memo_operator", Registerer: run.Registerer})
+	return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme), func(_ context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		metrics, err := run.Metrics("memo_operator")
 		if err != nil {
 			return err
 		}
