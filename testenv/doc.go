@@ -44,7 +44,10 @@
 // CA. A manager from [Env.StartManager] serves webhooks there and returns once the
 // server listens; register the handlers on it (ctrl.NewWebhookManagedBy(mgr) or
 // mgr.GetWebhookServer().Register) and the real API server calls them on every
-// matching request, so defaulting and validation are tested as users meet them.
+// matching request, so defaulting and validation are tested as users meet them. A test
+// that runs the operator's own main function serves them with the address, port and
+// certificates of [Env.WebhookServerOptions] and waits for its server with
+// [Env.WaitForWebhookServer].
 //
 // # Simulators
 //

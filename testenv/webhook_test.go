@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +33,15 @@ func TestWebhooksAreServedByTheTestManager(t *testing.T) {
 	if _, ok := e.WebhookServerOptions(); !ok {
 		t.Fatal("WebhookServerOptions reports no webhooks")
 	}
+	soon, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := e.WaitForWebhookServer(soon); err == nil {
+		t.Fatal("WaitForWebhookServer returned before any server listened")
+	}
 	mgr, _ := e.StartManager(t, ctrl.Options{})
+	if err := e.WaitForWebhookServer(context.Background()); err != nil {
+		t.Fatalf("WaitForWebhookServer with the manager serving: %v", err)
+	}
 	mgr.GetWebhookServer().Register("/validate-configmap", &webhook.Admission{Handler: admission.HandlerFunc(
 		func(_ context.Context, req admission.Request) admission.Response {
 			if strings.Contains(string(req.Object.Raw), `"forbidden"`) {
@@ -69,5 +78,8 @@ func TestWebhookServerOptionsWithoutWebhooks(t *testing.T) {
 	var none *testenv.Env
 	if _, ok := none.WebhookServerOptions(); ok {
 		t.Fatal("a nil Env reports webhook server options")
+	}
+	if err := env.WaitForWebhookServer(context.Background()); err == nil || !strings.Contains(err.Error(), "no webhooks") {
+		t.Fatalf("WaitForWebhookServer without webhooks: %v, want an error saying none are installed", err)
 	}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,14 +49,9 @@ func TestRun(t *testing.T) {
 		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
 		return run(ctx, env.Config, webhookFlags(t, f))
 	})
-	wo, _ := env.WebhookServerOptions()
-	poll(t, "the webhook server listens", func(ctx context.Context) bool {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wo.Port)))
-		if err == nil {
-			_ = conn.Close()
-		}
-		return err == nil
-	})
+	if err := env.WaitForWebhookServer(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("reconciles a Horizon", func(t *testing.T) { reconcilesAHorizon(t, ns) })
 	t.Run("serves the webhook", func(t *testing.T) { servesTheWebhook(t, ns) })
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,14 +52,9 @@ func TestRun(t *testing.T) {
 		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
 		return run(ctx, env.Config, webhookFlags(t, f))
 	})
-	wo, _ := env.WebhookServerOptions()
-	poll(t, "the webhook server listens", func(ctx context.Context) bool {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wo.Port)))
-		if err == nil {
-			_ = conn.Close()
-		}
-		return err == nil
-	})
+	if err := env.WaitForWebhookServer(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("reconciles a Keystone", func(t *testing.T) { reconcilesAKeystone(t, ns) })
 	t.Run("serves the webhooks", func(t *testing.T) { servesTheWebhooks(t, ns) })
 }
