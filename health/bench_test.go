@@ -11,7 +11,9 @@ import (
 // reused from the TTL cache (no request).
 func BenchmarkCheckCacheHit(b *testing.B) {
 	s := newServer(b, status(200, ""))
-	p := health.NewProber(health.DefaultOptions())
+	opts := health.DefaultOptions()
+	opts.Outbound = loopback
+	p := health.NewProber(opts)
 	ctx := context.Background()
 	if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
 		b.Fatal(err)
@@ -32,6 +34,7 @@ func BenchmarkCheckCacheHit(b *testing.B) {
 func BenchmarkCheckMiss(b *testing.B) {
 	s := newServer(b, status(200, ""))
 	opts := health.DefaultOptions()
+	opts.Outbound = loopback
 	opts.TTL = 0
 	p := health.NewProber(opts)
 	ctx := context.Background()

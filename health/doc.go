@@ -42,11 +42,16 @@
 // Whoever answers on the probed endpoint controls what comes back, and the prober
 // assumes nothing about it:
 //
-//   - Redirects are followed only on the probed URL's host name (any port or scheme, up
-//     to 10 hops, each checked against the first request's host). A redirect to
+//   - Requests follow the SDK's outbound policy ([outbound.Policy], set in
+//     [Options].Outbound). A destination that resolves to a loopback, link-local,
+//     unspecified or multicast address is not connected to: the probe fails with
+//     ConnectionFailed and the message names the refused address. Redirects are
+//     followed only on the probed URL's host name (any port, never from https to plain
+//     http, up to 10 hops, each checked against the first request's host). A redirect to
 //     another host — an internal service, a cloud metadata address — is not followed:
 //     the probe fails with HealthCheckFailed and the message names the host it was
-//     sent to. [Options].AllowCrossHostRedirects allows it.
+//     sent to. Options.Outbound.AllowCIDRs, AllowHosts and AllowCrossHostRedirects
+//     open these doors.
 //   - Every piece of text a message quotes that the prober does not write itself —
 //     the URL, the status line, the refused redirect's host, a transport error, the
 //     error of Options.Validate — is made valid UTF-8 without control characters and

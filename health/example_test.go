@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // ExampleProber_Check is the HealthCheck step of a reconciler: probe the cluster-local
@@ -20,8 +21,11 @@ func ExampleProber_Check() {
 	}))
 	defer login.Close()
 
-	prober := health.NewProber(health.DefaultOptions()) // one per controller
-	uid := types.UID("horizon-uid")                     // the CR's metadata.uid
+	opts := health.DefaultOptions()
+	// The stand-in listens on loopback, which the default outbound policy refuses.
+	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
+	prober := health.NewProber(opts) // one per controller
+	uid := types.UID("horizon-uid")  // the CR's metadata.uid
 
 	for range 2 {
 		cond, res, err := prober.Check(context.Background(), uid, login.URL+"/auth/login/", "HorizonAPIReady")

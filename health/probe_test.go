@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 const uid = types.UID("0b5c7a0e-0000-4000-8000-000000000001")
@@ -24,6 +26,7 @@ func testOptions(clock *fakeClock) health.Options {
 	opts := health.DefaultOptions()
 	opts.Timeout = 2 * time.Second
 	opts.Now = clock.Now
+	opts.Outbound = loopback // the test servers listen on 127.0.0.1
 	return opts
 }
 
@@ -355,10 +358,57 @@ func TestDefaults(t *testing.T) {
 	if health.RetryInterval != 10*time.Second {
 		t.Errorf("RetryInterval = %v, want 10s (spec: health-check retry)", health.RetryInterval)
 	}
-	// The zero Options work: a default client, timeout and clock.
+	// The zero Options (but for the loopback test server) work: a default client,
+	// timeout and clock.
 	s := newServer(t, status(200, ""))
-	out, err := health.NewProber(health.Options{}).Probe(context.Background(), uid, s.URL)
+	out, err := health.NewProber(health.Options{Outbound: loopback}).Probe(context.Background(), uid, s.URL)
 	if err != nil || !out.Healthy {
 		t.Errorf("zero Options: (%+v, %v)", out, err)
+	}
+}
+
+// loopback admits the test servers on 127.0.0.1, which the default policy refuses.
+var loopback = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
+
+// TestDefaultOptionsRefuseLoopback: with the default options a probe of the pod itself,
+// by address or by a name resolving there, is never sent; the condition names the
+// refused address. Fails on the old code, which probed any address.
+func TestDefaultOptionsRefuseLoopback(t *testing.T) {
+	s := newServer(t, status(200, "ok"))
+	for _, target := range []string{s.URL + "/?token=abc", "http://localhost:" + portOf(t, s) + "/"} {
+		cond, res, err := health.NewProber(health.DefaultOptions()).Check(context.Background(), uid, target, "APIReady")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond.Status != metav1.ConditionFalse || cond.Reason != health.ReasonConnectionFailed || res.RequeueAfter != health.RetryInterval {
+			t.Fatalf("%s: %+v %+v, want ConnectionFailed with the retry", target, cond, res)
+		}
+		if !strings.Contains(cond.Message, "127.0.0.1") && !strings.Contains(cond.Message, "::1") {
+			t.Errorf("message %q does not name the refused address", cond.Message)
+		}
+		if strings.Contains(cond.Message, "abc") {
+			t.Errorf("message %q quotes the query", cond.Message)
+		}
+	}
+	if n := s.hits.Load(); n != 0 {
+		t.Errorf("the refused server got %d requests", n)
+	}
+}
+
+// TestProbeRefusesDowngrade: a redirect from https to http on the same host is not followed.
+func TestProbeRefusesDowngrade(t *testing.T) {
+	plain := newServer(t, status(200, "ok"))
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/", http.StatusFound)
+	}))
+	t.Cleanup(tlsSrv.Close)
+	opts := testOptions(newClock())
+	opts.Client = &http.Client{Transport: loopback.GuardTransport(tlsSrv.Client().Transport.(*http.Transport))}
+	out, err := health.NewProber(opts).Probe(context.Background(), uid, tlsSrv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != health.ReasonCheckFailed || !strings.Contains(out.Message, "plain http") || plain.hits.Load() != 0 {
+		t.Fatalf("%+v (plain hits %d), want HealthCheckFailed naming the downgrade", out, plain.hits.Load())
 	}
 }

@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // Condition reasons, spelled as in the Horizon condition table (HorizonAPIReady).
@@ -74,10 +76,18 @@ type Options struct {
 	Timeout time.Duration
 	// TTL is how long a passing probe is reused; zero or negative disables the cache.
 	TTL time.Duration
-	// Client sends the requests; nil means a client of its own that ignores the
-	// HTTP(S)_PROXY environment (a cluster-local URL must not go through a proxy).
-	// Set it for HTTPS endpoints that need the cluster CA.
+	// Client sends the requests; nil means a client of its own whose transport dials
+	// through Outbound and ignores the HTTP(S)_PROXY environment (a cluster-local URL
+	// must not go through a proxy). Set it for HTTPS endpoints that need the cluster CA;
+	// its Transport then decides where connections go, so build it with
+	// Outbound.GuardTransport to keep the destination rule. The redirect rule of
+	// Outbound applies to every client.
 	Client *http.Client
+	// Outbound is the policy of the probe's requests (see package outbound): by default
+	// loopback, link-local, unspecified and multicast destinations are refused (the
+	// probe fails with ConnectionFailed naming the refused address) and a redirect to
+	// another host, or from https to http, is not followed (HealthCheckFailed).
+	Outbound outbound.Policy
 	// Validate, if set, judges a 2xx answer: an error makes the probe fail with
 	// APIUnhealthy and the error text in the message (keep secrets out of it). body
 	// holds at most MaxBodyBytes bytes.
@@ -87,11 +97,13 @@ type Options struct {
 	// Now returns the current time; nil means time.Now. Tests inject a fake clock.
 	Now func() time.Time
 	// AllowCrossHostRedirects lets a probe follow a redirect to another host name than
-	// the probed URL's. By default such a redirect is not followed: the probe fails with
+	// the probed URL's, as Outbound.AllowCrossHostRedirects does; either one set is
+	// enough. By default such a redirect is not followed: the probe fails with
 	// HealthCheckFailed, so that whoever answers on the endpoint cannot point the
-	// operator's requests at any other host (an internal service, a cloud metadata
-	// address). Redirects on the same host name (any port or scheme) are followed, up
-	// to 10, and the Client's own CheckRedirect, if any, is still consulted.
+	// operator's requests at any other host. Redirects on the same host name are
+	// followed, up to 10, and the Client's own CheckRedirect, if any, is still consulted.
+	//
+	// Deprecated: set Outbound.AllowCrossHostRedirects.
 	AllowCrossHostRedirects bool
 }
 
@@ -154,14 +166,14 @@ func NewProber(opts Options) *Prober {
 		client: opts.Client, timeout: opts.Timeout, ttl: opts.TTL, validate: opts.Validate,
 		maxBody: opts.MaxBodyBytes, now: opts.Now, passed: map[cacheKey]cacheEntry{},
 	}
+	policy := opts.Outbound
+	policy.AllowCrossHostRedirects = policy.AllowCrossHostRedirects || opts.AllowCrossHostRedirects
 	if p.client == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.Proxy = nil
-		p.client = &http.Client{Transport: t}
+		p.client = &http.Client{Transport: policy.Transport()}
 	}
 	// A copy: the caller's client is not changed.
 	c := *p.client
-	c.CheckRedirect = checkRedirect(opts.AllowCrossHostRedirects, p.client.CheckRedirect)
+	c.CheckRedirect = policy.CheckRedirect(p.client.CheckRedirect)
 	p.client = &c
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
@@ -261,33 +273,6 @@ func (p *Prober) store(key cacheKey, out Outcome, now time.Time) {
 	}
 }
 
-// refusedKey is the context key of a probe's *refusedRedirect.
-type refusedKey struct{}
-
-// refusedRedirect records the redirect a probe did not follow.
-type refusedRedirect struct{ host string }
-
-// checkRedirect returns the client's CheckRedirect: a redirect to another host name than
-// the first request's is not followed (unless allowed) — the 3xx answer is the probe's
-// answer — and next, or the standard limit of 10 redirects, decides the rest.
-func checkRedirect(allowCrossHost bool, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if !allowCrossHost && len(via) > 0 && !strings.EqualFold(req.URL.Hostname(), via[0].URL.Hostname()) {
-			if r, ok := req.Context().Value(refusedKey{}).(*refusedRedirect); ok {
-				r.host = req.URL.Host
-			}
-			return http.ErrUseLastResponse
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-}
-
 // clip returns s as valid UTF-8 without control characters (each replaced by a space),
 // cut on a rune boundary to at most n bytes, ending in "…" when it was cut.
 func clip(s string, n int) string {
@@ -357,8 +342,7 @@ func redact(u *url.URL) string {
 // get sends the GET and classifies what happened.
 func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
 	target := "GET " + quote(redact(u))
-	var refused refusedRedirect
-	reqCtx, cancel := context.WithTimeout(context.WithValue(ctx, refusedKey{}, &refused), p.timeout)
+	reqCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -375,10 +359,6 @@ func (p *Prober) get(ctx context.Context, u *url.URL) (Outcome, error) {
 		return p.failure(ctx, target+" (reading the body)", readErr)
 	}
 	status := quote(resp.Status)
-	if refused.host != "" {
-		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s: redirect to another host (%s) not followed",
-			target, status, quote(refused.host))}, nil
-	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s", target, status)}, nil
 	}
@@ -404,7 +384,14 @@ func (p *Prober) failure(ctx context.Context, target string, err error) (Outcome
 	}
 	var dnsErr *net.DNSError
 	var netErr net.Error
+	var redirect *outbound.RedirectError
+	var refused *outbound.RefusedError
 	switch {
+	case errors.As(err, &redirect):
+		return Outcome{Reason: ReasonCheckFailed, Message: fmt.Sprintf("%s returned %s: redirect to %s (%s) not followed",
+			target, quote(redirect.Status), redirectWhat(redirect), quote(redirect.To))}, nil
+	case errors.As(err, &refused):
+		return Outcome{Reason: ReasonConnectionFailed, Message: fmt.Sprintf("%s not sent: %s", target, quote(refused.Error()))}, nil
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return Outcome{Reason: ReasonEndpointNotReady,
 			Message: fmt.Sprintf("%s: host %s does not resolve (yet): %s", target, quote(dnsErr.Name), quote(err.Error()))}, nil
@@ -413,4 +400,12 @@ func (p *Prober) failure(ctx context.Context, target string, err error) (Outcome
 	default:
 		return Outcome{Reason: ReasonConnectionFailed, Message: fmt.Sprintf("%s failed: %s", target, quote(err.Error()))}, nil
 	}
+}
+
+// redirectWhat says what kind of redirect was refused.
+func redirectWhat(e *outbound.RedirectError) string {
+	if e.Reason == "https to http" {
+		return "plain http"
+	}
+	return "another host"
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // A CR without an endpoint is not probed: Check reports EndpointNotReady and sends no
@@ -16,7 +17,9 @@ func TestEndpointURL(t *testing.T) {
 	requested := ""
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { requested = r.URL.Path }))
 	defer srv.Close()
-	p := health.NewProber(health.DefaultOptions())
+	opts := health.DefaultOptions()
+	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
+	p := health.NewProber(opts)
 
 	cond, _, err := p.Check(context.Background(), "uid-1", health.EndpointURL("", "/v3"), "APIReady")
 	if err != nil || cond.Reason != health.ReasonEndpointNotReady || requested != "" {
