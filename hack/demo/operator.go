@@ -24,6 +24,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -55,6 +56,7 @@ func startOperator(ctx context.Context, env *testenv.Env, probeURL func(*v1alpha
 	return startManager(ctx, env, controller.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		opts := controller.DefaultOptions()
 		opts.ProbeURL = probeURL
+		opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the stand-in login page listens on loopback
 		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
 		r, err := controller.NewReconciler(resolver, opts)
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -45,6 +46,7 @@ func startHorizonOperator(login string) func(context.Context, *rest.Config, conf
 				return err
 			}
 			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+			ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the login page listens on loopback
 			ropts.ProbeURL = func(h *v1alpha1.Horizon) string {
 				if h.Status.Endpoint == "" {
 					return ""

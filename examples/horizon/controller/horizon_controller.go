@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -50,9 +51,14 @@ type Options struct {
 	// Metrics records the step durations and errors; nil records none. Build it with
 	// reconcile.NewMetrics(reconcile.DefaultMetricsOptions(MetricsPrefix)).
 	Metrics *reconcile.Metrics
-	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions
-	// and the login-page check of LoginPageValid.
+	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions,
+	// the login-page check of LoginPageValid and Outbound.
 	Prober *health.Prober
+	// Outbound is the policy of the default Prober's requests: by default a probe that
+	// would reach a loopback, link-local, unspecified or multicast address is refused
+	// (ConnectionFailed), and so is a redirect to another host. Tests that stand a local
+	// server in for the dashboard allow loopback here.
+	Outbound outbound.Policy
 	// ProbeURL returns the URL the HealthCheck step requests for a Horizon; nil means
 	// status.endpoint followed by LoginPath. Tests and demos that run no cluster DNS
 	// point it at a local server.
@@ -113,6 +119,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if opts.Prober == nil {
 		po := health.DefaultOptions()
 		po.Validate = LoginPageValid
+		po.Outbound = opts.Outbound
 		opts.Prober = health.NewProber(po)
 	}
 	if opts.ProbeURL == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -95,6 +96,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 		ropts := controller.DefaultOptions()
 		ropts.NamespaceScoped = o.namespaceScoped
 		ropts.Cleanup = o.cleanup
+		ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the login page listens on loopback
 		ropts.ProbeURL = func(h *v1alpha1.Horizon) string {
 			if h.Status.Endpoint == "" {
 				return ""

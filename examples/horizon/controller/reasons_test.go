@@ -35,6 +35,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/netpol"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -557,6 +558,7 @@ func TestReasonsHealthCheckStep(t *testing.T) {
 	po := health.DefaultOptions()
 	po.Timeout = 300 * time.Millisecond
 	po.Validate = controller.LoginPageValid
+	po.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	cases := []struct {
 		name     string
 		endpoint string // status.endpoint; empty: none published yet
@@ -812,6 +814,7 @@ func TestStepsNeverResultWithError(t *testing.T) {
 	login := newLoginPage(t)
 	opts := controller.DefaultOptions()
 	opts.ProbeURL = func(*v1alpha1.Horizon) string { return login.srv.URL + controller.LoginPath }
+	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	rec := newStepReconciler(t, opts)
 	h := newHorizon(ns, "dashboard")
 	h.Spec.Gateway = &v1alpha1.GatewaySpec{ParentRef: v1alpha1.GatewayParentRef{Name: "public"}, Hostname: "dashboard.example.com"}
