@@ -2,7 +2,6 @@ package secrets
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"maps"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/credential"
 )
 
 // Bounds of GeneratedSecret.Length.
@@ -34,7 +34,7 @@ const (
 
 // alphabet is the character set of generated credentials: alphanumeric, so a value is
 // safe in a DSN, a URL, an INI file and a shell without quoting.
-const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const alphabet = credential.Alphabet
 
 // GeneratedSecret describes a credential Secret that [EnsureGeneratedSecret] creates
 // once with a random value and never regenerates.
@@ -401,24 +401,5 @@ func isNil(v any) bool {
 }
 
 // randomAlphanumeric returns n characters drawn uniformly from alphabet with
-// crypto/rand (rejection sampling, so no character is more likely than another).
-func randomAlphanumeric(n int) ([]byte, error) {
-	const limit = 256 - 256%len(alphabet) // largest multiple of len(alphabet) <= 256
-	out := make([]byte, 0, n)
-	buf := make([]byte, n+n/4+8)
-	for len(out) < n {
-		if _, err := rand.Read(buf); err != nil {
-			return nil, err
-		}
-		for _, b := range buf {
-			if int(b) >= limit {
-				continue
-			}
-			out = append(out, alphabet[int(b)%len(alphabet)])
-			if len(out) == n {
-				break
-			}
-		}
-	}
-	return out, nil
-}
+// crypto/rand: the SDK's one generator, credential.Random.
+func randomAlphanumeric(n int) ([]byte, error) { return credential.Random(n) }
