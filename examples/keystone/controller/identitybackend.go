@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,10 +18,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/satellite"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -41,9 +44,17 @@ const (
 // The reasons of a KeystoneIdentityBackend's conditions; TargetClusterUnavailable
 // (DomainReady False) is package multicluster's.
 const (
-	// ReasonWaitingForKeystone (DomainReady False): the Keystone does not exist or has
-	// no endpoint yet.
+	// ReasonWaitingForKeystone (DomainReady False): the Keystone does not exist, has
+	// not published status.endpoint yet (its Deployment is not available), or the
+	// Service of its name is not the Keystone's own (it is not controlled by the
+	// Keystone).
 	ReasonWaitingForKeystone = "WaitingForKeystone"
+	// ReasonExternalEndpointRequired (DomainReady False): the Keystone runs on a target
+	// cluster (spec.targetClusterRef) and sets no spec.externalEndpoint, or one that is
+	// not an https URL. Its Service URL resolves on the operator's own cluster, so the
+	// admin password is sent nowhere until the Keystone names the https URL the
+	// operator reaches its API at.
+	ReasonExternalEndpointRequired = "ExternalEndpointRequired"
 	// ReasonInvalidConfig (DomainReady False): the domain file cannot be rendered from
 	// the backend (a section name that is not lower case, an option oslo.config cannot
 	// read back, [ldap] password set in config, a bind password with a backslash
@@ -56,7 +67,9 @@ const (
 	// Secret, or its key, does not exist yet.
 	ReasonAdminPasswordMissing = "AdminPasswordMissing"
 	// ReasonKeystoneUnreachable (DomainReady False): the Keystone API did not answer,
-	// answered 5xx, or answered something that is not Keystone's. Once the domain was
+	// answered 5xx, answered something that is not Keystone's (a redirect among them:
+	// none is followed), or its address is one the outbound policy refuses
+	// (IdentityBackendOptions.OutboundPolicy). The message names the endpoint. Once the domain was
 	// made ready for the current generation, an unreachable API leaves DomainReady True
 	// (the domain does not stop existing), so a Keystone rollout does not take the
 	// domain out of its own configuration.
@@ -109,14 +122,27 @@ const defaultAdminPasswordKey = AdminPasswordDataKey
 // IdentityBackendOptions configure NewIdentityBackendReconciler. Start from
 // DefaultIdentityBackendOptions.
 type IdentityBackendOptions struct {
-	// KeystoneURL returns the URL of the Keystone API the domain is created through; nil
-	// means status.endpoint. "" means the Keystone has no endpoint yet
+	// KeystoneURL returns the URL of the Keystone API the domain of a backend of k is
+	// created through, for a Keystone on the management cluster; nil means Endpoint(k),
+	// the Service URL computed from the Keystone's name and namespace, sent to only
+	// while the Service of that name is controlled by the Keystone. It is never called
+	// for a Keystone with spec.targetClusterRef, which is reached at
+	// spec.externalEndpoint only. "" means the Keystone has no endpoint yet
 	// (WaitingForKeystone). Tests and operators running outside the cluster point it
-	// elsewhere.
+	// elsewhere; status.endpoint, which whoever may write keystones/status can set,
+	// is never the address.
 	KeystoneURL func(k *v1alpha1.Keystone) string
-	// HTTPClient sends the Keystone API requests; nil means keystoneapi's default (a
-	// 10 s timeout).
-	HTTPClient *http.Client
+	// OutboundPolicy says where the Keystone API requests may connect; the zero value
+	// is outbound's default (loopback, link-local, unspecified and multicast addresses
+	// refused after name resolution). A Keystone API is a cluster Service or an
+	// external https endpoint, neither of which lies in those ranges. Tests against an
+	// httptest server allow loopback (outbound.LoopbackPrefixes).
+	OutboundPolicy outbound.Policy
+	// Transport is the base of the Keystone API client's transport: its TLS settings,
+	// such as the CA spec.externalEndpoint's certificate is verified with; nil means
+	// http.DefaultTransport. The client dials through OutboundPolicy whatever it holds
+	// and follows no redirect (keystoneapi.Options).
+	Transport *http.Transport
 	// AdminPasswordKey is the data key of the admin password in the Secret
 	// AdminPasswordSecretName; empty means "password".
 	AdminPasswordKey string
@@ -130,7 +156,8 @@ type IdentityBackendOptions struct {
 }
 
 // DefaultIdentityBackendOptions returns the options of an operator that reaches every
-// Keystone at its status.endpoint.
+// Keystone on its own cluster at the Keystone's Service (Endpoint) and every Keystone
+// on a target cluster at its spec.externalEndpoint, through outbound's default policy.
 func DefaultIdentityBackendOptions() IdentityBackendOptions {
 	return IdentityBackendOptions{AdminPasswordKey: defaultAdminPasswordKey, PollInterval: DefaultIdentityBackendPollInterval}
 }
@@ -154,6 +181,9 @@ type IdentityBackendReconciler struct {
 	resolver multicluster.Resolver
 	opts     IdentityBackendOptions
 	passOpts reconcile.PassOptions
+	// ownService says that KeystoneURL is the default, Endpoint: the Service of the
+	// Keystone's name must be controlled by the Keystone.
+	ownService bool
 }
 
 // NewIdentityBackendReconciler builds the KeystoneIdentityBackend reconciler on
@@ -175,8 +205,9 @@ func NewIdentityBackendReconciler(resolver *multicluster.ClusterResolver, opts I
 	if r.opts.PollInterval <= 0 {
 		r.opts.PollInterval = DefaultIdentityBackendPollInterval
 	}
-	if r.opts.KeystoneURL == nil {
-		r.opts.KeystoneURL = func(k *v1alpha1.Keystone) string { return k.Status.Endpoint }
+	r.ownService = r.opts.KeystoneURL == nil
+	if r.ownService {
+		r.opts.KeystoneURL = Endpoint
 	}
 	r.passOpts = reconcile.DefaultPassOptions(ConditionDomainReady, ConditionConfigProjected)
 	r.passOpts.APIReader = local.APIReader
@@ -235,8 +266,9 @@ func (r *IdentityBackendReconciler) pass(ctx context.Context, b *v1alpha1.Keysto
 }
 
 // gate sets DomainReady: the domain file renders (with the bind password), the
-// Keystone has an endpoint and an admin password, and the domain exists in Keystone,
-// created or adopted. It returns the rendered file for observe.
+// Keystone's API has an address the admin password may go to (endpoint), the admin
+// password exists, and the domain exists in Keystone, created or adopted. It returns
+// the rendered file for observe.
 func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client) (string, ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
 	password, why, err := bindPassword(ctx, r.client, b)
@@ -256,11 +288,9 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 		return "", ctrl.Result{}, nil // waits for the backend to change
 	}
 
-	endpoint := r.opts.KeystoneURL(k)
-	if endpoint == "" {
-		reconcile.MarkFalse(b, ConditionDomainReady, ReasonWaitingForKeystone,
-			fmt.Sprintf("Keystone %s/%s has no endpoint yet", k.Namespace, k.Name))
-		return content, poll, nil
+	endpoint, res, err := r.endpoint(ctx, b, k, children)
+	if err != nil || endpoint == "" {
+		return content, res, err
 	}
 	adminKey := client.ObjectKey{Namespace: k.Namespace, Name: AdminPasswordSecretName(k)}
 	adminPassword, err := secrets.GetSecretValue(ctx, children, adminKey, r.opts.AdminPasswordKey)
@@ -275,14 +305,14 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 
 	api, err := keystoneapi.New(endpoint, keystoneapi.Credentials{
 		Username: keystoneAdminUser(k), Password: adminPassword, ProjectName: "admin",
-	}, keystoneapi.Options{HTTPClient: r.opts.HTTPClient})
+	}, keystoneapi.Options{Policy: r.opts.OutboundPolicy, Transport: r.opts.Transport})
 	if err != nil {
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonKeystoneUnreachable, err.Error())
 		return content, poll, nil
 	}
 	d, created, err := ensureDomain(ctx, api, b)
 	if err != nil {
-		r.keystoneFailed(ctx, b, err)
+		r.keystoneFailed(ctx, b, fmt.Errorf("Keystone API at %s: %w", outbound.RedactString(endpoint), err))
 		return content, poll, nil
 	}
 	known := b.Status.DomainID == d.ID
@@ -307,6 +337,71 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 	}
 	reconcile.MarkTrue(b, ConditionDomainReady, reason, msg)
 	return content, ctrl.Result{}, nil
+}
+
+// endpoint returns the URL of k's API the admin password may be sent to, or "" with
+// DomainReady set False and the result to return:
+//
+//   - a Keystone on a target cluster without an https spec.externalEndpoint:
+//     ExternalEndpointRequired (its Service name would resolve on the operator's own
+//     cluster, where it is not this Keystone);
+//   - status.endpoint empty: the Keystone's Deployment is not available yet
+//     (WaitingForKeystone). The field is read as that sign only, never as an address;
+//   - a Keystone on a target cluster: spec.externalEndpoint;
+//   - a Keystone on the management cluster: KeystoneURL(k); with the default
+//     (Endpoint) only while the Service of that name is controlled by k
+//     (WaitingForKeystone otherwise).
+func (r *IdentityBackendReconciler) endpoint(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone,
+	children client.Client) (string, ctrl.Result, error) {
+	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
+	key := client.ObjectKeyFromObject(k)
+	if ref := k.Spec.TargetClusterRef; ref != nil {
+		ext := k.Spec.ExternalEndpoint
+		u, err := url.Parse(ext)
+		switch {
+		case ext == "":
+			reconcile.MarkFalse(b, ConditionDomainReady, ReasonExternalEndpointRequired, fmt.Sprintf(
+				"Keystone %s runs on target cluster %s: set its spec.externalEndpoint to the https URL the operator reaches its API at; "+
+					"the admin password is not sent to its Service URL, which resolves on the operator's own cluster", key, ref.Name))
+			return "", ctrl.Result{}, nil // the Keystone's change wakes the backend
+		case err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+			reconcile.MarkFalse(b, ConditionDomainReady, ReasonExternalEndpointRequired, fmt.Sprintf(
+				"spec.externalEndpoint of Keystone %s is not an https URL with a host (and without user information, query or fragment): %s",
+				key, outbound.RedactString(ext)))
+			return "", ctrl.Result{}, nil
+		}
+	}
+	if k.Status.Endpoint == "" {
+		reconcile.MarkFalse(b, ConditionDomainReady, ReasonWaitingForKeystone,
+			fmt.Sprintf("Keystone %s has no endpoint yet", key))
+		return "", poll, nil
+	}
+	if k.Spec.TargetClusterRef != nil {
+		return k.Spec.ExternalEndpoint, ctrl.Result{}, nil
+	}
+	endpoint := r.opts.KeystoneURL(k)
+	if endpoint == "" {
+		reconcile.MarkFalse(b, ConditionDomainReady, ReasonWaitingForKeystone,
+			fmt.Sprintf("Keystone %s has no endpoint yet", key))
+		return "", poll, nil
+	}
+	if r.ownService {
+		svc := &corev1.Service{}
+		err := children.Get(ctx, key, svc)
+		switch {
+		case apierrors.IsNotFound(err):
+			reconcile.MarkFalse(b, ConditionDomainReady, ReasonWaitingForKeystone,
+				fmt.Sprintf("Keystone %s has no Service %s yet", key, key))
+			return "", poll, nil
+		case err != nil:
+			return "", ctrl.Result{}, fmt.Errorf("fetching Service %s of Keystone %s: %w", key, key, err)
+		case !apply.IsControlled(children, k, svc):
+			reconcile.MarkFalse(b, ConditionDomainReady, ReasonWaitingForKeystone, fmt.Sprintf(
+				"Service %s is not controlled by Keystone %s: the admin password is sent only to the Keystone's own Service", key, key))
+			return "", poll, nil
+		}
+	}
+	return endpoint, ctrl.Result{}, nil
 }
 
 // createdHere reports whether b's status records that this controller created the

@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi/keystonetest"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -62,18 +63,27 @@ func startOperator(t *testing.T, ns string) *operator {
 // with the KeystoneIdentityBackend controller when withController is set.
 func startManager(t *testing.T, ns string, withController bool) *operator {
 	t.Helper()
+	return startManagerWith(t, ns, "", withController, nil)
+}
+
+// startManagerWith is startManager with target clusters registered in clustersNS
+// ("" none) and change applied to the options, after the tests' defaults: every
+// Keystone of the management cluster is the stand-in (KeystoneURL), which listens on
+// loopback (OutboundPolicy allows it).
+func startManagerWith(t *testing.T, ns, clustersNS string, withController bool, change func(*controller.IdentityBackendOptions, *keystonetest.Server)) *operator {
+	t.Helper()
 	ks := keystonetest.New("admin", adminPassword)
 	t.Cleanup(ks.Close)
 	opts := controller.DefaultIdentityBackendOptions()
 	opts.PollInterval = poll
-	opts.KeystoneURL = func(k *v1alpha1.Keystone) string {
-		if k.Status.Endpoint == "" {
-			return ""
-		}
-		return ks.URL
+	opts.KeystoneURL = func(*v1alpha1.Keystone) string { return ks.URL }
+	opts.OutboundPolicy = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
+	if change != nil {
+		change(&opts, ks)
 	}
 	var operatorOpts testenv.OperatorOptions
 	operatorOpts.FieldManager, operatorOpts.Namespace, operatorOpts.Manager.Logger = fieldManager, ns, ctrl.Log
+	operatorOpts.ClustersNamespace = clustersNS
 	op := env.StartOperator(t, operatorOpts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		rec, err := controller.NewIdentityBackendReconciler(resolver, opts)
 		if err != nil || !withController {

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // The sentinels every error of this package wraps; see the package documentation.
@@ -27,16 +29,18 @@ var (
 	ErrConflict = errors.New("keystoneapi: conflict")
 	// ErrInvalidRequest: Keystone answered 400 or another 4xx status not listed here.
 	ErrInvalidRequest = errors.New("keystoneapi: invalid request")
-	// ErrUnavailable: Keystone did not answer (a transport error or a timeout) or
-	// answered with a 5xx status.
+	// ErrUnavailable: Keystone did not answer (a transport error, a timeout, or a
+	// destination the outbound policy refuses: then the error also wraps
+	// outbound.ErrRefused) or answered with a 5xx status.
 	ErrUnavailable = errors.New("keystoneapi: Keystone unavailable")
 	// ErrUnexpectedResponse: an answer that is not Keystone's: a successful
 	// authentication without X-Subject-Token, a body that does not decode, a status
-	// the call does not expect.
+	// the call does not expect, a redirect (never followed: the error also wraps
+	// outbound.ErrRedirectRefused).
 	ErrUnexpectedResponse = errors.New("keystoneapi: unexpected response")
 )
 
-// DefaultTimeout bounds each request of a Client built without Options.HTTPClient.
+// DefaultTimeout bounds each request of a Client whose Options.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
 // maxBody bounds the bytes read from an answer.
@@ -61,10 +65,22 @@ type Credentials struct {
 	ProjectDomainName string
 }
 
-// Options configure New.
+// Options configure New. The zero value dials through outbound.DefaultPolicy with
+// http.DefaultTransport's settings and DefaultTimeout.
 type Options struct {
-	// HTTPClient sends the requests; nil means a client with DefaultTimeout.
-	HTTPClient *http.Client
+	// Policy says where the client may connect; the zero value is outbound's default,
+	// which refuses loopback, link-local, unspecified and multicast addresses after
+	// name resolution. Tests against an httptest server allow loopback explicitly
+	// (Policy{AllowCIDRs: outbound.LoopbackPrefixes}).
+	Policy outbound.Policy
+	// Transport is the base of the client's transport (its TLS settings, such as the
+	// CA a private Keystone's certificate is verified with, its timeouts and pool
+	// sizes); nil means http.DefaultTransport. It is never used as is: the client
+	// uses a clone that dials through Policy and uses no proxy
+	// (outbound.Policy.GuardTransport).
+	Transport *http.Transport
+	// Timeout bounds each request; zero means DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Domain is a Keystone domain.
@@ -92,24 +108,27 @@ type Client struct {
 // http://keystone.openstack.svc:5000; a trailing "/v3" is accepted). It sends no
 // request. An endpoint that is not an http or https URL with a host, or that carries
 // user information, query or fragment, and credentials without username, password or
-// project, return an error wrapping ErrInvalidOptions that does not quote the
-// password.
+// project, return an error wrapping ErrInvalidOptions that quotes neither the password
+// nor the endpoint's user information, query or fragment (outbound.Redact).
+//
+// The Client follows no redirect (outbound.RefuseRedirects): every request carries the
+// password or a token, and a redirect would hand them to wherever it points. Its
+// connections go through opts.Policy.
 func New(endpoint string, creds Credentials, opts Options) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		// url.Error quotes the input; an endpoint holds no secret unless it carries
-		// user information, which is refused, so quote it only redacted.
+		// url.Error quotes the input, user information and query included.
 		return nil, fmt.Errorf("%w: endpoint is not a URL", ErrInvalidOptions)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%w: endpoint %q is not an http or https URL", ErrInvalidOptions, u.Redacted())
+		return nil, fmt.Errorf("%w: endpoint %q is not an http or https URL", ErrInvalidOptions, outbound.Redact(u))
 	case u.Host == "":
-		return nil, fmt.Errorf("%w: endpoint %q has no host", ErrInvalidOptions, u.Redacted())
+		return nil, fmt.Errorf("%w: endpoint %q has no host", ErrInvalidOptions, outbound.Redact(u))
 	case u.User != nil:
-		return nil, fmt.Errorf("%w: endpoint %q carries user information; the credentials go in Credentials", ErrInvalidOptions, u.Redacted())
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("%w: endpoint %q has a query or fragment", ErrInvalidOptions, u.Redacted())
+		return nil, fmt.Errorf("%w: endpoint %q carries user information; the credentials go in Credentials", ErrInvalidOptions, outbound.Redact(u))
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return nil, fmt.Errorf("%w: endpoint %q has a query or fragment", ErrInvalidOptions, outbound.Redact(u))
 	}
 	var missing []string
 	if creds.Username == "" {
@@ -131,10 +150,15 @@ func New(endpoint string, creds Credentials, opts Options) (*Client, error) {
 		creds.ProjectDomainName = "Default"
 	}
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v3")
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: DefaultTimeout}
+	base := opts.Transport
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport)
 	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	hc := &http.Client{Transport: opts.Policy.GuardTransport(base), CheckRedirect: outbound.RefuseRedirects, Timeout: timeout}
 	return &Client{base: u, creds: creds, http: hc}, nil
 }
 
@@ -282,7 +306,17 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.errorf(method, path, ErrUnavailable, "%s", err.Error())
+		// *url.Error quotes the whole URL, query included: keep its cause only (the
+		// error names the call by method and path).
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		sentinel := ErrUnavailable
+		if errors.Is(err, outbound.ErrRedirectRefused) {
+			sentinel = ErrUnexpectedResponse
+		}
+		return nil, c.wrapf(method, path, sentinel, err, "%s", err.Error())
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -333,28 +367,41 @@ func keystoneMessage(body []byte) string {
 // errorf returns "keystoneapi: <method> <path>: <text>" wrapping sentinel, with the
 // password and the token redacted from text.
 func (c *Client) errorf(method, path string, sentinel error, format string, args ...any) error {
+	return c.wrapf(method, path, sentinel, nil, format, args...)
+}
+
+// wrapf is errorf for an error that also wraps cause (nil: none).
+func (c *Client) wrapf(method, path string, sentinel, cause error, format string, args ...any) error {
 	text := fmt.Sprintf(format, args...)
 	for _, secret := range []string{c.creds.Password, c.token, url.QueryEscape(c.creds.Password)} {
 		if secret != "" {
 			text = strings.ReplaceAll(text, secret, redacted)
 		}
 	}
-	return &Error{Method: method, Path: path, text: text, sentinel: sentinel}
+	return &Error{Method: method, Path: path, text: text, sentinel: sentinel, cause: cause}
 }
 
 // Error is the error of a call: the request and what went wrong. It wraps one of the
-// package's sentinels.
+// package's sentinels and, for a call that got no answer, the transport's error (for
+// example an *outbound.RefusedError or *outbound.RedirectError, for errors.As).
 type Error struct {
 	// Method and Path name the call ("POST", "/v3/domains").
 	Method, Path string
 	text         string
 	sentinel     error
+	cause        error
 }
 
-// Error returns "<sentinel>: <method> <path>: <what went wrong>".
+// Error returns "<sentinel>: <method> <path>: <what went wrong>". It carries no URL
+// query, no password and no token.
 func (e *Error) Error() string {
 	return e.sentinel.Error() + ": " + e.Method + " " + e.Path + ": " + e.text
 }
 
-// Unwrap returns the sentinel.
-func (e *Error) Unwrap() error { return e.sentinel }
+// Unwrap returns the sentinel and, when there is one, the transport's error.
+func (e *Error) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.sentinel}
+	}
+	return []error{e.sentinel, e.cause}
+}

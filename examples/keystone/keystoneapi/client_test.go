@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi/keystonetest"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 const password = "s3cr3t-$pass&word"
@@ -19,9 +22,13 @@ func admin(pw string) keystoneapi.Credentials {
 	return keystoneapi.Credentials{Username: "admin", Password: pw, ProjectName: keystonetest.AdminProject}
 }
 
+// loopback are the options of a client of an httptest server: the outbound policy
+// refuses loopback unless it is allowed.
+var loopback = keystoneapi.Options{Policy: outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}}
+
 func newClient(t *testing.T, endpoint, pw string) *keystoneapi.Client {
 	t.Helper()
-	c, err := keystoneapi.New(endpoint, admin(pw), keystoneapi.Options{})
+	c, err := keystoneapi.New(endpoint, admin(pw), loopback)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +155,11 @@ func TestUnavailable(t *testing.T) {
 	}
 	s.Close()
 	_, err := c.GetDomainByName(context.Background(), "corp")
-	if !errors.Is(err, keystoneapi.ErrUnavailable) {
-		t.Fatalf("closed server: %v, want ErrUnavailable", err)
+	if !errors.Is(err, keystoneapi.ErrUnavailable) || !strings.Contains(err.Error(), "GET /v3/domains") {
+		t.Fatalf("closed server: %v, want ErrUnavailable naming the call", err)
+	}
+	if strings.Contains(err.Error(), "name=") || strings.Contains(err.Error(), s.URL) {
+		t.Fatalf("closed server: %q quotes the request's URL or query", err)
 	}
 	noSecret(t, err)
 }
@@ -207,8 +217,9 @@ func TestNewRefusesOptions(t *testing.T) {
 	}{
 		{"not http", "ftp://keystone", admin(password), "not an http or https URL"},
 		{"no host", "http://", admin(password), "has no host"},
-		{"user information", "http://admin:" + password + "@keystone", admin(password), "carries user information"},
-		{"query", "http://keystone?x=1", admin(password), "query or fragment"},
+		{"user information", "http://operator:" + password + "@keystone", admin(password), "carries user information"},
+		{"query", "http://keystone?token=query-secret", admin(password), "query or fragment"},
+		{"fragment", "http://keystone#fragment-secret", admin(password), "query or fragment"},
 		{"not a URL", "http://key stone:port", admin(password), "not a URL"},
 		{"no credentials", "http://keystone", keystoneapi.Credentials{}, "Username, Password, ProjectName"},
 	} {
@@ -217,7 +228,134 @@ func TestNewRefusesOptions(t *testing.T) {
 			if !errors.Is(err, keystoneapi.ErrInvalidOptions) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("New: %v, want ErrInvalidOptions containing %q", err, tc.want)
 			}
-			noSecret(t, err)
+			noSecret(t, err, "operator", "query-secret", "fragment-secret")
 		})
+	}
+}
+
+// trap is a server that records every request it gets: the destination a redirect
+// points at.
+type trap struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []string // "<method> <path> token=<X-Auth-Token> body=<body>"
+}
+
+// got returns the requests the trap recorded.
+func (tr *trap) got() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return append([]string(nil), tr.requests...)
+}
+
+func newTrap(t *testing.T) *trap {
+	t.Helper()
+	tr := &trap{}
+	tr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		tr.requests = append(tr.requests, fmt.Sprintf("%s %s token=%s body=%s", r.Method, r.URL.Path, r.Header.Get("X-Auth-Token"), body))
+		w.Header().Set("X-Subject-Token", "trapped")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = fmt.Fprint(w, `{"domains":[],"domain":{"id":"x","name":"corp"}}`)
+	}))
+	t.Cleanup(tr.Close)
+	return tr
+}
+
+// A Keystone, or whatever answers at its endpoint, that redirects a call gets the
+// redirect refused: neither the password of the authentication nor the token of a
+// later call reaches the host it points at, whatever the status (307 and 308 keep
+// the method and the body).
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	const token = "tok-redirected"
+	for _, tc := range []struct {
+		name   string
+		status int
+		path   string // the call that is redirected
+	}{
+		{"authentication 307", http.StatusTemporaryRedirect, "/v3/auth/tokens"},
+		{"authentication 308", http.StatusPermanentRedirect, "/v3/auth/tokens"},
+		{"domain lookup 302", http.StatusFound, "/v3/domains"},
+		{"same host 307", http.StatusTemporaryRedirect, "/v3/auth/tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTrap(t)
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == tc.path {
+					to := tr.URL
+					if strings.HasPrefix(tc.name, "same host") {
+						to = srv.URL
+					}
+					http.Redirect(w, r, to+"/elsewhere"+r.URL.Path, tc.status)
+					return
+				}
+				w.Header().Set("X-Subject-Token", token)
+				w.WriteHeader(http.StatusCreated)
+			}))
+			t.Cleanup(srv.Close)
+			_, err := newClient(t, srv.URL, password).GetDomainByName(context.Background(), "corp")
+			var re *outbound.RedirectError
+			if !errors.Is(err, keystoneapi.ErrUnexpectedResponse) || !errors.Is(err, outbound.ErrRedirectRefused) || !errors.As(err, &re) {
+				t.Fatalf("GetDomainByName: %v, want ErrUnexpectedResponse wrapping an *outbound.RedirectError", err)
+			}
+			if got := tr.got(); len(got) != 0 {
+				t.Fatalf("the redirect was followed: the trap got %q", got)
+			}
+			if strings.Contains(err.Error(), "/elsewhere") {
+				t.Fatalf("error %q quotes the redirect's path", err)
+			}
+			noSecret(t, err, token)
+		})
+	}
+}
+
+// The default outbound policy refuses a Keystone endpoint on loopback (the operator's
+// own pod) before any byte is sent; tests allow it explicitly.
+func TestDefaultPolicyRefusesLoopback(t *testing.T) {
+	s := standIn(t)
+	for _, endpoint := range []string{s.URL, strings.Replace(s.URL, "127.0.0.1", "localhost", 1)} {
+		c, err := keystoneapi.New(endpoint, admin(password), keystoneapi.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Authenticate(context.Background())
+		var refused *outbound.RefusedError
+		if !errors.Is(err, keystoneapi.ErrUnavailable) || !errors.Is(err, outbound.ErrRefused) || !errors.As(err, &refused) ||
+			refused.Range != "loopback" {
+			t.Fatalf("%s: Authenticate %v, want ErrUnavailable wrapping an *outbound.RefusedError for loopback", endpoint, err)
+		}
+		noSecret(t, err)
+	}
+	if n := s.Calls("POST /v3/auth/tokens"); n != 0 {
+		t.Fatalf("the stand-in got %d authentications; the password left the operator", n)
+	}
+	if err := newClient(t, s.URL, password).Authenticate(context.Background()); err != nil {
+		t.Fatalf("with loopback allowed: %v", err)
+	}
+}
+
+// Options.Transport supplies the TLS settings (here the CA of the stand-in's
+// certificate); the client still dials through the policy.
+func TestTransportKeepsTLSSettings(t *testing.T) {
+	s := keystonetest.NewTLS("admin", password)
+	t.Cleanup(s.Close)
+	base := s.Client().Transport.(*http.Transport)
+	c, err := keystoneapi.New(s.URL, admin(password), keystoneapi.Options{Policy: loopback.Policy, Transport: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Authenticate(context.Background()); err != nil {
+		t.Fatalf("with the stand-in's CA: %v", err)
+	}
+	c, _ = keystoneapi.New(s.URL, admin(password), loopback)
+	if err := c.Authenticate(context.Background()); !errors.Is(err, keystoneapi.ErrUnavailable) || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("without it: %v, want ErrUnavailable for the unknown certificate", err)
+	}
+	c, _ = keystoneapi.New(s.URL, admin(password), keystoneapi.Options{Transport: base})
+	if err := c.Authenticate(context.Background()); !errors.Is(err, outbound.ErrRefused) {
+		t.Fatalf("a Transport does not open the policy: %v, want ErrRefused", err)
 	}
 }

@@ -14,6 +14,22 @@
 // authenticates once more and repeats the call. It speaks plain net/http and keeps no
 // connection state of its own, so a short-lived Client per reconcile pass is cheap.
 //
+// # Where requests go
+//
+// Every request carries the admin password or a token, so the client is confined:
+//
+//   - It follows no redirect, to another host or the same one
+//     (outbound.RefuseRedirects): a 3xx answer is an error wrapping
+//     [ErrUnexpectedResponse] and outbound.ErrRedirectRefused, and nothing is sent to
+//     where it points.
+//   - It dials through an outbound.Policy ([Options.Policy]; the zero value refuses
+//     loopback, link-local, unspecified and multicast addresses after name
+//     resolution, and uses no proxy). A refused destination is an error wrapping
+//     [ErrUnavailable] and outbound.ErrRefused, before any byte is sent. Tests against
+//     an httptest server allow loopback explicitly with outbound.LoopbackPrefixes.
+//   - [Options.Transport] supplies TLS settings and timeouts only: the client uses a
+//     clone of it that dials through the policy (outbound.Policy.GuardTransport).
+//
 // # Errors
 //
 // Every error wraps one of the sentinels, to be told apart with errors.Is:
@@ -25,7 +41,11 @@
 // work wrap [ErrInvalidOptions]. The error text names the call ("POST /v3/domains") and
 // the HTTP status, and carries Keystone's error message; it never carries the password
 // or a token: the endpoint may not hold user information, and any occurrence of either
-// secret in a text Keystone or the transport returns is replaced by "[redacted]".
+// secret in a text Keystone or the transport returns is replaced by "[redacted]". Nor
+// does it carry a URL's user information, query or fragment: endpoints are quoted
+// through outbound.Redact, and a transport error is reduced to its cause (the
+// *url.Error around it, which quotes the whole request URL, is dropped). A transport
+// error stays reachable with errors.As ([Error] wraps it next to the sentinel).
 //
 // Package keystonetest is a stand-in of these three calls for tests.
 package keystoneapi

@@ -7,6 +7,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi/keystonetest"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // Example creates a domain unless Keystone holds one of that name already, as the
@@ -16,8 +17,10 @@ func Example() {
 	defer keystone.Close()
 	keystone.AddDomain("partners", "adopted", true)
 
+	// The stand-in listens on loopback, which the default outbound policy refuses.
+	opts := keystoneapi.Options{Policy: outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}}
 	c, err := keystoneapi.New(keystone.URL, keystoneapi.Credentials{
-		Username: "admin", Password: "admin-password", ProjectName: "admin"}, keystoneapi.Options{})
+		Username: "admin", Password: "admin-password", ProjectName: "admin"}, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +42,7 @@ func Example() {
 	}
 
 	wrong, _ := keystoneapi.New(keystone.URL, keystoneapi.Credentials{
-		Username: "admin", Password: "guess", ProjectName: "admin"}, keystoneapi.Options{})
+		Username: "admin", Password: "guess", ProjectName: "admin"}, opts)
 	err = wrong.Authenticate(ctx)
 	fmt.Println(errors.Is(err, keystoneapi.ErrUnauthorized), err)
 	// Output:

@@ -10,6 +10,7 @@ import (
 // KeystoneSpec is the desired state of a Keystone: the identity service's image and
 // scale, its database, its key repositories, the bootstrap of its admin account, its
 // policy and settings, and how it is exposed and scaled.
+// +kubebuilder:validation:XValidation:rule="!has(self.externalEndpoint) || has(self.targetClusterRef)",message="is used only with targetClusterRef: a Keystone on this cluster is reached at its own Service",fieldPath=".externalEndpoint"
 type KeystoneSpec struct {
 	// Image is the Keystone container image; it also runs the database migrations
 	// (db-sync, once per image), the policy validation, the bootstrap and the cron jobs.
@@ -104,6 +105,21 @@ type KeystoneSpec struct {
 	// this resource.
 	// +optional
 	TargetClusterRef *commonv1.TargetClusterRefSpec `json:"targetClusterRef,omitempty"`
+
+	// ExternalEndpoint is the https URL at which the operator reaches the Keystone API
+	// when targetClusterRef puts Keystone on another cluster, for example the address a
+	// route of that cluster exposes it at (a trailing /v3 is accepted). The
+	// KeystoneIdentityBackends of such a Keystone create their domains through it, as
+	// the admin user with the admin password, so it must be https, and it must be an
+	// address that reaches this Keystone. Without it they are refused (DomainReady
+	// False, reason ExternalEndpointRequired): the Service URL of status.endpoint
+	// resolves on the operator's own cluster, where a Service of that name is not this
+	// Keystone. Allowed only with targetClusterRef; a Keystone on this cluster is always
+	// reached at its own Service.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self.matches('^https://[^/?#@]+(/[^?#]*)?$')",message="must be an https:// URL with a host and without user information, query or fragment"
+	// +optional
+	ExternalEndpoint string `json:"externalEndpoint,omitempty"`
 }
 
 // DatabaseSpec names the MariaDB server and the database, account and TLS of
@@ -319,7 +335,10 @@ type KeystoneStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 
 	// Endpoint is the in-cluster URL of the API's Service, for example
-	// http://keystone.openstack.svc:5000.
+	// http://keystone.openstack.svc:5000, set once the Deployment is available. The
+	// KeystoneIdentityBackends read it only as the sign that the API runs, never as an
+	// address: they send the admin password to the Service URL computed from the
+	// Keystone's name and namespace, or to spec.externalEndpoint.
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
 

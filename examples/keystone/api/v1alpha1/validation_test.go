@@ -147,6 +147,23 @@ func TestAdmission(t *testing.T) {
 			change: func(s map[string]any) {
 				s["bootstrap"].(map[string]any)["publicURL"] = "identity.example.com"
 			}, field: "spec.bootstrap.publicURL"},
+		"external endpoint without a target cluster": {reason: "a Keystone on this cluster is reached at its Service", kind: "Keystone",
+			change: func(s map[string]any) { s["externalEndpoint"] = "https://identity.edge.example.com" }, field: "spec.externalEndpoint"},
+		"external endpoint over http": {reason: "the admin password crosses clusters only over TLS", kind: "Keystone",
+			change: func(s map[string]any) {
+				s["targetClusterRef"] = map[string]any{"name": "edge"}
+				s["externalEndpoint"] = "http://identity.edge.example.com"
+			}, field: "spec.externalEndpoint"},
+		"external endpoint with a query": {reason: "an endpoint is a base URL", kind: "Keystone",
+			change: func(s map[string]any) {
+				s["targetClusterRef"] = map[string]any{"name": "edge"}
+				s["externalEndpoint"] = "https://identity.edge.example.com/?x=1"
+			}, field: "spec.externalEndpoint"},
+		"external endpoint with a target cluster": {reason: "the operator reaches a remote Keystone there", kind: "Keystone",
+			change: func(s map[string]any) {
+				s["targetClusterRef"] = map[string]any{"name": "edge"}
+				s["externalEndpoint"] = "https://identity.edge.example.com/v3"
+			}},
 		"minReplicas above maxReplicas": {reason: "the bounds must be ordered", kind: "Keystone",
 			change: func(s map[string]any) { s["autoscaling"] = map[string]any{"minReplicas": 5, "maxReplicas": 2} },
 			field:  "spec.autoscaling.minReplicas"},

@@ -48,15 +48,35 @@ type Server struct {
 }
 
 // New starts a stand-in that accepts adminUser with adminPassword, holding the domain
-// "Default" only. Close it when done (t.Cleanup(s.Close)).
+// "Default" only, on a loopback address over plain HTTP. Close it when done
+// (t.Cleanup(s.Close)). A client reaches it only with loopback allowed
+// (outbound.LoopbackPrefixes).
 func New(adminUser, adminPassword string) *Server {
-	s := &Server{adminUser: adminUser, adminPassword: adminPassword, tokens: map[string]bool{},
+	s := newServer(adminUser, adminPassword)
+	s.Server = httptest.NewServer(s.handler())
+	return s
+}
+
+// NewTLS is New over HTTPS, with httptest's self-signed certificate: a client verifies
+// it with the transport of s.Client() (s.Client().Transport.(*http.Transport)).
+func NewTLS(adminUser, adminPassword string) *Server {
+	s := newServer(adminUser, adminPassword)
+	s.Server = httptest.NewTLSServer(s.handler())
+	return s
+}
+
+func newServer(adminUser, adminPassword string) *Server {
+	return &Server{adminUser: adminUser, adminPassword: adminPassword, tokens: map[string]bool{},
 		calls: map[string]int{}, domains: []Domain{{ID: "default", Name: DefaultDomain, Enabled: true}}}
+}
+
+// handler serves the three calls and counts every request.
+func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v3/auth/tokens", s.authenticate)
 	mux.HandleFunc("GET /v3/domains", s.listDomains)
 	mux.HandleFunc("POST /v3/domains", s.createDomain)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[r.Method+" "+r.URL.Path]++
 		down := s.unavailable
@@ -66,8 +86,7 @@ func New(adminUser, adminPassword string) *Server {
 			return
 		}
 		mux.ServeHTTP(w, r)
-	}))
-	return s
+	})
 }
 
 // SetAdminPassword changes the password the stand-in accepts and revokes every token
