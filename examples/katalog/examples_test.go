@@ -20,6 +20,7 @@ import (
 
 	katalogexamples "github.com/c5c3/reconciler-sdk/examples/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -96,8 +97,8 @@ func TestExamplesLoadAndMatchTheirCRDs(t *testing.T) {
 	}
 }
 
-// The samples, created in a namespace with the registry check pointed at a server of
-// the test, converge under the engine: the Database and its Deployment first, then the
+// The samples, created in a namespace with a server of the test playing the registry
+// (RegistryHost, through StandInClient), converge under the engine: the Database and its Deployment first, then the
 // Application's Deployment, the RegionalApp's four Deployments; every sample ends Ready
 // True with status.phase Ready once the Deployments are available.
 func TestSamplesConverge(t *testing.T) {
@@ -105,7 +106,7 @@ func TestSamplesConverge(t *testing.T) {
 	ns := env.Namespace(t)
 	var checks atomic.Int32
 	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v2/nginx/manifests/latest" {
+		if r.Host != katalogexamples.RegistryHost || r.URL.Path != "/v2/nginx/manifests/latest" {
 			w.WriteHeader(http.StatusNotFound)
 			return
 		}
@@ -124,6 +125,11 @@ func TestSamplesConverge(t *testing.T) {
 	opts := katalog.DefaultEngineOptions()
 	opts.DependencyRetry = 200 * time.Millisecond
 	opts.HealthWindow = 1
+	// The stand-in listens on loopback, which external calls may not reach by default.
+	opts.HTTPClient, err = katalogexamples.StandInClient(registry.URL, outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := katalog.NewEngine(mgr, kats, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +140,6 @@ func TestSamplesConverge(t *testing.T) {
 	}
 	for _, s := range samples {
 		s.SetNamespace(ns)
-		if s.GetKind() == "Application" {
-			if err := unstructured.SetNestedField(s.Object, registry.URL, "spec", "registryUrl"); err != nil {
-				t.Fatal(err)
-			}
-		}
 		if err := env.Client.Create(ctx, s); err != nil {
 			t.Fatalf("create %s %s/%s: %v", s.GetKind(), ns, s.GetName(), err)
 		}

@@ -5,10 +5,13 @@
 // ReplicaSet controllers, garbage collector), kube-scheduler and kwok (testenv with
 // Controllers), installs examples/katalog/crds, and runs the platform, database and
 // regional Katalogs in-process with the inspector on -inspector-bind-address (default
-// 127.0.0.1:8080). A local HTTP server plays the image registry the Application's
-// registry check calls. It applies examples/katalog/samples in the namespace demo,
-// with the Application's spec.registryUrl pointed at that server, and prints each
-// sample's Ready condition and status.phase as they change, then the inspector's URL.
+// 127.0.0.1:8080). A local HTTP server on loopback plays the image registry the
+// Application's registry check calls (katalogexamples.RegistryHost, which platform.yaml
+// fixes): the engine's HTTP client sends that host's requests to it
+// (katalogexamples.StandInClient), with loopback allowed for them, which external calls
+// are refused by default. It applies examples/katalog/samples in the namespace demo and
+// prints each sample's Ready condition and status.phase as they change, then the
+// inspector's URL.
 //
 // A sample is Ready when its Ready condition is True and its status.phase is Ready.
 // With -exit-when-ready the demo exits with status 0 once every sample is; otherwise it

@@ -65,7 +65,7 @@ func TestDemo(t *testing.T) {
 func TestStuckErrorNamesTheSample(t *testing.T) {
 	ready := &metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "ok"}
 	failed := &metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "ReconcileFailed",
-		Message: "external call registry-check: status 404"}
+		Message: "onCreate: external call failed: registry-check: unexpected status: expected 200"}
 	states := []state{
 		{kind: "Database", name: "shop", ready: ready, phase: "Ready"},
 		{kind: "Application", name: "shop", ready: failed},
@@ -73,7 +73,7 @@ func TestStuckErrorNamesTheSample(t *testing.T) {
 	}
 	err := stuckError(states, time.Minute)
 	want := "timed out after 1m0s: Application demo/shop Ready is False, reason ReconcileFailed: " +
-		"external call registry-check: status 404; status.phase (none)"
+		"onCreate: external call failed: registry-check: unexpected status: expected 200; status.phase (none)"
 	if !errors.Is(err, errTimeout) || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

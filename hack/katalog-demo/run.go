@@ -23,6 +23,7 @@ import (
 	katalogexamples "github.com/c5c3/reconciler-sdk/examples/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -123,6 +124,12 @@ func run(ctx context.Context, o options) (err error) {
 	}()
 	engineOpts := katalog.DefaultEngineOptions()
 	engineOpts.DependencyRetry = time.Second
+	// The stand-in plays the registry platform.yaml names; it listens on loopback, which
+	// external calls may not reach unless allowed.
+	engineOpts.HTTPClient, err = katalogexamples.StandInClient(registryURL, outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes})
+	if err != nil {
+		return err
+	}
 	e, err := katalog.NewEngine(mgr, kats, engineOpts)
 	if err != nil {
 		return err
@@ -144,7 +151,7 @@ func run(ctx context.Context, o options) (err error) {
 	for _, k := range kats {
 		o.printf("Running Katalog %s (%s): %s\n", k.Metadata.Name, filepath.Base(k.File), strings.Join(k.CRDNames(), ", "))
 	}
-	o.printf("Registry (played): %s answers 200 for every image\n", registryURL)
+	o.printf("Registry (played): %s stands in for %s and answers 200 for every image\n", registryURL, katalogexamples.RegistryHost)
 	o.printf("Inspector: %s\n", url)
 
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
@@ -152,11 +159,6 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	for _, s := range samples {
 		s.SetNamespace(namespace)
-		if s.GetKind() == "Application" {
-			if err := unstructured.SetNestedField(s.Object, registryURL, "spec", "registryUrl"); err != nil {
-				return err
-			}
-		}
 		if err := env.Client.Create(ctx, s); err != nil {
 			return fmt.Errorf("applying %s %s/%s: %w", s.GetKind(), namespace, s.GetName(), err)
 		}
