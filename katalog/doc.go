@@ -141,6 +141,56 @@
 // times: CacheOptions scopes the cache of a CRD with one allowed namespace, the
 // controller drops the events of other namespaces, and the pass checks again.
 //
+// # External calls
+//
+// An external call (type ExternalCall) is an HTTP request a pass makes before it writes
+// its group's objects; its result is .external.<name>: status (the status code, as
+// text), body (the first MiB of the answer), error and called. A Katalog's URLs may be
+// rendered from what a CR author writes, so the calls are confined by default:
+//
+//   - Where they go. Calls connect through EngineOptions.Outbound, an outbound.Policy:
+//     by default a destination that is loopback, link-local (the cloud metadata address
+//     169.254.169.254 among them), unspecified or multicast is refused, judged on the
+//     address being dialled after name resolution, so "localhost" is refused too;
+//     redirects are followed on the same host only (never to another host, nor from
+//     https to http), and no proxy is used. A refused call is not sent: the pass fails
+//     with Ready False, reason ReasonExternalCallRefused, and a message naming the call
+//     and the refused host and address (or the host a redirect pointed at). The
+//     administrator opens doors with Outbound's AllowCIDRs, AllowHosts and
+//     AllowCrossHostRedirects (the katalog command's --outbound-allow and
+//     --outbound-allow-cross-host-redirects). A client given as EngineOptions.HTTPClient
+//     connects through its own Transport, but its redirects are checked by Outbound all
+//     the same.
+//   - How to write the URL. Fix the scheme and host in the Katalog and put CR values into
+//     the path or the query escaped with urlquery, so that a value stays one path segment
+//     or one query value:
+//     url: "http://registry.registry.svc:5000/v2/{{ .spec.image | urlquery }}/manifests/latest".
+//   - What a failure says. Ready and .external.<name>.error name the call and a coarse
+//     class only: refused by the outbound policy, no answer (the connection failed, timed
+//     out or broke), unexpected status (with the expected one), or a url that is not a
+//     valid http or https URL. They never carry the status code, a dial error, a port, or
+//     the URL's user info or query, so that the status of a custom resource cannot be
+//     used to probe the network. The status code stays available to the Katalog as
+//     .external.<name>.status; the engine's log has the method, the URL without user info
+//     and query (outbound.Redact), the status and the cause (for a URL that does not
+//     parse, no more than that: the parser's error would quote it).
+//   - How many. One pass makes at most EngineOptions.ExternalCallsPerPass calls, its
+//     groups together (DefaultExternalCallsPerPass, 16, by default; the katalog command's
+//     --external-calls-per-pass); the call past it is not made, and the pass fails with
+//     Ready False, reason ReasonExternalCallBudgetExceeded, naming the call and the
+//     budget, continueOnError or not. Each call is bounded by its timeout (default 10s)
+//     and the body it keeps by 1 MiB.
+//   - onCreate's calls are made only until onCreate has created its objects: once every
+//     object onCreate declares for the custom resource exists and is the custom
+//     resource's (a once Secret, whoever's), its calls are not made again, and each
+//     records called "false". In such a pass a condition of an onCreate object that reads
+//     .external counts as holding (the object exists, so the answers admitted it); its
+//     other conditions are evaluated as always, so an object whose other conditions stop
+//     holding is still deleted. When an onCreate object is missing (deleted, or a new
+//     forEach element), the calls are made again. An onCreate group without objects, or
+//     whose object names or forEach fields read .external, makes its calls on every pass.
+//     A call whose answer is needed on every pass belongs in onReconcile.
+//
 // # What is refused and why
 //
 // The provider blocks aws, mongodb, git and docker (ProviderBlocks) call services outside

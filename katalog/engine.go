@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	sdkreconcile "github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -96,9 +97,31 @@ type EngineOptions struct {
 	// DeletionPoll is how soon a custom resource being deleted is reconciled again while
 	// its onDelete Jobs run; default 5s.
 	DeletionPoll time.Duration
-	// HTTPClient makes the external calls; default a client without a timeout of its own
-	// (each call has its declared timeout, 10s by default).
+	// Outbound says where external calls may connect and which redirects they follow.
+	// The zero value, the default, refuses destinations that are loopback (127.0.0.0/8,
+	// ::1), link-local (169.254.0.0/16 with the cloud metadata services, fe80::/10),
+	// unspecified or multicast, judged on the address being dialled after name
+	// resolution ("localhost" included), and every redirect to another host or from
+	// https to http; such a call is not sent, and the pass fails with Ready False, reason
+	// ReasonExternalCallRefused, naming the call and the refused host and address.
+	// AllowCIDRs, AllowHosts and AllowCrossHostRedirects open those doors (the katalog
+	// command's --outbound-allow and --outbound-allow-cross-host-redirects).
+	Outbound outbound.Policy
+	// HTTPClient makes the external calls; default nil: a client built from Outbound
+	// (Outbound.Client), without a timeout of its own (each call has its declared
+	// timeout, 10s by default) and without a proxy. A client given here connects through
+	// its own Transport: Outbound's address rules apply to it only when that Transport
+	// comes from Outbound.Transport or Outbound.GuardTransport. Its redirects are checked
+	// by Outbound all the same: the engine calls through a copy whose CheckRedirect is
+	// Outbound.CheckRedirect(HTTPClient.CheckRedirect), so a redirect to another host is
+	// not followed unless Outbound.AllowCrossHostRedirects is set.
 	HTTPClient *http.Client
+	// ExternalCallsPerPass bounds the external calls one pass makes, its groups
+	// (onCreate, onReconcile, onDelete) together: the call past it is not made, and the
+	// pass fails with Ready False, reason ReasonExternalCallBudgetExceeded, naming the call
+	// and the budget (continueOnError does not apply). Zero means
+	// DefaultExternalCallsPerPass.
+	ExternalCallsPerPass int
 	// Recorder emits the Warning events of warn validation rules and of failed onDelete
 	// Jobs; default the manager's recorder named FieldManager.
 	Recorder events.EventRecorder
@@ -119,7 +142,8 @@ func DefaultEngineOptions() EngineOptions {
 		HealthWindow:    3,
 		DependencyRetry: 5 * time.Second,
 		DeletionPoll:    5 * time.Second,
-		HTTPClient:      &http.Client{},
+
+		ExternalCallsPerPass: DefaultExternalCallsPerPass,
 	}
 }
 
@@ -169,7 +193,10 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 		opts.DeletionPoll = def.DeletionPoll
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = def.HTTPClient
+		opts.HTTPClient = opts.Outbound.Client(0) // one Transport, its connections reused
+	}
+	if opts.ExternalCallsPerPass <= 0 {
+		opts.ExternalCallsPerPass = def.ExternalCallsPerPass
 	}
 	if opts.Recorder == nil {
 		opts.Recorder = mgr.GetEventRecorder(opts.FieldManager)

@@ -73,7 +73,7 @@ func TestExternalCalls(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	k := mustParse(t, "calls.yaml", externalCallsKatalog)
-	e := &Engine{opts: DefaultEngineOptions()}
+	e := &Engine{opts: testOptions()}
 	cr := newObject("Gadget", "ns", "shop", map[string]any{"url": srv.URL, "image": "nginx", "enabled": false})
 	d := newPassData(cr)
 	if err := e.runExternal(context.Background(), k.Spec.CRDs["gadget"].OperatorBox.OnReconcile.External, d); err != nil {
@@ -85,8 +85,8 @@ func TestExternalCalls(t *testing.T) {
 	}
 	got := d["external"].(map[string]any)
 	missing, _ := got["missing"].(map[string]any)
-	if !strings.Contains(missing["error"].(string), "answered 404, expected 200") {
-		t.Errorf(".external.missing.error = %q, want it to say 404 was not the expected 200", missing["error"])
+	if missing["error"] != "unexpected status: expected 200" {
+		t.Errorf(".external.missing.error = %q, want it to say the status was not the expected 200", missing["error"])
 	}
 	missing["error"] = "(checked)"
 	want := map[string]any{

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"reflect"
 	"strings"
 	"text/template"
@@ -43,6 +44,9 @@ const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 //	b64enc S, b64dec S     standard base64
 //	sha256sum S            hex SHA-256 of S
 //	toJson V               V as compact JSON
+//	urlquery S             S escaped for a URL's query or one path segment (url.QueryEscape:
+//	                       / ? # & = @ and space are escaped); "" for a missing value. Put
+//	                       custom resource values into an external call's URL with it
 //
 // The random functions return a new value on every call: declare secrets that use them
 // with once: true, or the value changes on every reconcile. The returned map is a new copy
@@ -72,6 +76,7 @@ func FuncMap() template.FuncMap {
 		"b64dec":             b64dec,
 		"sha256sum":          func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) },
 		"toJson":             toJSON,
+		"urlquery":           urlQuery,
 	}
 }
 
@@ -231,4 +236,16 @@ func toJSON(v any) (string, error) {
 		return "", fmt.Errorf("toJson: %w", err)
 	}
 	return string(b), nil
+}
+
+// urlQuery is text/template's urlquery, except that a missing value (nil) escapes to ""
+// rather than to "<no value>", as everywhere else in a Katalog.
+func urlQuery(args ...any) string {
+	kept := make([]any, 0, len(args))
+	for _, a := range args {
+		if a != nil {
+			kept = append(kept, a)
+		}
+	}
+	return url.QueryEscape(fmt.Sprint(kept...))
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -29,9 +30,11 @@ func TestMain(m *testing.M) {
 // waitTimeout bounds every wait of these tests for the engine to converge.
 const waitTimeout = 30 * time.Second
 
-// testOptions are engine options with short retries, so dependency waits end quickly.
+// testOptions are engine options with short retries, so dependency waits end quickly,
+// and external calls allowed to loopback, where the tests' httptest servers listen.
 func testOptions() EngineOptions {
 	o := DefaultEngineOptions()
+	o.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	o.DependencyRetry = 200 * time.Millisecond
 	o.DeletionPoll = 200 * time.Millisecond
 	o.HealthWindow = 1

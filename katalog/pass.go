@@ -50,6 +50,8 @@ type passState struct {
 	crossRead bool
 	// failed is set when a step after cross failed: the status step then leaves Ready alone.
 	failed bool
+	// externalCalls counts the external calls the pass made (EngineOptions.ExternalCallsPerPass).
+	externalCalls int
 }
 
 // errDenied ends a pass whose custom resource a deny validation rule refuses; Reconcile
@@ -127,7 +129,7 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		res, err = ctrl.Result{}, nil
 	case err != nil:
 		res = ctrl.Result{}
-		reconcile.MarkFalse(view, reconcile.ConditionReady, ReasonReconcileFailed, err.Error())
+		reconcile.MarkFalse(view, reconcile.ConditionReady, failureReason(err), err.Error())
 	}
 	if serr := r.writeStatus(ctx, before, view); serr != nil {
 		err = reconcile.JoinErrors(err, serr)

@@ -100,7 +100,16 @@ func (r *crdReconciler) runGroup(ctx context.Context, cr *unstructured.Unstructu
 	if g == nil {
 		return nil
 	}
-	if err := r.engine.runExternal(ctx, g.External, d); err != nil {
+	if group == onCreateGroup {
+		// onCreate's calls are made only until its objects exist (onCreateCalls).
+		done, err := r.onCreateCalls(ctx, cr, g, d, want)
+		if err != nil {
+			return fmt.Errorf("%s: %w", group, err)
+		}
+		if done {
+			return nil
+		}
+	} else if err := r.engine.runExternal(ctx, g.External, d); err != nil {
 		return fmt.Errorf("%s: %w", group, err)
 	}
 	var errs []error

@@ -15,6 +15,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -58,6 +59,7 @@ func TestEngineHealthReportsTheEngine(t *testing.T) {
 	})
 	opts := katalog.DefaultEngineOptions()
 	opts.HealthWindow = 1
+	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // srv listens on loopback
 	e, err := katalog.NewEngine(mgr, kats, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +114,8 @@ func TestEngineHealthReportsTheEngine(t *testing.T) {
 	failing := matches("unhealthy after a failed check", func(h inspect.Health) bool {
 		return !h.Healthy && h.Synced && h.Failures > 0 && h.LastError != ""
 	})
-	if !strings.Contains(failing.LastError, "503") {
-		t.Errorf("LastError %q does not name the status 503", failing.LastError)
+	if !strings.Contains(failing.LastError, "check: unexpected status") || strings.Contains(failing.LastError, "503") {
+		t.Errorf("LastError %q does not name the call and its unexpected status, or names the status code", failing.LastError)
 	}
 	report = inspect.HealthReport{}
 	getJSON(t, h, "/katalog/widget/health", http.StatusServiceUnavailable, &report)
