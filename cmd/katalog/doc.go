@@ -25,6 +25,14 @@
 //	                                /controlcenter/ (default :8080, 0 turns it off)
 //	--leader-elect                  elect a leader among the replicas (Lease --leader-election-id)
 //	--leader-election-id NAME       the Lease's name (default katalog.orkestra.orkspace.io)
+//	--outbound-allow LIST           destinations the Katalogs' external calls may reach although
+//	                                loopback, link-local, unspecified or multicast: CIDRs, addresses
+//	                                or host names (169.254.10.0/24,127.0.0.1,registry.internal); repeat
+//	                                it or give a comma list (default none)
+//	--outbound-allow-cross-host-redirects
+//	                                let external calls follow redirects to another host or from
+//	                                https to http (default: not followed)
+//	--external-calls-per-pass N     the most external calls one pass makes (default 16)
 //	-v N                            log verbosity
 //
 // /metrics carries, besides controller-runtime's own, the duration and errors of every
@@ -42,6 +50,14 @@
 // ClusterRole for the Katalogs given, to bind to the ServiceAccount the engine runs as:
 //
 //	go run ./cmd/katalog rbac --katalog examples/katalog/platform.yaml --katalog examples/katalog/database.yaml --name katalog
+//
+// The Katalogs' external calls are confined by default (package katalog, "External
+// calls"): no connection to a loopback, link-local (cloud metadata), unspecified or
+// multicast address, whatever name resolves to it, no redirect to another host, no
+// proxy, at most 16 calls a pass; a refused call sets the custom resource's Ready False
+// with reason ExternalCallRefused naming the call and the refused address. Open those
+// doors only for what the Katalogs need: --outbound-allow 169.254.10.20 for a registry
+// on a link-local address, say.
 //
 // Target clusters (--clusters-namespace) are refused: the engine writes every child
 // next to its custom resource.

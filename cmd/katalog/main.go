@@ -101,6 +101,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.Lookup("namespace").Usage = "watch and reconcile the custom resources of this namespace only (all namespaces when empty)"
 	fs.Lookup("clusters-namespace").Usage = "not supported: the Katalog engine writes every child next to its custom resource"
 	fs.Var(katalogList{&o.katalogs}, "katalog", "a Katalog file to run; repeat the flag or give a comma-separated list (required)")
+	o.bindOutbound(fs)
 	fs.StringVar(&o.inspectorBindAddress, "inspector-bind-address", o.inspectorBindAddress,
 		"address the inspector (/katalog/, /controlcenter/) binds to; 0 turns it off")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "name of the Lease --leader-elect takes")

@@ -102,7 +102,7 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	ctx := t.Context()
 	ns := env.Namespace(t)
 	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v2/nginx/manifests/latest" {
+		if r.Host != katalogexamples.RegistryHost || r.URL.Path != "/v2/nginx/manifests/latest" {
 			w.WriteHeader(http.StatusNotFound)
 			return
 		}
@@ -116,8 +116,14 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 		"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml"),
 		"--namespace", ns, "--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
 		"--inspector-bind-address", "127.0.0.1:0",
+		"--outbound-allow", "127.0.0.1", // the registry stand-in listens there
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// platform.yaml calls katalogexamples.RegistryHost: the stand-in plays it, reached
+	// through the policy the flags set.
+	if o.engine.HTTPClient, err = katalogexamples.StandInClient(registry.URL, o.engine.Outbound); err != nil {
 		t.Fatal(err)
 	}
 	o.Manager.Controller.SkipNameValidation = new(true)
@@ -156,11 +162,6 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 			continue
 		}
 		s.SetNamespace(ns)
-		if s.GetKind() == "Application" {
-			if err := unstructured.SetNestedField(s.Object, registry.URL, "spec", "registryUrl"); err != nil {
-				t.Fatal(err)
-			}
-		}
 		if err := env.Client.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
