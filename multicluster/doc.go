@@ -42,6 +42,18 @@
 //			return r.SetupWithManager(ctx, mgr)
 //		})
 //
+// DefaultOperatorOptions is safe to deploy as it is: leader election is on
+// (--leader-elect; the Lease LeaderElectionID in the pod's namespace, or in
+// --leader-election-namespace), so that of two replicas only one reconciles, and makes
+// the external calls, at a time; a run outside a cluster gives
+// --leader-election-namespace or --leader-elect=false. /metrics is served over HTTPS (the tls.crt and tls.key of
+// --metrics-cert-path, or a self-signed certificate) to a client whose bearer token the
+// API server authenticates (TokenReview) and whose user may get the non-resource URL
+// /metrics (SubjectAccessReview: path /metrics, verb get; the RBAC rule
+// nonResourceURLs ["/metrics"], verbs ["get"]), through package httpauth; the operator
+// needs create on tokenreviews and subjectaccessreviews, which this package's
+// ClusterRole grants. --metrics-secure=false serves plain HTTP to anyone instead.
+//
 // # Resolving a CR's cluster
 //
 // [GateTarget] runs ahead of every step: it resolves the ref through the [Resolver] and

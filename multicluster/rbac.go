@@ -8,8 +8,13 @@ package multicluster
 // events and patches the finalizers of the CR (the CR kind's own rule, in the
 // operator's role, grants that). On a target cluster the kubeconfig's user needs what
 // the children's packages list for the kinds written there, plus list on each swept
-// kind. README.md lists them per package.
+// kind. README.md lists them per package. RunOperator serves /metrics behind
+// authentication and authorization by default (OperatorOptions.InsecureMetrics): it
+// creates TokenReviews and SubjectAccessReviews for every scrape it has not seen in
+// the last minutes.
 //
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

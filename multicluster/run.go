@@ -2,6 +2,7 @@ package multicluster
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
+	"github.com/c5c3/reconciler-sdk/httpauth"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -27,9 +29,10 @@ const (
 )
 
 // OperatorOptions configure [RunOperator]: what the main function of every operator on
-// this package sets the same way. Start from [DefaultOperatorOptions], set FieldManager,
+// this package sets the same way. Start from [DefaultOperatorOptions] (leader election
+// on, metrics over HTTPS behind authentication and authorization), set FieldManager,
 // LeaderElectionID and Manager.Scheme, and bind the command-line flags with
-// [OperatorOptions.BindFlags].
+// [OperatorOptions.BindFlags]. A zero OperatorOptions has leader election off.
 type OperatorOptions struct {
 	// FieldManager is the operator's field-manager name: the manager's cache keeps only
 	// the Secrets and ConfigMaps labelled with it ([CacheOptions]), so does each target
@@ -39,16 +42,35 @@ type OperatorOptions struct {
 	// LeaderElectionID names the Lease the replicas elect a leader with. Required when
 	// LeaderElect is set.
 	LeaderElectionID string
+	// LeaderElectionNamespace is the namespace of that Lease
+	// (--leader-election-namespace); empty means the namespace the pod runs in, which
+	// a process outside a cluster does not have: a local run gives one or turns leader
+	// election off (--leader-elect=false).
+	LeaderElectionNamespace string
 	// MetricsBindAddress is the address the metrics endpoint (/metrics) listens on
 	// (--metrics-bind-address); "0" serves none, an empty value means
 	// DefaultMetricsBindAddress.
 	MetricsBindAddress string
+	// InsecureMetrics serves /metrics as plain HTTP to anyone who reaches the address
+	// (--metrics-secure=false). By default (false) /metrics is served over HTTPS and
+	// only to a client whose bearer token the API server authenticates (TokenReview)
+	// and whose user may get the path /metrics (a SubjectAccessReview of the
+	// non-resource URL /metrics, verb get: the RBAC rule nonResourceURLs ["/metrics"],
+	// verbs ["get"]); see package httpauth. The operator then needs create on
+	// tokenreviews.authentication.k8s.io and subjectaccessreviews.authorization.k8s.io
+	// (this package's ClusterRole grants both).
+	InsecureMetrics bool
+	// MetricsCertDir is the directory of the metrics server's certificate, tls.crt and
+	// tls.key, reloaded when they change (--metrics-cert-path); empty means a
+	// self-signed certificate. Only with secure metrics.
+	MetricsCertDir string
 	// HealthProbeBindAddress is the address /healthz and /readyz listen on
 	// (--health-probe-bind-address); "0" serves none, an empty value means
 	// DefaultHealthProbeBindAddress.
 	HealthProbeBindAddress string
 	// LeaderElect elects a leader among the replicas, so that only one reconciles
-	// (--leader-elect).
+	// (--leader-elect, on in DefaultOperatorOptions). The Lease LeaderElectionID in
+	// LeaderElectionNamespace needs get, create and update on leases there.
 	LeaderElect bool
 	// Namespace restricts the manager's cache, and so every watch and cached read, to
 	// one namespace (--namespace); empty means all namespaces.
@@ -58,8 +80,11 @@ type OperatorOptions struct {
 	ClustersNamespace string
 	// Manager holds the remaining manager options: Scheme (required), Logger,
 	// WebhookServer, Controller and the rest. RunOperator sets Metrics.BindAddress,
-	// HealthProbeBindAddress, LeaderElection, LeaderElectionID, Cache and Client.Cache
-	// from the fields above and overwrites what is set there for them: the cache is
+	// Metrics.SecureServing, Metrics.FilterProvider, Metrics.CertDir,
+	// HealthProbeBindAddress, LeaderElection, LeaderElectionID,
+	// LeaderElectionNamespace, Cache and Client.Cache from the fields above and
+	// overwrites what is set there for them (Metrics.TLSOpts are kept, after one that
+	// offers HTTP/1.1 only): the cache is
 	// [CacheOptions] for FieldManager, ClustersNamespace and Namespace, and the kinds of
 	// reconcile.UncachedObjects are read past it.
 	Manager ctrl.Options
@@ -69,32 +94,66 @@ type OperatorOptions struct {
 }
 
 // DefaultOperatorOptions returns the options of a cluster-wide operator without target
-// clusters, serving metrics on DefaultMetricsBindAddress and the health probes on
-// DefaultHealthProbeBindAddress; FieldManager, LeaderElectionID and Manager.Scheme are
-// left to the caller.
+// clusters that elects a leader among its replicas (in the namespace it runs in),
+// serves metrics over HTTPS behind authentication and authorization on
+// DefaultMetricsBindAddress and the health probes on DefaultHealthProbeBindAddress;
+// FieldManager, LeaderElectionID and Manager.Scheme are left to the caller.
 func DefaultOperatorOptions() OperatorOptions {
 	return OperatorOptions{
 		MetricsBindAddress:     DefaultMetricsBindAddress,
 		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
+		LeaderElect:            true,
 	}
 }
 
 // BindFlags binds the command-line flags of o on fs, each defaulting to o's current
-// value: --metrics-bind-address, --health-probe-bind-address, --leader-elect,
-// --namespace and --clusters-namespace. Call it before fs.Parse; change a flag's help
-// with fs.Lookup(name).Usage.
+// value: --metrics-bind-address, --metrics-secure (the negation of InsecureMetrics),
+// --metrics-cert-path, --health-probe-bind-address, --leader-elect,
+// --leader-election-namespace, --namespace and --clusters-namespace. Call it before
+// fs.Parse; change a flag's help with fs.Lookup(name).Usage.
 func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
 		"address the metrics endpoint binds to; 0 turns it off")
+	fs.Var(negatedBool{&o.InsecureMetrics}, "metrics-secure",
+		"serve /metrics over HTTPS to authenticated and authorized clients only (TokenReview, SubjectAccessReview of get /metrics); false serves plain HTTP to anyone")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-path", o.MetricsCertDir,
+		"directory with the metrics server's tls.crt and tls.key (a self-signed certificate when empty)")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"address the health probes bind to; 0 turns them off")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
-		"elect a leader, so that only one replica reconciles")
+		"elect a leader, so that only one replica reconciles; false for a local run")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
+		"namespace of the leader-election Lease (the pod's namespace when empty; required outside a cluster)")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
 		"watch and cache only this namespace (all namespaces when empty)")
 	fs.StringVar(&o.ClustersNamespace, "clusters-namespace", o.ClustersNamespace,
 		"namespace of the kubeconfig Secrets that register target clusters (none when empty)")
 }
+
+// negatedBool is a boolean flag that stores the negation of its value.
+type negatedBool struct{ p *bool }
+
+// String returns the flag's value: the negation of *p ("false" for the zero value,
+// so that the flag's help shows a default of true).
+func (b negatedBool) String() string {
+	if b.p == nil {
+		return "false"
+	}
+	return strconv.FormatBool(!*b.p)
+}
+
+// Set parses v as a boolean and stores its negation.
+func (b negatedBool) Set(v string) error {
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	*b.p = !on
+	return nil
+}
+
+// IsBoolFlag lets the flag be given without a value (--metrics-secure).
+func (b negatedBool) IsBoolFlag() bool { return true }
 
 // Validate reports the first option RunOperator cannot run with, wrapping
 // [ErrInvalidOptions] and naming the flag (or, for options without one, the field).
@@ -128,6 +187,15 @@ func (o OperatorOptions) Validate() error {
 	if o.LeaderElect && o.LeaderElectionID == "" {
 		return fmt.Errorf("%w: --leader-elect needs OperatorOptions.LeaderElectionID, which is empty", ErrInvalidOptions)
 	}
+	if o.LeaderElectionNamespace != "" {
+		if errs := validation.IsDNS1123Label(o.LeaderElectionNamespace); len(errs) > 0 {
+			return fmt.Errorf("%w: --leader-election-namespace %q is not a namespace name: %s", ErrInvalidOptions,
+				o.LeaderElectionNamespace, strings.Join(errs, "; "))
+		}
+	}
+	if o.InsecureMetrics && o.MetricsCertDir != "" {
+		return fmt.Errorf("%w: --metrics-cert-path %q needs --metrics-secure", ErrInvalidOptions, o.MetricsCertDir)
+	}
 	return nil
 }
 
@@ -147,13 +215,29 @@ func validateBindAddress(addr string) error {
 }
 
 // ManagerOptions returns the manager options RunOperator builds the manager with:
-// o.Manager with the metrics and probe addresses, leader election, the cache
-// ([CacheOptions] scoped to Namespace) and the uncached kinds set from o.
+// o.Manager with the metrics server (address; HTTPS behind httpauth.FilterProvider
+// unless InsecureMetrics, with the certificate of MetricsCertDir), the probe address,
+// leader election, the cache ([CacheOptions] scoped to Namespace) and the uncached
+// kinds set from o.
 func (o OperatorOptions) ManagerOptions() ctrl.Options {
 	mgrOpts := o.Manager
 	mgrOpts.Metrics.BindAddress = o.MetricsBindAddress
 	if mgrOpts.Metrics.BindAddress == "" {
 		mgrOpts.Metrics.BindAddress = DefaultMetricsBindAddress
+	}
+	mgrOpts.Metrics.SecureServing = !o.InsecureMetrics
+	mgrOpts.Metrics.FilterProvider = nil
+	mgrOpts.Metrics.CertDir = ""
+	if mgrOpts.Metrics.SecureServing {
+		mgrOpts.Metrics.FilterProvider = httpauth.FilterProvider
+		mgrOpts.Metrics.CertDir = o.MetricsCertDir
+		tlsOpts := []func(*tls.Config){http1Only}
+		if o.MetricsCertDir == "" {
+			// Without it controller-runtime would first look in a shared temporary
+			// directory that any local user could fill.
+			tlsOpts = append(tlsOpts, selfSigned)
+		}
+		mgrOpts.Metrics.TLSOpts = append(tlsOpts, o.Manager.Metrics.TLSOpts...)
 	}
 	mgrOpts.HealthProbeBindAddress = o.HealthProbeBindAddress
 	if mgrOpts.HealthProbeBindAddress == "" {
@@ -161,6 +245,7 @@ func (o OperatorOptions) ManagerOptions() ctrl.Options {
 	}
 	mgrOpts.LeaderElection = o.LeaderElect
 	mgrOpts.LeaderElectionID = o.LeaderElectionID
+	mgrOpts.LeaderElectionNamespace = o.LeaderElectionNamespace
 	var namespaces []string
 	if o.Namespace != "" {
 		namespaces = []string{o.Namespace}
@@ -170,6 +255,22 @@ func (o OperatorOptions) ManagerOptions() ctrl.Options {
 	mgrOpts.Cache = CacheOptions(o.FieldManager, o.ClustersNamespace, namespaces...)
 	mgrOpts.Client.Cache = &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}
 	return mgrOpts
+}
+
+// http1Only offers HTTP/1.1 only on the metrics server, as kubebuilder's scaffold does
+// by default (HTTP/2 stream resets cost a server more than they cost the client).
+func http1Only(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
+
+// selfSigned serves a self-signed certificate made when the metrics server starts.
+// Should making one fail, GetCertificate stays unset and controller-runtime makes its
+// own.
+func selfSigned(c *tls.Config) {
+	cfg, _, err := httpauth.TLSConfig("")
+	if err != nil || len(cfg.Certificates) == 0 {
+		return
+	}
+	pair := &cfg.Certificates[0]
+	c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return pair, nil }
 }
 
 // OperatorSetup registers an operator's controllers (and webhooks) on mgr, before it
@@ -194,6 +295,9 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	mgr, err := NewManager(cfg, opts.ManagerOptions(),
 		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager})
 	if err != nil {
+		if opts.LeaderElect && opts.LeaderElectionNamespace == "" {
+			return fmt.Errorf("%w (outside a cluster give --leader-election-namespace, or --leader-elect=false for a local run)", err)
+		}
 		return err
 	}
 	resolverOpts := opts.Resolver

@@ -2,6 +2,7 @@ package multicluster_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,8 +14,12 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +27,7 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // freeAddress returns a local address no listener holds right now.
@@ -57,11 +63,13 @@ func (s *seen) has(key client.ObjectKey) bool {
 	return s.keys[key]
 }
 
-// operatorOpts are the options of an operator under test on env for namespace ns.
+// operatorOpts are the options of an operator under test on env for namespace ns,
+// without leader election (a local run).
 func operatorOpts(ns string) multicluster.OperatorOptions {
 	opts := multicluster.DefaultOperatorOptions()
 	opts.FieldManager = "gadget-operator"
 	opts.Namespace = ns
+	opts.LeaderElect = false
 	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
 	opts.Manager.Scheme = env.Scheme
 	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
@@ -70,11 +78,21 @@ func operatorOpts(ns string) multicluster.OperatorOptions {
 
 // httpGet returns the status code and body of a GET of url.
 func httpGet(ctx context.Context, url string) (int, string, error) {
+	return httpGetAs(ctx, url, "")
+}
+
+// httpGetAs is httpGet with a bearer token (none when empty), not verifying a server
+// certificate (the metrics server's is self-signed).
+func httpGetAs(ctx context.Context, url, token string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed metrics certificate
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -83,21 +101,53 @@ func httpGet(ctx context.Context, url string) (int, string, error) {
 	return resp.StatusCode, string(body), err
 }
 
+// metricsReader returns a token of a new ServiceAccount in ns that may get /metrics.
+func metricsReader(t *testing.T, ns string) string {
+	t.Helper()
+	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prometheus"}}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-metrics-reader"},
+		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}}
+	for _, obj := range []client.Object{sa, role, binding} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+	}
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
+}
+
 // RunOperator, given flags as a command line sets them, runs a trivial reconciler with
 // a cache of --namespace only (a ServiceAccount of another namespace is neither
 // reconciled nor readable from the cache), the kubeconfig provider of
-// --clusters-namespace, /healthz, /readyz and /metrics on their addresses, and returns
-// nil once its context ends.
+// --clusters-namespace, /healthz and /readyz on their address, /metrics over HTTPS to
+// an authorized client only, leader election (on by default) with the Lease in
+// --leader-election-namespace, and returns nil once its context ends.
 func TestRunOperator(t *testing.T) {
 	ns, other, clustersNS := env.Namespace(t), env.Namespace(t), env.Namespace(t)
 	metricsAddr, probeAddr := freeAddress(t), freeAddress(t)
-	opts := operatorOpts("")
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
+	opts.Manager.Scheme = env.Scheme
+	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	opts.BindFlags(fs)
-	if err := fs.Parse([]string{"--namespace", ns, "--clusters-namespace", clustersNS,
+	if err := fs.Parse([]string{"--namespace", ns, "--clusters-namespace", clustersNS, "--leader-election-namespace", ns,
 		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}); err != nil {
 		t.Fatal(err)
 	}
+	scraper := metricsReader(t, ns)
 	rec := &seen{keys: map[client.ObjectKey]bool{}}
 	var mgr mcmanager.Manager
 	var resolver *multicluster.ClusterResolver
@@ -141,10 +191,21 @@ func TestRunOperator(t *testing.T) {
 		})
 	}
 	eventually(t, 30*time.Second, "/metrics counts the reconciler's passes", func(ctx context.Context) (bool, error) {
-		code, body, err := httpGet(ctx, "http://"+metricsAddr+"/metrics")
+		code, body, err := httpGetAs(ctx, "https://"+metricsAddr+"/metrics", scraper)
 		return code == http.StatusOK &&
 			strings.Contains(body, `controller_runtime_reconcile_total{controller="serviceaccounts",result="success"}`), err
 	})
+	if code, body, err := httpGetAs(ctx, "https://"+metricsAddr+"/metrics", ""); err != nil || code != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without a token: %d %q %v, want 401", code, body, err)
+	}
+	if code, _, err := httpGet(ctx, "http://"+metricsAddr+"/metrics"); err == nil && code == http.StatusOK {
+		t.Error("/metrics answered plain HTTP")
+	}
+	lease := &coordinationv1.Lease{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gadget-operator.test"}, lease); err != nil ||
+		lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Errorf("the Lease %s/gadget-operator.test of the leader: %v %+v", ns, err, lease.Spec)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -156,6 +217,45 @@ func TestRunOperator(t *testing.T) {
 	}
 	if _, _, err := httpGet(context.Background(), "http://"+probeAddr+"/healthz"); err == nil {
 		t.Error("the health probes still answer after RunOperator returned")
+	}
+}
+
+// --metrics-secure=false serves /metrics as plain HTTP to anyone, the explicit choice
+// of a local run; --leader-elect=false takes no Lease.
+func TestRunOperatorPlainMetricsWhenAsked(t *testing.T) {
+	ns := env.Namespace(t)
+	opts := operatorOpts(ns)
+	opts.LeaderElect = true
+	opts.LeaderElectionID = "plain-operator.test"
+	metricsAddr := freeAddress(t)
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	if err := fs.Parse([]string{"--metrics-secure=false", "--leader-elect=false", "--metrics-bind-address", metricsAddr}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Go(t, func(ctx context.Context) error {
+		return multicluster.RunOperator(ctx, env.Config, opts,
+			func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { return nil })
+	})
+	eventually(t, 30*time.Second, "/metrics answers plain HTTP without a token", func(ctx context.Context) (bool, error) {
+		code, body, err := httpGet(ctx, "http://"+metricsAddr+"/metrics")
+		return code == http.StatusOK && strings.Contains(body, "go_goroutines"), err
+	})
+	var leases coordinationv1.LeaseList
+	if err := env.Client.List(t.Context(), &leases, client.InNamespace(ns)); err != nil || len(leases.Items) != 0 {
+		t.Errorf("--leader-elect=false took Leases %v (%v)", leases.Items, err)
+	}
+}
+
+// Leader election, on by default, needs the Lease's namespace outside a cluster: the
+// error says which flags give it.
+func TestRunOperatorLeaderElectionNeedsANamespaceOutsideACluster(t *testing.T) {
+	opts := operatorOpts(env.Namespace(t))
+	opts.LeaderElect, opts.LeaderElectionID = true, "gadget-operator.test"
+	err := multicluster.RunOperator(context.Background(), env.Config, opts,
+		func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "--leader-election-namespace") || !strings.Contains(err.Error(), "--leader-elect=false") {
+		t.Fatalf("RunOperator outside a cluster without --leader-election-namespace = %v, want an error naming the flags", err)
 	}
 }
 
@@ -175,6 +275,10 @@ func TestRunOperatorRefusesBadOptions(t *testing.T) {
 		{name: "probe address", args: []string{"--health-probe-bind-address", "localhost:http"}, want: `--health-probe-bind-address "localhost:http": port "http"`},
 		{name: "leader election without a Lease", args: []string{"--leader-elect"},
 			change: func(o *multicluster.OperatorOptions) { o.LeaderElectionID = "" }, want: "--leader-elect needs OperatorOptions.LeaderElectionID"},
+		{name: "leader election namespace", args: []string{"--leader-election-namespace", "Kube_System"},
+			want: `--leader-election-namespace "Kube_System" is not a namespace name`},
+		{name: "metrics certificate without TLS", args: []string{"--metrics-secure=false", "--metrics-cert-path", "/certs"},
+			want: `--metrics-cert-path "/certs" needs --metrics-secure`},
 		{name: "field manager", change: func(o *multicluster.OperatorOptions) { o.FieldManager = "" }, want: "OperatorOptions.FieldManager is empty"},
 		{name: "scheme", change: func(o *multicluster.OperatorOptions) { o.Manager.Scheme = nil }, want: "OperatorOptions.Manager.Scheme is nil"},
 	} {
@@ -232,12 +336,14 @@ func TestOperatorOptionsBindFlags(t *testing.T) {
 	opts := multicluster.DefaultOperatorOptions()
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	opts.BindFlags(fs)
-	var got []string
-	fs.VisitAll(func(f *flag.Flag) { got = append(got, f.Name+"="+f.DefValue) })
-	want := []string{"clusters-namespace=", "health-probe-bind-address=:8081", "leader-elect=false",
-		"metrics-bind-address=:8080", "namespace="}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("flags = %v, want %v", got, want)
+	got := map[string]string{}
+	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
+	for name, def := range map[string]string{"clusters-namespace": "", "health-probe-bind-address": ":8081",
+		"leader-elect": "true", "leader-election-namespace": "", "metrics-bind-address": ":8080",
+		"metrics-cert-path": "", "metrics-secure": "true", "namespace": ""} {
+		if d, ok := got[name]; !ok || d != def {
+			t.Errorf("flag --%s: bound %v, default %q; want the default %q", name, ok, d, def)
+		}
 	}
 	if err := fs.Parse([]string{"--leader-elect=maybe"}); err == nil || !strings.Contains(err.Error(), "leader-elect") {
 		t.Fatalf("parsing --leader-elect=maybe = %v, want an error naming the flag", err)
@@ -246,6 +352,17 @@ func TestOperatorOptionsBindFlags(t *testing.T) {
 	if mo.Metrics.BindAddress != ":8080" || mo.HealthProbeBindAddress != ":8081" || mo.Client.Cache == nil ||
 		len(mo.Client.Cache.DisableFor) == 0 || mo.Cache.DefaultNamespaces != nil {
 		t.Fatalf("ManagerOptions of the defaults = %+v", mo)
+	}
+	if mo := multicluster.DefaultOperatorOptions().ManagerOptions(); !mo.LeaderElection || !mo.Metrics.SecureServing || mo.Metrics.FilterProvider == nil {
+		t.Fatalf("ManagerOptions of the defaults: leader election %v, secure metrics %v, filter %v; want all on",
+			mo.LeaderElection, mo.Metrics.SecureServing, mo.Metrics.FilterProvider != nil)
+	}
+	if err := fs.Parse([]string{"--metrics-secure=false", "--leader-elect=false"}); err != nil {
+		t.Fatal(err)
+	}
+	if mo := opts.ManagerOptions(); mo.LeaderElection || mo.Metrics.SecureServing || mo.Metrics.FilterProvider != nil {
+		t.Fatalf("ManagerOptions after --metrics-secure=false --leader-elect=false: leader election %v, secure metrics %v, filter %v",
+			mo.LeaderElection, mo.Metrics.SecureServing, mo.Metrics.FilterProvider != nil)
 	}
 }
 
@@ -258,9 +375,10 @@ func ExampleRunOperator() {
 	opts.Manager.Scheme = env.Scheme // the scheme of every kind the operator reads or writes
 	// main binds the flags (opts.BindFlags(flag.CommandLine)) and calls flag.Parse(); here
 	// the values are set as --namespace default --metrics-bind-address 0
-	// --health-probe-bind-address 0 would.
+	// --health-probe-bind-address 0 --leader-elect=false (a local run) would.
 	opts.Namespace = "default"
 	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts.LeaderElect = false
 	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
 
 	ctx, stop := context.WithCancel(context.Background()) // main: ctrl.SetupSignalHandler()

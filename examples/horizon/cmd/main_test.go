@@ -47,6 +47,7 @@ func TestRun(t *testing.T) {
 	testenv.Go(t, func(ctx context.Context) error {
 		f := defaultFlags()
 		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
+		f.LeaderElect = false // a local run
 		return run(ctx, env.Config, webhookFlags(t, f))
 	})
 	if err := env.WaitForWebhookServer(t.Context()); err != nil {

@@ -4,7 +4,8 @@ package controller
 // ClusterRole horizon-operator) by make generate. The prune lists the namespace's
 // workloads to spare the ConfigMaps they mount: Pods and ControllerRevisions past the
 // cache (reconcile.UncachedObjects), so list alone; the others through the cache, which
-// also watches them.
+// also watches them. tokenreviews and subjectaccessreviews: multicluster.RunOperator
+// serves /metrics to the scrapers the API server authenticates and authorizes only.
 //
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons,verbs=get;list;watch
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons/status,verbs=get;update;patch
@@ -28,3 +29,5 @@ package controller
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

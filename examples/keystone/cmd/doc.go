@@ -1,14 +1,16 @@
 // Command cmd runs the Keystone operator against any cluster: a multicluster-runtime
 // manager (kubeconfig from --kubeconfig, $KUBECONFIG or the in-cluster config) with
-// metrics (--metrics-bind-address), health probes (--health-probe-bind-address),
-// optional leader election (--leader-elect), a namespace-scoped mode (--namespace: the
+// metrics (--metrics-bind-address; HTTPS to authenticated and authorized scrapers only,
+// plain HTTP with --metrics-secure=false), health probes (--health-probe-bind-address),
+// leader election (--leader-elect, on by default; --leader-elect=false or
+// --leader-election-namespace for a run outside a cluster), a namespace-scoped mode (--namespace: the
 // cache and the watches cover one namespace, and ClusterSecretStores are neither read
 // nor watched), target clusters registered as kubeconfig Secrets in
 // --clusters-namespace, and the admission webhooks (--webhook-port, 9443 by default)
 // when --webhook-cert-dir names the directory of their serving certificate (tls.crt and
 // tls.key); without it no webhook is served.
 //
-//	go run ./examples/keystone/cmd --namespace openstack
+//	go run ./examples/keystone/cmd --namespace openstack --leader-elect=false
 //
 // The key-rotation CronJobs run the same binary as `rotate-keys --secret <ns>/<name>
 // --max-active-keys N --interval D` (--operator-image names the image they run), and the

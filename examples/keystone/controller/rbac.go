@@ -7,6 +7,8 @@ package controller
 // access (reconcileRotationAccess): the operator may grant, in a Role and a
 // RoleBinding, only rules it holds itself (RBAC escalation prevention), so it holds
 // get and update on Secrets although it writes them with create and patch only.
+// tokenreviews and subjectaccessreviews: multicluster.RunOperator serves /metrics to
+// the scrapers the API server authenticates and authorizes only.
 //
 // +kubebuilder:rbac:groups=keystone.openstack.c5c3.io,resources=keystones,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=keystone.openstack.c5c3.io,resources=keystones/status,verbs=get;update;patch
@@ -33,3 +35,5 @@ package controller
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

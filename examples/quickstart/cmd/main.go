@@ -19,12 +19,15 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Leader election (--leader-elect) takes a Lease and reports through Events; the
-// resolver of multicluster.RunOperator reads the kube-system Namespace once for the
-// management cluster's identity:
+// Leader election (--leader-elect, on by default) takes a Lease and reports through
+// Events; the resolver of multicluster.RunOperator reads the kube-system Namespace once
+// for the management cluster's identity; /metrics (HTTPS by default) lets in only the
+// scrapers the API server authenticates and authorizes:
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 func main() {
 	opts := defaultOptions()

@@ -28,9 +28,10 @@ func TestMain(m *testing.M) {
 }
 
 // The command's run, given only a rest.Config and its flags, reconciles the sample
-// Memo of its --namespace as the user its generated ClusterRole makes: the ConfigMap
-// turns ConfigReady True (no Deployment controller runs here, so the Deployment does
-// not roll out).
+// Memo of its --namespace as the user its generated ClusterRole makes, with leader
+// election on (the default) and its Lease in that namespace: the ConfigMap turns
+// ConfigReady True (no Deployment controller runs here, so the Deployment does not
+// roll out).
 func TestRunReconcilesAMemo(t *testing.T) {
 	ns := env.Namespace(t)
 	roles, err := testenv.LoadClusterRoles("../config/rbac/role.yaml")
@@ -40,7 +41,8 @@ func TestRunReconcilesAMemo(t *testing.T) {
 	opts := defaultOptions()
 	fs := flag.NewFlagSet("memo-operator", flag.ContinueOnError)
 	opts.BindFlags(fs)
-	if err := fs.Parse([]string{"--namespace", ns, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}); err != nil {
+	if err := fs.Parse([]string{"--namespace", ns, "--leader-election-namespace", ns,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Manager.Controller.SkipNameValidation = new(true)
