@@ -332,7 +332,7 @@ func (s Secret) credential(ctx context.Context, c client.Client, length int) (Re
 	if s.InUse != nil {
 		inUse, err := s.InUse(ctx)
 		if err != nil {
-			return Result{}, nil, fmt.Errorf("Secret %s is missing; check what uses its credential: %w", s.Key, err)
+			return Result{}, nil, fmt.Errorf("check what uses the credential of missing Secret %s: %w", s.Key, err)
 		}
 		if inUse != "" {
 			res = Result{Outcome: OutcomeRegenerated, InUse: inUse}

@@ -337,7 +337,7 @@ func TestEnsureErrors(t *testing.T) {
 		},
 		"in use": {
 			mutate: func(s *credential.Secret) { s.InUse = func(context.Context) (string, error) { return "", boom } },
-			text:   "Secret %s/app-token is missing; check what uses its credential",
+			text:   "check what uses the credential of missing Secret %s/app-token",
 		},
 		"create": {
 			funcs: interceptor.Funcs{Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
