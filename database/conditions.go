@@ -25,6 +25,11 @@ const (
 	// missing (and the flow does not generate it), is being deleted, or lacks a
 	// non-empty value under its key.
 	ReasonPasswordSecretNotReady = "PasswordSecretNotReady"
+	// ReasonPasswordRestorePending (False): the password Secret is missing,
+	// ProvisionParams.Restore says its backup may still deliver the password, and no
+	// new password is generated meanwhile; the message says what the restore waits
+	// for.
+	ReasonPasswordRestorePending = "PasswordRestorePending"
 	// ReasonUserNotReady (False): the User is applied but not Ready.
 	ReasonUserNotReady = "DatabaseUserNotReady"
 	// ReasonGrantNotReady (False): the User is Ready, the Grant is applied but not

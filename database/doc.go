@@ -39,11 +39,12 @@
 // deleted with apply.ErrBeingDeleted; the object is left as it is and the flows write
 // nothing after it. The password Secret is the one exception by design: an existing
 // Secret — synced by an ExternalSecret (which controls it), written by hand, or
-// generated earlier — is only ever read, never written or adopted. A password Secret
-// that is being deleted is waited for ([ReasonPasswordSecretNotReady]): its password is
-// going away, so the User is not applied with it and nothing is created over it. A
-// sync Job of the desired name that the owner does not control is refused by
-// [job.RunJob] and never deleted or re-run.
+// generated earlier — is only ever read, never written or adopted, and nothing is
+// generated or reported for it. A password Secret that is being deleted is waited for
+// ([ReasonPasswordSecretNotReady]): its password is going away, so the User is not
+// applied with it and nothing is created over it until it is gone. A sync Job of the
+// desired name that the owner does not control is refused by [job.RunJob] and never
+// deleted or re-run.
 //
 // Every exported function refuses a nil *runtime.Scheme with an error wrapping
 // apply.ErrNilScheme that names the object, before any API call.
@@ -60,7 +61,8 @@
 // reconciler's database step runs them in turn:
 //
 //	cond, res, err := database.ReconcileProvision(ctx, c, scheme, keystone, database.ProvisionParams{
-//		Database: db, User: user, Grant: grant, GeneratePassword: true,
+//		Database: db, User: user, Grant: grant,
+//		GeneratePassword: true, Restore: restore, Recorder: r.Recorder, // see "Generated passwords"
 //	})
 //	if cond.Type != "" { // the zero Condition comes with an API error: keep the old one
 //		reconcile.SetCondition(keystone, cond.Type, cond.Status, cond.Reason, cond.Message)
@@ -77,13 +79,68 @@
 // password (generating it once when asked), and applies the User and the Grant. Every
 // not-ready state is a False condition with its own reason ([ReasonMariaDBNotFound],
 // [ReasonMariaDBNotReady], [ReasonDatabaseNotReady], [ReasonPasswordSecretNotReady],
-// [ReasonUserNotReady], [ReasonGrantNotReady]) and a requeue after [PollInterval]; the
-// True reason is [ReasonDatabaseProvisioned].
+// [ReasonPasswordRestorePending], [ReasonUserNotReady], [ReasonGrantNotReady]) and a
+// requeue after [PollInterval]; the True reason is [ReasonDatabaseProvisioned].
 //
-// A generated password is created once, with crypto/rand, in a Secret controlled by the
-// owner and labelled [WatchLabel]; an existing Secret — generated earlier, synced by an
-// ExternalSecret, or written by hand — is only ever read, so the password is never
-// regenerated. The password never appears in a condition, an error or a log line.
+// # Generated passwords
+//
+// With GeneratePassword the password Secret is created through the SDK's generate-once
+// path, credential.Ensure: controlled by the owner, labelled [WatchLabel], with a
+// password of [PasswordLength] characters from crypto/rand. An existing Secret —
+// generated earlier, synced by an ExternalSecret, or written by hand — is only ever
+// read, so a password that exists is never replaced. The decision is read from the API
+// server on every pass, so a password Secret someone deleted is found missing and
+// created again, in this order:
+//
+//  1. Restored. ProvisionParams.Restore (a credential.Restorer) is asked first: when
+//     the backup holds the password, the Secret is created with it, the account keeps
+//     its password and no client notices (Event credential.ReasonRestored). While the
+//     backup may still deliver it — an ExternalSecret that has not synced yet — nothing
+//     is generated ([ReasonPasswordRestorePending]): a new password then would fork
+//     the credential from the one the backup holds, and the backup's would be lost.
+//  2. Regenerated, loudly. When nothing restores it, a new password is generated. If
+//     the User exists, the account was created with the lost password: the creation is
+//     logged ("regenerated credential Secret", with the Secret's namespace/name) and
+//     recorded as a Warning Event credential.ReasonRegenerated on the owner that names
+//     the Secret and the User; mariadb-operator then sets the account's password to
+//     the new one ([WatchLabel]), and the database's clients need the new Secret.
+//  3. On a first install (no User yet) the creation is logged ("generated credential
+//     Secret") and recorded as a Normal Event credential.ReasonGenerated.
+//
+// A new password, rather than a flow that refuses to go on until someone restores the
+// Secret, is the choice for the case where no backup holds the old one: the old
+// password survives nowhere (MariaDB keeps only its hash), a refusal would leave the
+// database step failed until a person acts, and the new password also ends whatever
+// access the old one gave. What must not happen is that it goes unnoticed, or that it
+// replaces a password a backup still holds; steps 1 and 2 rule both out. The Events are
+// recorded when ProvisionParams.Recorder is set (the manager's
+// mgr.GetEventRecorder(name)); set it. The log line is written either way, through the
+// pass's logger (log.FromContext).
+//
+// This package does not depend on the secrets package; a reconciler composes the two.
+// For a password Secret that a PushSecret backs up to the secret store and an
+// ExternalSecret syncs back into restoreKey, Restore is
+//
+//	restore := credential.RestorerFunc(func(ctx context.Context, c client.Client, _ client.ObjectKey, dataKey string) (credential.Backup, error) {
+//		check, err := secrets.CheckRestore(ctx, c, restoreKey)
+//		switch {
+//		case err != nil:
+//			return credential.Backup{}, err
+//		case check.Secret != nil && len(check.Secret.Data[dataKey]) > 0:
+//			return credential.Backup{Value: check.Secret.Data[dataKey], From: "Secret " + restoreKey.String()}, nil
+//		case check.Pending != nil:
+//			return credential.Backup{Pending: "ExternalSecret " + check.Pending.String() + " " + check.Why}, nil
+//		}
+//		return credential.Backup{}, nil // the backend holds nothing: generate
+//	})
+//
+// The password never appears in a condition, an error, a log line or an Event.
+//
+// In the SDK's conformance suite (package conformance), declare the password Secret
+// write-once (conformance.Options.WriteOnce): the flow never writes it again, so a label
+// another client changed on it stays changed, and the Drift check holds it to what
+// write-once means — a deleted password Secret comes back restored, or with a new
+// password that the log line and the Event report.
 //
 // ReconcileSyncJobs runs one or more Jobs in order through [job.RunJob] (or
 // [job.RunJobWithKey] when a [SyncJob] carries a re-run key): [ReasonDBSyncInProgress]
@@ -105,7 +162,9 @@
 // the sync Jobs as [job.RunJob] reports them. When the create of the password Secret
 // meets AlreadyExists (a second manager created it, or the cache had not seen it yet),
 // the Secret is read again past the cache, as unstructured, which a manager's client
-// sends to the API server.
+// sends to the API server, and nothing is reported. A pass that finds the password
+// Secret missing also reads the User (it tells a regeneration from a first install),
+// and ProvisionParams.Restore makes its own reads; a converged pass does neither.
 //
 // # Testing
 //
@@ -123,10 +182,13 @@
 //
 //   - [ReconcileProvision]: gets the MariaDB (informer: MariaDBs); gets and applies the
 //     Database, User and Grant (the control checks; informers: Databases, Users, Grants);
-//     gets the password Secret (informer: Secrets), creates it once when asked to generate
-//     it and re-reads it as unstructured after AlreadyExists (no informer). RBAC:
-//     k8s.mariadb.com mariadbs get, list, watch; databases, users, grants get, list,
-//     watch, create, patch; secrets get, list, watch, create.
+//     gets the password Secret (informer: Secrets), creates it when it is missing and
+//     asked to generate it (then it gets the User first, and ProvisionParams.Restore
+//     makes the reads of its own package) and re-reads it as unstructured after
+//     AlreadyExists (no informer); with ProvisionParams.Recorder, records an Event per
+//     creation. RBAC: k8s.mariadb.com mariadbs get, list, watch; databases, users,
+//     grants get, list, watch, create, patch; secrets get, list, watch, create; events
+//     (events.k8s.io) create, patch.
 //   - [EnsureDatabase], [EnsureDatabaseUser]: get and apply the Database, or the User and
 //     the Grant (informers: those kinds). RBAC as above.
 //   - [ReconcileSyncJobs]: runs each Job through job.RunJob: gets it (informer: Jobs),

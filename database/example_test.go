@@ -60,13 +60,16 @@ func ExampleEnsureDatabase() {
 
 // ExampleReconcileProvision walks the provisioning flow from an absent server to a
 // provisioned database, one pass at a time, with the simulators standing in for
-// mariadb-operator.
+// mariadb-operator; then the password Secret is deleted, and the next pass creates it
+// again with a new password, reported as a Warning Event (it names the Secret and the
+// User, never the password).
 func ExampleReconcileProvision() {
 	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
 	ns, owner := exampleNamespace(ctx)
 	ref := mariadbv1alpha1.MariaDBRef{ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"}, WaitForIt: true}
+	recorder := &eventLog{}
 
 	// Build the desired objects from scratch on every pass.
 	params := func() database.ProvisionParams {
@@ -88,6 +91,7 @@ func ExampleReconcileProvision() {
 				Spec:       mariadbv1alpha1.GrantSpec{MariaDBRef: ref, Privileges: []string{"ALL PRIVILEGES"}, Host: new("%")},
 			},
 			GeneratePassword: true,
+			Recorder:         recorder, // in a reconciler: mgr.GetEventRecorder(name)
 		}
 	}
 	pass := func() {
@@ -118,6 +122,17 @@ func ExampleReconcileProvision() {
 		panic(err)
 	}
 	pass()
+
+	// Someone deletes the password Secret; no backup holds the password (no Restore).
+	// The next pass creates it again with a new password, and says so.
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-db-password", Namespace: ns}}
+	if err := c.Delete(ctx, secret); err != nil {
+		panic(err)
+	}
+	pass()
+	for _, e := range recorder.all() {
+		fmt.Println(e.Type, e.Reason, e.Regarding)
+	}
 	// Output:
 	// False MariaDBNotFound 10s <nil>
 	// False MariaDBNotReady 10s <nil>
@@ -125,4 +140,7 @@ func ExampleReconcileProvision() {
 	// False DatabaseUserNotReady 10s <nil>
 	// False DatabaseGrantNotReady 10s <nil>
 	// True DatabaseProvisioned 0s <nil>
+	// True DatabaseProvisioned 0s <nil>
+	// Normal CredentialGenerated ConfigMap keystone
+	// Warning CredentialRegenerated ConfigMap keystone
 }

@@ -35,6 +35,8 @@ type provisionWorld struct {
 	// seen of every object, by kind.
 	password string
 	uids     map[string]string
+	// recorder, when set, records the Events of the passes.
+	recorder *eventLog
 }
 
 func newProvisionWorld(t *testing.T) *provisionWorld {
@@ -49,7 +51,11 @@ func newProvisionWorld(t *testing.T) *provisionWorld {
 // before the next one: the object the pass waits for is marked Ready for its current
 // generation (through env.Client, which no fault reaches).
 func (w *provisionWorld) pass(ctx context.Context, c client.Client) (ctrl.Result, error) {
-	cond, res, err := database.ReconcileProvision(ctx, c, env.Scheme, w.owner, params(w.ns, true))
+	p := params(w.ns, true)
+	if w.recorder != nil {
+		p.Recorder = w.recorder
+	}
+	cond, res, err := database.ReconcileProvision(ctx, c, env.Scheme, w.owner, p)
 	if cond.Type != "" {
 		w.last = cond
 	}

@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -23,14 +25,26 @@ var env *testenv.Env
 
 // The package runs on real controllers so that db-sync Jobs complete for real (Job
 // controller and kwok pods); mariadb-operator is simulated with the testenv simulators.
+// The App CRD (testdata/crd) is the custom resource of the conformance test's operator;
+// the ExternalSecret CRD serves the restore of a password Secret from the secret store.
 func TestMain(m *testing.M) {
-	var mariadb []testenv.CRDSource
+	ctrl.SetLogger(logr.Discard()) // the conformance test's manager logs through the suite's logger
+	var crds []testenv.CRDSource
 	for _, src := range testenv.DefaultCRDs() {
 		if src.Module == testenv.MariaDBOperatorModule {
-			mariadb = append(mariadb, src)
+			crds = append(crds, src)
 		}
 	}
-	os.Exit(testenv.Main(m, testenv.Options{CRDSources: mariadb, Controllers: true}, &env))
+	// ExternalSecrets, for the restore of a password Secret from the secret store.
+	crds = append(crds, testenv.CRDSource{Module: testenv.ESOModule, Version: testenv.ESOVersion,
+		Files: []string{"config/crds/bases/external-secrets.io_externalsecrets.yaml"}})
+	scheme, err := testenv.NewSchemeWith(addAppToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, testenv.Options{
+		Scheme: scheme, CRDSources: crds, CRDPaths: []string{"testdata/crd"}, Controllers: true,
+	}, &env))
 }
 
 // newOwner creates a persisted ConfigMap in ns standing in for the custom resource.

@@ -2,30 +2,26 @@ package database
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 
+	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/credential"
 )
 
 // PasswordLength is the length of a password [ReconcileProvision] generates: 32
-// characters of [A-Za-z0-9], about 190 bits, drawn from crypto/rand.
+// characters of [A-Za-z0-9], about 190 bits, drawn from crypto/rand
+// (credential.Random).
 const PasswordLength = 32
 
 // WatchLabel is the label mariadb-operator looks for on a password Secret: a User whose
 // Secret carries it has its password updated when the Secret changes. Generated
 // password Secrets carry it, so a later rotation of the Secret reaches the database.
 const WatchLabel = "k8s.mariadb.com/watch"
-
-// passwordAlphabet holds characters that need no quoting in a connection URL, an INI
-// file or a shell.
-const passwordAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // passwordState is what ensurePasswordSecret found.
 type passwordState int
@@ -35,102 +31,88 @@ const (
 	passwordMissing                      // no Secret, and none was to be generated
 	passwordNoKey                        // the Secret exists without a non-empty value under the key
 	passwordGoing                        // the Secret is being deleted
+	passwordPending                      // no Secret: its backup may still restore it
 )
 
-// ensurePasswordSecret makes sure the Secret key holds a password under dataKey. When
-// the Secret does not exist and generate is set, it creates it, controlled by owner,
-// with a random password; an existing Secret is never written, whoever controls it, so
-// a password is never regenerated and nobody else's Secret is taken over. A Secret that
-// is being deleted is reported as such: its password is going away and nothing is
-// created over it. The password itself never leaves this function: not in the result,
-// an error or a log line.
+// passwordSecret is what ensurePasswordSecret found or did: the state, and for
+// passwordPending what the restore waits for.
+type passwordSecret struct {
+	state   passwordState
+	pending string
+}
+
+// ensurePasswordSecret makes sure the password Secret of user holds a password under
+// its key. An existing Secret is only read, whoever controls it, so a password is
+// never overwritten and nobody else's Secret is taken over. A Secret that is being
+// deleted is reported as such: its password is going away and nothing is created over
+// it. When the Secret is missing and p.GeneratePassword is set, it is created through
+// credential.Ensure, controlled by owner: restored from p.Restore's backup when that
+// holds the password, not at all while the backup may still deliver it, otherwise with
+// a new random password — reported as a regeneration when the User already exists
+// (the account holds the lost password). Every creation is logged and, with
+// p.Recorder, recorded as an Event; the password itself never leaves credential.Ensure.
 func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
-	key client.ObjectKey, dataKey string, generate bool) (passwordState, error) {
-	secret := &corev1.Secret{}
-	err := c.Get(ctx, key, secret)
-	switch {
-	case apierrors.IsNotFound(err) && generate:
-		created, err := createPasswordSecret(ctx, c, scheme, owner, key, dataKey)
-		if err != nil {
-			return passwordMissing, err
+	p ProvisionParams) (passwordSecret, error) {
+	user := p.User
+	ref := user.Spec.PasswordSecretKeyRef
+	key := client.ObjectKey{Namespace: user.Namespace, Name: ref.Name}
+	if !p.GeneratePassword {
+		secret := &corev1.Secret{}
+		err := c.Get(ctx, key, secret)
+		switch {
+		case apierrors.IsNotFound(err):
+			return passwordSecret{state: passwordMissing}, nil
+		case err != nil:
+			return passwordSecret{}, fmt.Errorf("get password Secret %s: %w", key, err)
 		}
-		if created {
-			return passwordReady, nil
-		}
-		// Someone created it between our read and our create, or the read came from
-		// a cache that has not seen it yet: read it past the cache and use it.
-		if err := apply.GetUncached(ctx, c, key, secret); err != nil {
-			return passwordMissing, fmt.Errorf("get password Secret %s: %w", key, err)
-		}
-	case apierrors.IsNotFound(err):
-		return passwordMissing, nil
-	case err != nil:
-		return passwordMissing, fmt.Errorf("get password Secret %s: %w", key, err)
+		return passwordSecret{state: judge(secret, ref.Key)}, nil
 	}
-	if secret.DeletionTimestamp != nil {
-		return passwordGoing, nil
-	}
-	if len(secret.Data[dataKey]) == 0 {
-		return passwordNoKey, nil
-	}
-	return passwordReady, nil
-}
-
-// createPasswordSecret creates the Secret key with a fresh password under dataKey. It
-// reports false when a Secret of that name already exists; that Secret is not touched.
-func createPasswordSecret(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
-	key client.ObjectKey, dataKey string) (bool, error) {
-	password, err := generatePassword(PasswordLength)
+	res, err := credential.Ensure(ctx, c, scheme, owner, credential.Secret{
+		Key: key, DataKey: ref.Key, Length: PasswordLength,
+		Labels:   map[string]string{WatchLabel: ""},
+		Restore:  p.Restore,
+		InUse:    userInUse(c, client.ObjectKeyFromObject(user)),
+		For:      "password of User " + keyOf(user),
+		Recorder: p.Recorder,
+	})
 	if err != nil {
-		return false, fmt.Errorf("generate password for Secret %s: %w", key, err)
+		return passwordSecret{}, fmt.Errorf("password Secret of User %s: %w", keyOf(user), err)
 	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: key.Name, Namespace: key.Namespace,
-			Labels: map[string]string{WatchLabel: ""},
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{dataKey: password},
+	switch res.Outcome {
+	case credential.OutcomeExisting:
+		return passwordSecret{state: judge(res.Secret, ref.Key)}, nil
+	case credential.OutcomeRestorePending:
+		return passwordSecret{state: passwordPending, pending: res.Pending}, nil
 	}
-	if err := apply.SetOwnership(c, scheme, owner, secret); err != nil {
-		return false, fmt.Errorf("create password Secret %s: %w", key, err)
-	}
-	err = c.Create(ctx, secret, client.FieldOwner(apply.FieldManager))
-	clear(password)
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		return false, nil
-	case err != nil:
-		// The API server's error text never quotes data values of a Secret; ours names
-		// the object only.
-		return false, fmt.Errorf("create password Secret %s: %w", key, err)
-	}
-	apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: secretGVK, Key: key})
-	return true, nil
+	return passwordSecret{state: passwordReady}, nil
 }
 
-// secretGVK names Secrets in the writes reported through apply.Record.
-var secretGVK = corev1.SchemeGroupVersion.WithKind("Secret")
-
-// generatePassword returns n random characters of passwordAlphabet, drawn without
-// modulo bias from crypto/rand.
-func generatePassword(n int) ([]byte, error) {
-	out := make([]byte, 0, n)
-	buf := make([]byte, 2*n)
-	const limit = 256 - 256%len(passwordAlphabet) // largest multiple of the alphabet size
-	for len(out) < n {
-		if _, err := rand.Read(buf); err != nil {
-			return nil, err
+// userInUse reports, for credential.Secret.InUse, that the lost password is in use
+// when the User exists: the step applies the User only once the password Secret holds
+// a password, so an existing User was created with the lost one, and mariadb-operator
+// sets the account's password to the new one.
+func userInUse(c client.Client, key client.ObjectKey) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		err := c.Get(ctx, key, &mariadbv1alpha1.User{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return "", nil
+		case err != nil:
+			return "", fmt.Errorf("get User %s: %w", key, err)
 		}
-		for _, b := range buf {
-			if int(b) >= limit {
-				continue
-			}
-			out = append(out, passwordAlphabet[int(b)%len(passwordAlphabet)])
-			if len(out) == n {
-				break
-			}
-		}
+		return fmt.Sprintf("User %s exists: mariadb-operator sets the account's password to the new one, "+
+			"and every client of the database needs it", key), nil
 	}
-	return out, nil
+}
+
+// judge tells the state of an existing password Secret: being deleted, without a
+// non-empty value under dataKey, or ready.
+func judge(secret *corev1.Secret, dataKey string) passwordState {
+	switch {
+	case secret.DeletionTimestamp != nil:
+		return passwordGoing
+	case len(secret.Data[dataKey]) == 0:
+		return passwordNoKey
+	}
+	return passwordReady
 }

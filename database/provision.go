@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/credential"
 )
 
 // ProvisionParams are the desired mariadb-operator objects of [ReconcileProvision],
@@ -29,12 +33,27 @@ type ProvisionParams struct {
 	// an empty spec.username from User and an empty spec.database is the Database's
 	// name — not mariadb-operator's default "*", which would grant on every database.
 	Grant *mariadbv1alpha1.Grant
-	// GeneratePassword creates the password Secret with a random password of
-	// [PasswordLength] characters when it does not exist. An existing Secret is never
-	// written: the password is generated once and survives every later pass. When
-	// false, the Secret comes from elsewhere (an ExternalSecret, the user) and the flow
-	// waits for it.
+	// GeneratePassword creates the password Secret when it does not exist, through
+	// credential.Ensure: with the password of its backup when Restore finds one,
+	// otherwise with a random password of [PasswordLength] characters. An existing
+	// Secret is never written: the password is generated once and survives every later
+	// pass. A Secret deleted later is created again the same way, and never silently
+	// (see "Generated passwords" in the package documentation). When false, the Secret
+	// comes from elsewhere (an ExternalSecret, the user) and the flow waits for it.
 	GeneratePassword bool
+	// Restore, with GeneratePassword, is asked for the password of a missing password
+	// Secret before a new one is generated: the password its backup holds (the Secret
+	// is created with it, and the account keeps its password), or a pending answer
+	// while the backup may still deliver it (nothing is generated;
+	// [ReasonPasswordRestorePending]). Nil: no backup exists. Setting it without
+	// GeneratePassword is refused with [ErrInvalidParams].
+	Restore credential.Restorer
+	// Recorder records an Event on owner whenever the flow creates the password
+	// Secret: credential.ReasonGenerated on a first install, credential.ReasonRestored
+	// from a backup, and the Warning credential.ReasonRegenerated when the password was
+	// lost while the User exists. The Events name the Secret and the User, never the
+	// password. Nil records none; the flow logs every creation either way.
+	Recorder events.EventRecorder
 }
 
 // ReconcileProvision is the database provisioning flow. It returns the
@@ -48,7 +67,9 @@ type ProvisionParams struct {
 //     ([ReasonDatabaseNotReady]).
 //  3. The password Secret the User references must hold a non-empty value under its
 //     key and not be in deletion ([ReasonPasswordSecretNotReady]); with
-//     GeneratePassword a missing Secret is created first. An existing Secret is only
+//     GeneratePassword a missing Secret is created first — restored from
+//     ProvisionParams.Restore's backup, or generated — unless that backup may still
+//     deliver the password ([ReasonPasswordRestorePending]). An existing Secret is only
 //     read, whoever controls it (an ExternalSecret, the user, the owner). The User
 //     would fail without it, so it is settled before the User is applied.
 //  4. The User and the Grant are applied ([EnsureDatabaseUser]); the User must be Ready
@@ -66,7 +87,7 @@ type ProvisionParams struct {
 // Condition (no Type) and the error, so the caller keeps the condition it has. A
 // Database, User or Grant the owner does not control is refused that way too (see the
 // package documentation). Empty namespaces are taken from owner. The password never
-// appears in a condition, an error or a log line.
+// appears in a condition, an error, a log line or an Event.
 func ReconcileProvision(
 	ctx context.Context,
 	c client.Client,
@@ -109,11 +130,15 @@ func ReconcileProvision(
 	// 3. The password Secret.
 	ref := user.Spec.PasswordSecretKeyRef
 	secretKey := client.ObjectKey{Namespace: user.Namespace, Name: ref.Name}
-	state, err := ensurePasswordSecret(ctx, c, scheme, owner, secretKey, ref.Key, p.GeneratePassword)
+	pw, err := ensurePasswordSecret(ctx, c, scheme, owner, p)
 	if err != nil {
 		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
-	switch state {
+	switch pw.state {
+	case passwordPending:
+		return notReady(ReasonPasswordRestorePending,
+			fmt.Sprintf("waiting for the backup of password Secret %s of User %s: %s; "+
+				"no new password is generated while the backup may still hold one", secretKey, keyOf(user), pw.pending))
 	case passwordMissing:
 		return notReady(ReasonPasswordSecretNotReady,
 			fmt.Sprintf("waiting for password Secret %s of User %s", secretKey, keyOf(user)))
@@ -219,6 +244,14 @@ func (p *ProvisionParams) complete(owner client.Object) error {
 			ErrInvalidParams, keyOf(user))
 	case ref.Key == "":
 		return fmt.Errorf("%w: User %s: spec.passwordSecretKeyRef.key is empty", ErrInvalidParams, keyOf(user))
+	}
+	if errs := validation.IsConfigMapKey(ref.Key); len(errs) > 0 {
+		return fmt.Errorf("%w: User %s: spec.passwordSecretKeyRef.key %q is not a valid Secret key: %s",
+			ErrInvalidParams, keyOf(user), ref.Key, strings.Join(errs, "; "))
+	}
+	if p.Restore != nil && !p.GeneratePassword {
+		return fmt.Errorf("%w: Restore is set but GeneratePassword is not: the flow creates no password Secret to restore",
+			ErrInvalidParams)
 	}
 
 	username := user.UsernameOrDefault()

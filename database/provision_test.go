@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/credential"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -492,6 +493,19 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.PasswordSecretKeyRef.Key = "" },
 			want:   database.ErrInvalidParams, text: "User ns/keystone: spec.passwordSecretKeyRef.key is empty",
 		},
+		"invalid password key": {
+			mutate: func(p *database.ProvisionParams) { p.User.Spec.PasswordSecretKeyRef.Key = "pass word" },
+			want:   database.ErrInvalidParams, text: `User ns/keystone: spec.passwordSecretKeyRef.key "pass word" is not a valid Secret key`,
+		},
+		"Restore without GeneratePassword": {
+			mutate: func(p *database.ProvisionParams) {
+				p.GeneratePassword = false
+				p.Restore = credential.RestorerFunc(func(context.Context, client.Client, client.ObjectKey, string) (credential.Backup, error) {
+					return credential.Backup{}, nil
+				})
+			},
+			want: database.ErrInvalidParams, text: "Restore is set but GeneratePassword is not",
+		},
 		"Grant for another user": {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.Username = "nova" },
 			want:   database.ErrInvalidParams, text: `Grant ns/keystone: spec.username is "nova", User ns/keystone is "keystone"`,
@@ -592,13 +606,13 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 		},
 		"get password Secret": {
 			databaseReady: true, funcs: failGet(isSecret, forbidden),
-			text: "get password Secret %s/keystone-db-password", is: apierrors.IsForbidden,
+			text: "password Secret of User %[1]s/keystone: get Secret %[1]s/keystone-db-password", is: apierrors.IsForbidden,
 			writes: []string{"apply Database"},
 			absent: []client.Object{secret(), user(), grant()},
 		},
 		"create password Secret": {
 			databaseReady: true, funcs: failCreate(func(client.Object) error { return forbidden }),
-			text: "create password Secret %s/keystone-db-password", is: apierrors.IsForbidden,
+			text: "password Secret of User %[1]s/keystone: create Secret %[1]s/keystone-db-password", is: apierrors.IsForbidden,
 			writes: []string{"apply Database", "create Secret"},
 			absent: []client.Object{user(), grant()},
 		},
@@ -607,7 +621,7 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			funcs: failCreate(func(o client.Object) error {
 				return apierrors.NewAlreadyExists(schema.GroupResource{Resource: "secrets"}, o.GetName())
 			}),
-			text: "get password Secret %s/keystone-db-password", is: apierrors.IsNotFound,
+			text: "password Secret of User %[1]s/keystone: get Secret %[1]s/keystone-db-password", is: apierrors.IsNotFound,
 			writes: []string{"apply Database", "create Secret"},
 			absent: []client.Object{user(), grant()},
 		},
