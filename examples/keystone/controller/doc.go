@@ -74,11 +74,17 @@
 //	                  holds it (secrets.ConfirmPush stamps the PushSecret with
 //	                  the Secret's resourceVersion and reads ESO's status); it
 //	                  goes to the idle account (its User reads data
-//	                  key current), then the pods switch to that account, and
-//	                  when the rollout has finished the previously active
-//	                  account is left idle with its old password, which the next
-//	                  rotation replaces. The pods not yet replaced keep a valid
-//	                  credential throughout
+//	                  key current); the Job <name>-db-password-check
+//	                  (keystone-manage db_version as that account, the new
+//	                  password from data key current) shows the database accepts
+//	                  it, and only then do the pods switch to that account (the
+//	                  User's Ready is no evidence: mariadb-operator writes it
+//	                  without observedGeneration and leaves a True one as it is);
+//	                  a failed check is deleted and runs again. When the rollout
+//	                  has finished the previously active account is left idle
+//	                  with its old password, which the next rotation replaces.
+//	                  The pods not yet replaced keep a valid credential
+//	                  throughout
 //
 // Each step is instrumented under the metrics prefix keystone_operator
 // (keystone_operator_reconcile_duration_seconds, keystone_operator_reconcile_errors_total).
@@ -129,9 +135,36 @@
 // annotation, so a new URL rolls them. A rotated database password (rotate-password
 // stages it under "staged" in <name>-db-password) is pushed to the backend
 // (PasswordRemoteKey) before anything uses it, then reaches the idle database account
-// (its User reads "current"), then the connection Secret, which switches the pods to
-// that account; the previously active account keeps its password, so the pods not yet
-// replaced keep connecting, and is idle afterwards.
+// (its User reads "current"), then, once the password check Job has connected with it,
+// the connection Secret, which switches the pods to that account; the previously
+// active account keeps its password, so the pods not yet replaced keep connecting, and
+// is idle afterwards. The check Job gets the new password through an environment
+// variable from data key current, expanded into OS_DATABASE__CONNECTION by the
+// kubelet; its spec holds the URL without the password, and its re-run key is the
+// password Secret's resourceVersion.
+//
+// # Identity backends
+//
+// A KeystoneIdentityBackend's controller ([IdentityBackendReconciler]) signs in to the
+// Keystone API as the admin user, with the admin password, to create or adopt the
+// backend's domain. It sends that password only to the Keystone it manages:
+//
+//   - A Keystone on the operator's cluster is reached at its Service, at the URL
+//     [Endpoint] computes from the Keystone's name and namespace
+//     (http://<name>.<namespace>.svc:5000), and only while the Service of that name is
+//     controlled by the Keystone. status.endpoint is read only as the sign that the API
+//     runs, never as an address: whoever may write keystones/status could point it
+//     anywhere.
+//   - A Keystone on a target cluster (spec.targetClusterRef) is reached at
+//     spec.externalEndpoint only, an https URL the Keystone's author sets; the
+//     Service's name would resolve on the operator's own cluster, where a Service of
+//     that name is not this Keystone. Without it the backend is refused: DomainReady
+//     False, reason ExternalEndpointRequired, and the admin password is not even read.
+//   - The client (package keystoneapi) follows no redirect and dials through the
+//     outbound package's default policy (loopback, link-local, unspecified and
+//     multicast addresses refused after name resolution; no proxy). A Keystone API is
+//     a cluster Service or a routed https endpoint, so the operator has no flag to
+//     open that policy; IdentityBackendOptions.OutboundPolicy does, in Go, for tests.
 //
 // # Requeues
 //

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net/url"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -90,6 +92,20 @@ const DefaultPasswordRotationSchedule = "0 3 1 * *"
 // PasswordRotationPollInterval is how soon the PasswordRotation step looks again while
 // a rotation is in progress.
 const PasswordRotationPollInterval = 10 * time.Second
+
+// PasswordCheckJobName is the Job that checks, before the pods switch to an account,
+// that the database accepts the account with the new password: k's name followed by
+// "-db-password-check".
+func PasswordCheckJobName(k *v1alpha1.Keystone) string { return k.Name + "-db-password-check" }
+
+// passwordCheckEnv is the environment variable of the password check Job that holds
+// the new password (from data key DatabasePasswordCurrentKey); the connection URL
+// refers to it.
+const passwordCheckEnv = "KEYSTONE_DB_NEW_PASSWORD"
+
+// passwordPlaceholder stands for the password in the URL the check Job's connection is
+// built from; letters only, so the URL carries it unescaped.
+const passwordPlaceholder = "KEYSTONEDBNEWPASSWORD"
 
 // stagedPasswordLength is the number of characters of a staged password.
 const stagedPasswordLength = secrets.DefaultGeneratedLength
@@ -234,11 +250,16 @@ func randomPassword(n int) ([]byte, error) {
 //     mariadb-operator gives the idle account the new password. The active account
 //     and its password are untouched.
 //  2. current present, the pods still on the other account: wait until the idle
-//     account's User reads current and is Ready for its generation, and its Grant is
-//     Ready (the database accepts the new credential); then one patch sets that
-//     account's password key to current and makes it the active account, so the
-//     Config row writes the new connection URL (the other account, the new password)
-//     and the pods roll.
+//     account's User reads current and is Ready, and its Grant is Ready; then the
+//     Job PasswordCheckJobName connects to the database as that account with the
+//     new password (keystone-manage db_version); only once it has completed does one
+//     patch set that account's password key to current and make it the active
+//     account, so the Config row writes the new connection URL (the other account,
+//     the new password) and the pods roll. The Ready conditions alone prove nothing:
+//     mariadb-operator writes them without observedGeneration, and a User that was
+//     Ready under its previous spec stays Ready, with the same lastTransitionTime,
+//     whether or not ALTER USER has run since; the Job is the evidence that the
+//     database accepts the credential. A failed check is deleted and runs again.
 //  3. current equals the active account's password: wait until the connection Secret
 //     holds the new URL and the Deployment has rolled out its pod template; then
 //     current is dropped (the User reads the account's own key again, the same value)
@@ -309,9 +330,10 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	return ctrl.Result{}, nil
 }
 
-// switchPods is phase 2: once the target account's User reads current and is Ready for
-// its generation and its Grant is Ready, the target's password key is set to current
-// and the target becomes the active account.
+// switchPods is phase 2: once the target account's User reads current and is Ready and
+// its Grant is Ready, and the password check Job has connected with the new password,
+// the target's password key is set to current and the target becomes the active
+// account.
 func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret,
 	st passwordState) (ctrl.Result, error) {
 	user := &mariadbv1alpha1.User{}
@@ -337,6 +359,9 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 	if !readyFor(grant.Status.Conditions, grant.Generation) {
 		return inProgress(k, fmt.Sprintf("waiting for Grant %s (account %s) to be Ready", ukey, DatabaseAccountName(k, st.target)))
 	}
+	if res, err := r.checkNewPassword(ctx, c, k, secret, st); err != nil || !res.IsZero() {
+		return res, err
+	}
 	secret.Data[accountPasswordKey(st.target)] = secret.Data[DatabasePasswordCurrentKey]
 	secret.Data[DatabaseActiveAccountKey] = []byte(st.target)
 	if err := patchSecret(ctx, c, secret, orig); err != nil {
@@ -346,6 +371,87 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 	return inProgress(k, fmt.Sprintf("the database accepts account %s with the new password; rolling the pods of Deployment %s/%s "+
 		"onto it while the pods not yet replaced keep account %s", DatabaseAccountName(k, st.target), k.Namespace, k.Name,
 		DatabaseAccountName(k, st.active)))
+}
+
+// checkNewPassword runs the password check Job: keystone-manage db_version with the
+// connection of the target account and the new password (the password reaches the pod
+// through the environment, from data key current; the Job names neither). Its re-run
+// key is the password Secret's resourceVersion and the account, so a changed Secret
+// checks again. It returns a zero result once the Job has completed; while it runs,
+// and after a failed run, which it deletes so that the next pass checks again, it
+// sets PasswordRotationInProgress and requeues.
+func (r *Reconciler) checkNewPassword(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret *corev1.Secret,
+	st passwordState) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(secret)
+	current := string(secret.Data[DatabasePasswordCurrentKey])
+	if u := url.UserPassword("u", current).String(); u != "u:"+current {
+		return r.inconsistent(k, key, "holds in data key "+DatabasePasswordCurrentKey+
+			" a password with characters a connection URL must escape; rotate-password stages letters and digits only")
+	}
+	account := DatabaseAccountName(k, st.target)
+	check, err := desiredPasswordCheckJob(k, st.target)
+	if err != nil {
+		return r.rotationFailed(k, err)
+	}
+	jkey := client.ObjectKeyFromObject(check)
+	done, err := job.RunJobWithKey(ctx, c, c.Scheme(), k, check, "account "+st.target+" password Secret version "+secret.ResourceVersion)
+	switch {
+	case errors.Is(err, job.ErrJobFailed):
+		if err := deleteFailedJob(ctx, c, jkey); err != nil {
+			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+		}
+		return inProgress(k, fmt.Sprintf("the database refused account %s with the new password (Job %s failed; mariadb-operator may not "+
+			"have applied it yet); the pods keep account %s, and the check runs again", account, jkey, DatabaseAccountName(k, st.active)))
+	case errors.Is(err, apply.ErrNotControlled) || errors.Is(err, apply.ErrBeingDeleted):
+		return r.rotationFailed(k, err)
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+	case !done:
+		return inProgress(k, fmt.Sprintf("Job %s checks that the database accepts account %s with the new password; "+
+			"the pods keep account %s", jkey, account, DatabaseAccountName(k, st.active)))
+	}
+	return ctrl.Result{}, nil
+}
+
+// deleteFailedJob deletes the failed Job at key (RunJobWithKey has checked that the
+// Keystone controls it), preconditioned on the UID it reads, with background
+// propagation; one already gone is no error.
+func deleteFailedJob(ctx context.Context, c client.Client, key client.ObjectKey) error {
+	j := &batchv1.Job{}
+	if err := c.Get(ctx, key, j); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	uid := j.UID
+	err := c.Delete(ctx, j, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting the failed Job %s: %w", key, err)
+	}
+	return nil
+}
+
+// desiredPasswordCheckJob is a run-once keystone-manage db_version as account with the
+// new password: the Job of the database migrations with its connection built from the
+// environment variable passwordCheckEnv (data key current of the password Secret)
+// instead of the connection Secret.
+func desiredPasswordCheckJob(k *v1alpha1.Keystone, account string) (*batchv1.Job, error) {
+	tmpl, err := connectionURL(k, account, passwordPlaceholder)
+	if err != nil {
+		return nil, err
+	}
+	// Kubernetes expands $(VAR) in an environment value and reads "$$" as "$".
+	tmpl = strings.Replace(strings.ReplaceAll(tmpl, "$", "$$"), passwordPlaceholder, "$("+passwordCheckEnv+")", 1)
+	j := manageJob(k, PasswordCheckJobName(k), "password-check", []string{"keystone-manage", "db_version"}, nil)
+	ctr := &j.Spec.Template.Spec.Containers[0]
+	env := []corev1.EnvVar{{Name: passwordCheckEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: DatabasePasswordSecretName(k)}, Key: DatabasePasswordCurrentKey}}}}
+	for _, e := range ctr.Env {
+		if e.Name == settings.ConnectionEnv {
+			e = corev1.EnvVar{Name: settings.ConnectionEnv, Value: tmpl}
+		}
+		env = append(env, e)
+	}
+	ctr.Env = env
+	return j, nil
 }
 
 // finishRotation is phase 3: once the connection Secret holds the URL of the active

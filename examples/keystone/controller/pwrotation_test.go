@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,11 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -407,4 +411,224 @@ func expectReason(t *testing.T, k *v1alpha1.Keystone, reason string) {
 	if c == nil || c.Reason != reason {
 		t.Errorf("PasswordRotationReady %+v; want reason %s", c, reason)
 	}
+}
+
+// markAsMariaDB marks the User or Grant at key Ready the way mariadb-operator v25
+// writes it: reason Created, observedGeneration 0. Once True, mariadb-operator never
+// writes the condition again on a successful reconcile (the patch is empty), so a spec
+// change leaves this very condition, lastTransitionTime included, in place.
+func markAsMariaDB(t *testing.T, obj client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	key := client.ObjectKeyFromObject(obj)
+	switch obj.(type) {
+	case *mariadbv1alpha1.User:
+		need(t)(testenv.MarkUserReady(ctx, env.Client, key))
+	case *mariadbv1alpha1.Grant:
+		need(t)(testenv.MarkGrantReady(ctx, env.Client, key))
+	default:
+		t.Fatalf("markAsMariaDB: %T", obj)
+	}
+	get(t, obj)
+	var conds *[]metav1.Condition
+	switch o := obj.(type) {
+	case *mariadbv1alpha1.User:
+		conds = &o.Status.Conditions
+	case *mariadbv1alpha1.Grant:
+		conds = &o.Status.Conditions
+	}
+	for i := range *conds {
+		(*conds)[i].ObservedGeneration = 0
+	}
+	if err := env.Client.Status().Update(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkCredential returns the account and password the password check Job of k
+// connects with: the connection URL of its container's environment, with the
+// variables it refers to ($(NAME)) expanded from the Secret keys they name, as the
+// kubelet expands them. It fails the test when the Job's spec holds the password.
+func checkCredential(t *testing.T, k *v1alpha1.Keystone) (credential, *batchv1.Job) {
+	t.Helper()
+	ctx := context.Background()
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: controller.PasswordCheckJobName(k)}}
+	get(t, j)
+	ctr := j.Spec.Template.Spec.Containers[0]
+	if got := strings.Join(ctr.Command, " "); got != "keystone-manage db_version" {
+		t.Errorf("the check runs %q", got)
+	}
+	vars, conn := map[string]string{}, ""
+	for _, e := range ctr.Env {
+		switch {
+		case e.Name == settings.ConnectionEnv:
+			if e.ValueFrom != nil {
+				t.Fatalf("the check connects with the connection Secret, not with the new password")
+			}
+			conn = e.Value
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+			s := &corev1.Secret{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: e.ValueFrom.SecretKeyRef.Name}, s); err != nil {
+				t.Fatal(err)
+			}
+			vars[e.Name] = string(s.Data[e.ValueFrom.SecretKeyRef.Key])
+		}
+	}
+	for name, v := range vars {
+		if strings.Contains(fmt.Sprint(j.Spec), v) {
+			t.Fatalf("the Job's spec holds the value of %s", name)
+		}
+		conn = strings.ReplaceAll(conn, "$("+name+")", v)
+	}
+	u, err := url.Parse(strings.ReplaceAll(conn, "$$", "$"))
+	if err != nil || u.User == nil {
+		t.Fatalf("the check's connection is not a URL with credentials")
+	}
+	p, _ := u.User.Password()
+	return credential{u.User.Username(), p}, j
+}
+
+// The pods switch to the idle account only once the database has been shown to accept
+// it with the new password. mariadb-operator writes Ready without observedGeneration
+// and leaves a True condition as it is: after the rotation points the idle account's
+// User at the new password, its Ready is the one of the previous spec, True, before
+// mariadb-operator has run ALTER USER. The step runs the password check Job instead of
+// trusting it: while the database (played here) refuses the new password the check
+// fails, is run again, and the pods keep the active account; once the database
+// accepts it, the check passes and the pods switch.
+func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	rec := newStepReconciler(t, controller.DefaultOptions())
+	storeReady(t)
+	mariaDBReady(t, ns)
+	k := createKeystone(t, newKeystone(ns, "keystone"))
+	target := stepTarget(simulatedJobs{env.Client})
+	run := func(step string) (ctrl.Result, error) {
+		t.Helper()
+		if step == "Config" {
+			return runConfig(t, rec, target, k, "")
+		}
+		return controller.RunStep(ctx, rec, step, target, k, "")
+	}
+	if _, err := run("Config"); err != nil {
+		t.Fatal(err)
+	}
+	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
+	pw := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pwKey.Name}}
+	get(t, pw)
+	// The state a first rotation leaves: the pods on account b, account a idle with its
+	// old password.
+	oldA := string(pw.Data[controller.DatabasePasswordDataKey])
+	pw.Data[controller.DatabasePasswordBDataKey] = []byte("SecondAccountPassword1")
+	pw.Data[controller.DatabaseActiveAccountKey] = []byte(controller.AccountB)
+	if err := env.Client.Update(ctx, pw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("Config"); err != nil {
+		t.Fatal(err)
+	}
+	accountA, accountB := controller.DatabaseAccountName(k, controller.AccountA), controller.DatabaseAccountName(k, controller.AccountB)
+	accepted := map[string]string{accountA: oldA, accountB: "SecondAccountPassword1"} // what the database accepts
+	userA := &mariadbv1alpha1.User{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controller.DatabaseUserObjectName(k, controller.AccountA)}}
+	eventually(t, 30*time.Second, "Users and Grants of both accounts", func(ctx context.Context) (bool, error) {
+		_, err := run("Database")
+		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: k.Name})
+		for _, account := range []string{controller.AccountA, controller.AccountB} {
+			key := client.ObjectKey{Namespace: ns, Name: controller.DatabaseUserObjectName(k, account)}
+			u, g := &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}
+			if env.Client.Get(ctx, key, u) != nil || env.Client.Get(ctx, key, g) != nil {
+				return false, err
+			}
+			if len(u.Status.Conditions) == 0 {
+				markAsMariaDB(t, u)
+				markAsMariaDB(t, g)
+			}
+		}
+		// Past both accounts, the row waits for db-sync, which no one runs here.
+		c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionDatabaseReady)
+		return c != nil && c.Reason == database.ReasonDBSyncInProgress, err
+	})
+	before, err := connection(ctx, k)
+	if err != nil || before.account != accountB || accepted[before.account] != before.password {
+		t.Fatalf("before the rotation the pods use %q (err %v), want account %s with a password the database accepts", before.account, err, accountB)
+	}
+
+	// Stage the second rotation; the backup holds it; account a's User reads it.
+	need(t)(controller.RotatePassword(ctx, env.Client, pwKey, time.Now()))
+	get(t, pw)
+	next := string(pw.Data[controller.DatabasePasswordStagedKey])
+	if _, err := run("PasswordRotation"); err != nil {
+		t.Fatal(err)
+	}
+	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.PasswordBackupName(k)}))
+	if _, err := run("PasswordRotation"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("Database"); err != nil {
+		t.Fatal(err)
+	}
+	get(t, userA)
+	ready := meta.FindStatusCondition(userA.Status.Conditions, mariadbv1alpha1.ConditionTypeReady)
+	if userA.Spec.PasswordSecretKeyRef.Key != controller.DatabasePasswordCurrentKey || userA.Generation < 2 ||
+		ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != 0 {
+		t.Fatalf("User %s reads %q at generation %d, Ready %+v; want the new password under a Ready left from the previous spec",
+			userA.Name, userA.Spec.PasswordSecretKeyRef.Key, userA.Generation, ready)
+	}
+
+	// mariadb-operator has not applied the new password: the check fails, is run again,
+	// and the pods stay where they are.
+	expectStep := func(name, message string) {
+		t.Helper()
+		res, err := run("PasswordRotation")
+		c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady)
+		if err != nil || res.RequeueAfter == 0 || c == nil || c.Reason != controller.ReasonPasswordRotationInProgress ||
+			!strings.Contains(c.Message, message) {
+			t.Fatalf("%s: %+v %v, PasswordRotationReady %+v; want InProgress with %q", name, res, err, c, message)
+		}
+		get(t, pw)
+		if string(pw.Data[controller.DatabaseActiveAccountKey]) != controller.AccountB {
+			t.Fatalf("%s: the pods were switched to account %s before the database accepted its new password", name,
+				pw.Data[controller.DatabaseActiveAccountKey])
+		}
+		if _, err := run("Config"); err != nil {
+			t.Fatal(err)
+		}
+		if used, err := connection(ctx, k); err != nil || used != before {
+			t.Fatalf("%s: the connection changed to account %q (err %v)", name, used.account, err)
+		}
+	}
+	judge := func() {
+		t.Helper()
+		cred, j := checkCredential(t, k)
+		if cred != (credential{accountA, next}) {
+			t.Fatalf("the check connects as %q (new password %v), want %s with the new password", cred.account, cred.password == next, accountA)
+		}
+		if accepted[cred.account] == cred.password {
+			need(t)(testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(j)))
+		} else {
+			need(t)(testenv.MarkJobFailed(ctx, env.Client, client.ObjectKeyFromObject(j)))
+		}
+	}
+	expectStep("stale Ready", "checks that the database accepts account "+accountA+" with the new password")
+	judge()
+	expectStep("refused", "the database refused account "+accountA+" with the new password")
+	expectStep("checked again", "checks that the database accepts account "+accountA)
+
+	// mariadb-operator runs ALTER USER (its Ready does not change); the next check passes.
+	accepted[accountA] = next
+	judge()
+	res, err := run("PasswordRotation")
+	c := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionPasswordRotationReady)
+	if err != nil || c == nil || !strings.Contains(c.Message, "the database accepts account "+accountA+" with the new password") {
+		t.Fatalf("after a passing check: %+v %v, PasswordRotationReady %+v", res, err, c)
+	}
+	if _, err := run("Config"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := connection(ctx, k)
+	if err != nil || after != (credential{accountA, next}) || accepted[after.account] != after.password {
+		t.Fatalf("after the check the pods use %q (err %v), want account %s with the new password", after.account, err, accountA)
+	}
+	expectNoSecretIn(t, k, next, oldA)
 }

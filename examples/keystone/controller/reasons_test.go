@@ -576,12 +576,13 @@ func TestReasonsPasswordRotation(t *testing.T) {
 	rec := newStepReconciler(t, controller.DefaultOptions())
 	storeReady(t)
 	k := createKeystone(t, newKeystone(ns, "keystone"))
-	target := stepTarget(env.Client)
+	target := stepTarget(simulatedJobs{env.Client}) // the password check's outcome is the test's
 	if _, err := runConfig(t, rec, target, k, ""); err != nil {
 		t.Fatal(err)
 	}
 	pwKey := client.ObjectKey{Namespace: ns, Name: controller.DatabasePasswordSecretName(k)}
 	userB := client.ObjectKey{Namespace: ns, Name: controller.DatabaseUserObjectName(k, controller.AccountB)}
+	checkKey := client.ObjectKey{Namespace: ns, Name: controller.PasswordCheckJobName(k)}
 	pr, inProgress := controller.ConditionPasswordRotationReady, controller.ReasonPasswordRotationInProgress
 	runCases(t, rec, target, k, []stepCase{
 		{name: "idle", step: "PasswordRotation", condType: pr, status: metav1.ConditionTrue,
@@ -619,9 +620,19 @@ func TestReasonsPasswordRotation(t *testing.T) {
 				}
 				need(t)(testenv.MarkUserReady(ctx, env.Client, userB))
 			}, message: "waiting for Grant " + userB.String(), requeue: true},
-		{name: "switch", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+		{name: "check", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
 				need(t)(testenv.MarkGrantReady(ctx, env.Client, userB))
+			}, message: "Job " + checkKey.String() + " checks that the database accepts account keystone-b with the new password", requeue: true},
+		{name: "check failed", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(testenv.MarkJobFailed(ctx, env.Client, checkKey))
+			}, message: "the database refused account keystone-b with the new password (Job " + checkKey.String() + " failed", requeue: true},
+		{name: "check again", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			message: "Job " + checkKey.String() + " checks", requeue: true},
+		{name: "switch", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
+				need(t)(testenv.MarkJobComplete(ctx, env.Client, checkKey))
 			}, message: "the database accepts account keystone-b with the new password", requeue: true},
 		{name: "connection", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			message: "to hold the connection of account keystone-b", requeue: true},
