@@ -142,8 +142,10 @@ func gate(when, anyOf []Condition, d passData) (bool, error) {
 // expand returns the data of each repetition of a declaration: d itself without forEach;
 // with it, one copy per element of the list at fe.Field (the element under fe.Alias()) or
 // per key of the map there, in sorted key order (the key under fe.Alias(), its value
-// under value). A missing or empty field gives no repetition; a field of another type is
-// an error.
+// under value), with the element's position under index. The alias is set last, so it
+// is never overwritten by index or value (the loader refuses those names as aliases
+// anyway). A missing or empty field gives no repetition; a field of another type is an
+// error.
 func expand(fe *ForEach, d passData) ([]passData, error) {
 	if fe == nil {
 		return []passData{d}, nil
@@ -155,18 +157,43 @@ func expand(fe *ForEach, d passData) ([]passData, error) {
 	case []any:
 		out := make([]passData, 0, len(t))
 		for i, el := range t {
-			out = append(out, d.with(fe.Alias(), el, "index", i))
+			out = append(out, d.with("index", i, fe.Alias(), el))
 		}
 		return out, nil
 	case map[string]any:
 		keys := sortedKeys(t)
 		out := make([]passData, 0, len(keys))
 		for i, k := range keys {
-			out = append(out, d.with(fe.Alias(), k, "value", t[k], "index", i))
+			out = append(out, d.with("value", t[k], "index", i, fe.Alias(), k))
 		}
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: forEach field %s is %T, not a list or map", ErrRender, fe.Field, v)
+}
+
+// expandBounded is expand for one custom resource, refusing a forEach whose field holds
+// more than limit elements (limit <= 0: DefaultMaxForEachElements) before a single
+// repetition is made: the error wraps ErrRender and ErrForEachTooLarge and names the
+// field, and the caller writes none of the declaration's repetitions.
+func expandBounded(fe *ForEach, d passData, limit int) ([]passData, error) {
+	if fe == nil {
+		return expand(fe, d)
+	}
+	if limit <= 0 {
+		limit = DefaultMaxForEachElements
+	}
+	n := 0
+	switch t, _ := lookup(map[string]any(d), fe.Field); t := t.(type) {
+	case []any:
+		n = len(t)
+	case map[string]any:
+		n = len(t)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("%w: %w: field %s holds %d elements, more than the %d one forEach expands to per custom resource; none of them is written",
+			ErrRender, ErrForEachTooLarge, fe.Field, n, limit)
+	}
+	return expand(fe, d)
 }
 
 // setPath sets the dot path in m to v, creating the maps on the way.

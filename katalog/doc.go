@@ -53,7 +53,8 @@
 // Strings that name or configure objects are Go text/template templates (type Template)
 // with the functions of FuncMap; they render against the data of one reconcile:
 // .metadata, .spec and .status of the custom resource, .cross, .external, .children and,
-// under forEach, the current element. Conditions (type Condition) test a dot path or a
+// under forEach, the current element (.item, or the name as: gives), its position .index
+// and, over a map, the key's .value. Conditions (type Condition) test a dot path or a
 // template's output with one of Operators, written as a key (equals: "200") or as
 // operator: with value:.
 //
@@ -70,6 +71,9 @@
 //   - a template that does not parse or calls an undefined function (ErrTemplate);
 //   - a condition whose operator is not one of Operators, or that has none or two
 //     (ErrUnknownOperator);
+//   - a forEach as: that is no identifier or names a key of the template data
+//     (metadata, spec, status, cross, external, children, value, index), which it
+//     would shadow (ErrInvalidValue);
 //   - dependsOn edges that form a cycle, named in full such as a -> b -> a
 //     (ErrDependencyCycle), and dependsOn targets that are not in the Katalog
 //     (ErrUnknownDependency);
@@ -100,7 +104,13 @@
 //     the field; a failed warn rule emits a Warning event;
 //  4. reads the cross references from the manager's cache;
 //  5. runs onCreate, then onReconcile: the external calls in order, then every declared
-//     object whose when and anyOf conditions hold, once per forEach element. onCreate
+//     object whose when and anyOf conditions hold, once per forEach element. A forEach
+//     expands to at most EngineOptions.MaxForEachElements elements per custom resource
+//     (default DefaultMaxForEachElements, 256; --max-foreach-elements): a list or map
+//     with more fails the pass with Ready False naming the declaration and the field
+//     (ErrForEachTooLarge), and none of that declaration's repetitions is written (nor
+//     anything pruned), so that one custom resource cannot flood the API server or hold
+//     the CRD's workers. onCreate
 //     objects and Jobs are created when missing and left alone when present and
 //     controlled by the custom resource; one that is present but someone else's, without
 //     a controller, or being deleted is never taken over or deleted: the pass fails with

@@ -47,6 +47,15 @@ const (
 	Finalizer = "katalog.orkspace.io/finalizer"
 )
 
+// Bounds of the engine; EngineOptions changes them.
+const (
+	// DefaultMaxForEachElements is how many elements one forEach expands to for one
+	// custom resource, at most: a list or map field with more gives Ready False naming
+	// the declaration and the field, and none of that declaration's repetitions is
+	// written.
+	DefaultMaxForEachElements = 256
+)
+
 // Condition types and reasons the engine writes on every custom resource.
 const (
 	// ReasonReconciled: the pass created, updated and read back everything declared.
@@ -81,6 +90,9 @@ var (
 	// ErrRender reports a template or value of a declaration that cannot be used for the
 	// custom resource at hand (a template error, a port that is no number).
 	ErrRender = errors.New("cannot render declaration")
+	// ErrForEachTooLarge reports a forEach whose list or map field holds more elements
+	// than EngineOptions.MaxForEachElements; it comes wrapped together with ErrRender.
+	ErrForEachTooLarge = errors.New("forEach has too many elements")
 )
 
 // EngineOptions configure NewEngine.
@@ -97,6 +109,10 @@ type EngineOptions struct {
 	// DeletionPoll is how soon a custom resource being deleted is reconciled again while
 	// its onDelete Jobs run; default 5s.
 	DeletionPoll time.Duration
+	// MaxForEachElements bounds the elements one forEach expands to for one custom
+	// resource; above it the declaration is not written and Ready is False naming it
+	// (ErrForEachTooLarge). Zero means DefaultMaxForEachElements.
+	MaxForEachElements int
 	// Outbound says where external calls may connect and which redirects they follow.
 	// The zero value, the default, refuses destinations that are loopback (127.0.0.0/8,
 	// ::1), link-local (169.254.0.0/16 with the cloud metadata services, fe80::/10),
@@ -142,6 +158,8 @@ func DefaultEngineOptions() EngineOptions {
 		HealthWindow:    3,
 		DependencyRetry: 5 * time.Second,
 		DeletionPoll:    5 * time.Second,
+
+		MaxForEachElements: DefaultMaxForEachElements,
 
 		ExternalCallsPerPass: DefaultExternalCallsPerPass,
 	}
@@ -191,6 +209,9 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 	}
 	if opts.DeletionPoll <= 0 {
 		opts.DeletionPoll = def.DeletionPoll
+	}
+	if opts.MaxForEachElements <= 0 {
+		opts.MaxForEachElements = def.MaxForEachElements
 	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = opts.Outbound.Client(0) // one Transport, its connections reused

@@ -95,7 +95,8 @@ type childKey struct{ kind, name string }
 
 // runGroup makes g's external calls, then writes every objectDecl whose conditions hold
 // for each of its repetitions, adding what it wants to want. A objectDecl that fails is
-// reported in the joined error and does not stop the others.
+// reported in the joined error and does not stop the others; one whose forEach holds
+// more than EngineOptions.MaxForEachElements elements writes no repetition at all.
 func (r *crdReconciler) runGroup(ctx context.Context, cr *unstructured.Unstructured, group string, g *ResourceGroup, createOnly bool, d passData, want map[childKey]bool) error {
 	if g == nil {
 		return nil
@@ -114,7 +115,7 @@ func (r *crdReconciler) runGroup(ctx context.Context, cr *unstructured.Unstructu
 	}
 	var errs []error
 	for _, decl := range objectDecls(group, g, createOnly) {
-		reps, err := expand(decl.res.ForEach, d)
+		reps, err := expandBounded(decl.res.ForEach, d, r.engine.opts.MaxForEachElements)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", decl.where, err))
 			continue

@@ -303,11 +303,15 @@ type Resource struct {
 
 // ForEach repeats a declaration. Over a list field, .<as> is the element; over a map field,
 // .<as> is the key and .value the value, in sorted key order, so that expansion is
-// deterministic across reconciles.
+// deterministic across reconciles; .index is the position (0, 1, ...) either way. One
+// forEach expands to at most EngineOptions.MaxForEachElements elements per custom
+// resource; a field with more writes none of them and fails the pass.
 type ForEach struct {
 	// Field is the dot path of the list or map, such as spec.regions; required.
 	Field string `yaml:"field"`
-	// As is the template name of the current element; default DefaultForEachAs.
+	// As is the template name of the current element; default DefaultForEachAs. It must
+	// be an identifier and no key of the template data (metadata, spec, status, cross,
+	// external, children, value, index).
 	As string `yaml:"as"`
 }
 

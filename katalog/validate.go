@@ -12,9 +12,9 @@ import (
 var (
 	kindPattern       = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 	identifierPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	// reservedData are the top-level keys of the template data; a forEach alias must not
-	// shadow them.
-	reservedData = []string{"metadata", "spec", "status", "cross", "external", "children", "value"}
+	// reservedData are the top-level keys of the template data (forEach's index and value
+	// among them); a forEach alias must not shadow them.
+	reservedData = []string{"metadata", "spec", "status", "cross", "external", "children", "value", "index"}
 	httpMethods  = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 )
 
