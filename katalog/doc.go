@@ -80,9 +80,10 @@
 //   - cross references to CRDs that are not in the Katalog (ErrUnknownCrossRef);
 //   - two declarations of one kind whose names are equal for every custom resource:
 //     names that are literal or use only {{ .metadata.name }}, in onCreate and
-//     onReconcile together, unless their when conditions exclude each other
-//     (ErrDuplicateResource); duplicate cross aliases and external call names
-//     (ErrDuplicateName);
+//     onReconcile together, unless their when conditions exclude each other, and an
+//     onDelete Job named like an onCreate or onReconcile Job that way, whatever the
+//     conditions (ErrDuplicateResource); duplicate cross aliases and external call
+//     names (ErrDuplicateName);
 //   - across files given to LoadAll, a CRD name or API type declared twice
 //     (ErrDuplicateCRD).
 //
@@ -97,7 +98,18 @@
 //     removes Finalizer, which a CRD with onDelete puts on every custom resource. A Job
 //     that failed for good ends the wait too, so that a cleanup that cannot succeed does
 //     not block the deletion forever; the failure is logged and reported by a Warning
-//     event with reason ReasonOnDeleteJobFailed on the custom resource naming the Job;
+//     event with reason ReasonOnDeleteJobFailed on the custom resource naming the Job.
+//     onDelete is bounded in time: while it is not done (a call or write that fails, a
+//     Job still running, a dependsOn target not reached) Ready says when it gives up,
+//     and the first pass once EngineOptions.OnDeleteGiveUpAfter (default 10 minutes,
+//     --ondelete-give-up-after) has passed since the deletionTimestamp removes Finalizer
+//     with a Warning event, reason ReasonOnDeleteAbandoned, naming the custom resource
+//     and why. In a namespace being deleted, where nothing can be created, onDelete is
+//     not run at all (no call, no Job): Finalizer is removed at once, with a Warning
+//     event, reason ReasonOnDeleteSkipped. onDelete's Jobs carry OnDeleteJobAnnotation
+//     with the custom resource's UID, and only such a Job ends the wait: another Job of
+//     the name (an onCreate Job that ran long ago) fails the pass with
+//     ErrOnDeleteJobConflict instead of passing for the cleanup;
 //  3. applies the mutation defaults (Server-Side Apply of the missing fields under the
 //     engine's field manager) before or after the validation rules, as mutateFirst says;
 //     a failed deny rule ends the pass with Ready False, reason ValidationFailed, naming

@@ -43,8 +43,14 @@ const (
 	// the Deployment's name, and a declared Service selects it by default.
 	AppLabel = "katalog.orkspace.io/app"
 	// Finalizer holds a custom resource whose CRD declares onDelete until the onDelete
-	// objects were created and its Jobs finished.
+	// objects were created and its Jobs finished, or until onDelete was given up
+	// (EngineOptions.OnDeleteGiveUpAfter) or skipped in a namespace being deleted.
 	Finalizer = "katalog.orkspace.io/finalizer"
+	// OnDeleteJobAnnotation marks a Job written by onDelete: its value is the UID of the
+	// custom resource whose deletion it cleans up after. Only a Job that carries it with
+	// that UID ends the wait for an onDelete Job; a Job of the same name without it (an
+	// onCreate Job of that name, say) is never taken for the cleanup.
+	OnDeleteJobAnnotation = "katalog.orkspace.io/ondelete-of"
 )
 
 // Bounds of the engine; EngineOptions changes them.
@@ -54,6 +60,10 @@ const (
 	// the declaration and the field, and none of that declaration's repetitions is
 	// written.
 	DefaultMaxForEachElements = 256
+	// DefaultOnDeleteGiveUpAfter is how long onDelete keeps trying after a custom
+	// resource's deletion started (its deletionTimestamp) before it gives up and removes
+	// Finalizer: 10 minutes.
+	DefaultOnDeleteGiveUpAfter = 10 * time.Minute
 )
 
 // Condition types and reasons the engine writes on every custom resource.
@@ -67,7 +77,8 @@ const (
 	// ReasonWaitingForDependency: a CRD of dependsOn has not reached its state yet; the
 	// message names it. Nothing else is done until it has.
 	ReasonWaitingForDependency = "WaitingForDependency"
-	// ReasonDeleting: the onDelete Jobs are still running.
+	// ReasonDeleting: the onDelete Jobs are still running; the message says when onDelete
+	// gives up.
 	ReasonDeleting = "Deleting"
 	// ReasonValidationWarning is the reason of the Warning event of a failed warn rule.
 	ReasonValidationWarning = "ValidationWarning"
@@ -76,6 +87,18 @@ const (
 	// it. The finalizer is removed all the same, so that a cleanup that cannot succeed does
 	// not block the deletion forever; the event is how the failure is seen.
 	ReasonOnDeleteJobFailed = "OnDeleteJobFailed"
+	// ReasonOnDeleteAbandoned is the reason of the Warning event on a custom resource
+	// whose onDelete did not succeed within EngineOptions.OnDeleteGiveUpAfter of its
+	// deletion (a call that keeps failing, a Job that never finishes, a dependsOn target
+	// that never becomes ready): the event names the custom resource and the last reason,
+	// and Finalizer is removed, so the cleanup onDelete does may not have happened.
+	ReasonOnDeleteAbandoned = "OnDeleteAbandoned"
+	// ReasonOnDeleteSkipped is the reason of the Warning event on a custom resource being
+	// deleted in a namespace that is being deleted itself: nothing can be created there,
+	// so onDelete is not run at all (no call made, no object or Job written) and
+	// Finalizer is removed at once. The API server may refuse the event in such a
+	// namespace; the engine logs it as well.
+	ReasonOnDeleteSkipped = "OnDeleteSkipped"
 )
 
 // Errors of the engine. Test for them with errors.Is.
@@ -93,6 +116,11 @@ var (
 	// ErrForEachTooLarge reports a forEach whose list or map field holds more elements
 	// than EngineOptions.MaxForEachElements; it comes wrapped together with ErrRender.
 	ErrForEachTooLarge = errors.New("forEach has too many elements")
+	// ErrOnDeleteJobConflict reports an onDelete Job whose name is taken by a Job that
+	// this deletion's onDelete did not write (it lacks OnDeleteJobAnnotation with the
+	// custom resource's UID): the onDelete Job cannot be created, and the other Job is
+	// not taken for the cleanup.
+	ErrOnDeleteJobConflict = errors.New("onDelete Job name taken by another Job")
 )
 
 // EngineOptions configure NewEngine.
@@ -109,6 +137,12 @@ type EngineOptions struct {
 	// DeletionPoll is how soon a custom resource being deleted is reconciled again while
 	// its onDelete Jobs run; default 5s.
 	DeletionPoll time.Duration
+	// OnDeleteGiveUpAfter bounds how long onDelete keeps trying, counted from the custom
+	// resource's deletionTimestamp: the first pass after it that finds onDelete not done
+	// records a Warning event (ReasonOnDeleteAbandoned) and removes Finalizer. Zero
+	// means DefaultOnDeleteGiveUpAfter. A pass that fails with an error is retried with
+	// the controller's backoff, so the finalizer goes at the first retry after the bound.
+	OnDeleteGiveUpAfter time.Duration
 	// MaxForEachElements bounds the elements one forEach expands to for one custom
 	// resource; above it the declaration is not written and Ready is False naming it
 	// (ErrForEachTooLarge). Zero means DefaultMaxForEachElements.
@@ -159,7 +193,8 @@ func DefaultEngineOptions() EngineOptions {
 		DependencyRetry: 5 * time.Second,
 		DeletionPoll:    5 * time.Second,
 
-		MaxForEachElements: DefaultMaxForEachElements,
+		OnDeleteGiveUpAfter: DefaultOnDeleteGiveUpAfter,
+		MaxForEachElements:  DefaultMaxForEachElements,
 
 		ExternalCallsPerPass: DefaultExternalCallsPerPass,
 	}
@@ -210,14 +245,17 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 	if opts.DeletionPoll <= 0 {
 		opts.DeletionPoll = def.DeletionPoll
 	}
-	if opts.MaxForEachElements <= 0 {
-		opts.MaxForEachElements = def.MaxForEachElements
-	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = opts.Outbound.Client(0) // one Transport, its connections reused
 	}
 	if opts.ExternalCallsPerPass <= 0 {
 		opts.ExternalCallsPerPass = def.ExternalCallsPerPass
+	}
+	if opts.OnDeleteGiveUpAfter <= 0 {
+		opts.OnDeleteGiveUpAfter = def.OnDeleteGiveUpAfter
+	}
+	if opts.MaxForEachElements <= 0 {
+		opts.MaxForEachElements = def.MaxForEachElements
 	}
 	if opts.Recorder == nil {
 		opts.Recorder = mgr.GetEventRecorder(opts.FieldManager)

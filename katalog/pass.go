@@ -63,7 +63,7 @@ var errDenied = errors.New("denied by a validation rule")
 //
 //	live:     dependsOn, (finalizer), mutation and validation (in the order
 //	          mutation.mutateFirst gives), cross, onCreate, onReconcile, prune
-//	deleting: dependsOn, onDelete
+//	deleting: (namespace being deleted), dependsOn (until onDelete gives up), onDelete
 //	status:   status (children and status fields; after cross, on every exit path)
 func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
 	r := &crdReconciler{engine: e, crd: c, box: c.OperatorBox}
@@ -90,7 +90,8 @@ func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
 		return nil, err
 	}
 	if r.deleting, err = reconcile.NewPipeline(e.opts.Metrics,
-		step("dependsOn", r.dependencies),
+		reconcile.Step[*crView]{Run: r.terminatingNamespace},
+		step("dependsOn", r.deletionDependencies),
 		step("onDelete", func(ctx context.Context, v *crView) (ctrl.Result, error) { return r.deletion(ctx, v, r.box) }),
 	); err != nil {
 		return nil, err

@@ -97,6 +97,7 @@ type childKey struct{ kind, name string }
 // for each of its repetitions, adding what it wants to want. A objectDecl that fails is
 // reported in the joined error and does not stop the others; one whose forEach holds
 // more than EngineOptions.MaxForEachElements elements writes no repetition at all.
+// onDelete's Jobs carry OnDeleteJobAnnotation.
 func (r *crdReconciler) runGroup(ctx context.Context, cr *unstructured.Unstructured, group string, g *ResourceGroup, createOnly bool, d passData, want map[childKey]bool) error {
 	if g == nil {
 		return nil
@@ -114,7 +115,11 @@ func (r *crdReconciler) runGroup(ctx context.Context, cr *unstructured.Unstructu
 		return fmt.Errorf("%s: %w", group, err)
 	}
 	var errs []error
-	for _, decl := range objectDecls(group, g, createOnly) {
+	decls := objectDecls(group, g, createOnly)
+	if group == onDeleteGroup {
+		markOnDeleteJobs(decls, cr)
+	}
+	for _, decl := range decls {
 		reps, err := expandBounded(decl.res.ForEach, d, r.engine.opts.MaxForEachElements)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", decl.where, err))

@@ -217,7 +217,9 @@ type OperatorBox struct {
 	// OnReconcile resources are created when missing and updated to their declaration on
 	// every reconcile (drift correction).
 	OnReconcile *ResourceGroup `yaml:"onReconcile"`
-	// OnDelete runs when the custom resource is being deleted, before its finalizer is removed.
+	// OnDelete runs when the custom resource is being deleted, before its finalizer is
+	// removed; it gives up after EngineOptions.OnDeleteGiveUpAfter and is skipped in a
+	// namespace being deleted (see the package documentation).
 	OnDelete *ResourceGroup `yaml:"onDelete"`
 	// Status writes fields of the custom resource's status after each reconcile.
 	Status *Status `yaml:"status"`

@@ -270,7 +270,9 @@ func declarations(p string, g *ResourceGroup) []declaration {
 // duplicates reports two declarations of one kind that name the same object for every
 // custom resource: their names are literal or use only {{ .metadata.name }}, neither uses
 // forEach, and their conditions do not exclude each other. onCreate and onReconcile write
-// the same objects, so they are checked together; onDelete on its own.
+// the same objects, so they are checked together; onDelete on its own, except that an
+// onDelete Job may not share such a name with an onCreate or onReconcile Job whatever
+// the conditions: the Job that ran before would stand in the way of the cleanup.
 func (c checker) duplicates(p string, box *OperatorBox) {
 	var live, deletion []declaration
 	if box.OnCreate != nil {
@@ -298,6 +300,19 @@ func (c checker) duplicates(p string, box *OperatorBox) {
 				}
 				c.fail(b.path+".name", fmt.Errorf("%w: %s %q is also declared at %s (line %d)",
 					ErrDuplicateResource, b.kind, b.res.Name.Text, a.path, c.k.lineOf(a.path)))
+				break
+			}
+		}
+	}
+	for _, b := range deletion {
+		bName, ok := b.res.Name.StaticName(metadataNameMarker)
+		if !ok || b.kind != "Job" || b.res.ForEach != nil || b.res.Name.IsZero() {
+			continue
+		}
+		for _, a := range live {
+			if aName, ok := a.res.Name.StaticName(metadataNameMarker); ok && a.kind == "Job" && a.res.ForEach == nil && aName == bName {
+				c.fail(b.path+".name", fmt.Errorf("%w: Job %q is also declared at %s (line %d); an onDelete Job needs a name of its own",
+					ErrDuplicateResource, b.res.Name.Text, a.path, c.k.lineOf(a.path)))
 				break
 			}
 		}
