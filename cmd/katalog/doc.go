@@ -25,6 +25,10 @@
 //	                                /controlcenter/ (default :8080, 0 turns it off)
 //	--leader-elect                  elect a leader among the replicas (Lease --leader-election-id)
 //	--leader-election-id NAME       the Lease's name (default katalog.orkestra.orkspace.io)
+//	--max-foreach-elements N        most elements one forEach expands to per custom resource
+//	                                (default 256); a list or map with more writes none of them
+//	--ondelete-give-up-after D      how long onDelete keeps trying after a deletion started
+//	                                before the finalizer is removed anyway (default 10m)
 //	--outbound-allow LIST           destinations the Katalogs' external calls may reach although
 //	                                loopback, link-local, unspecified or multicast: CIDRs, addresses
 //	                                or host names (169.254.10.0/24,127.0.0.1,registry.internal); repeat

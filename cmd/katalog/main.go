@@ -105,6 +105,10 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.inspectorBindAddress, "inspector-bind-address", o.inspectorBindAddress,
 		"address the inspector (/katalog/, /controlcenter/) binds to; 0 turns it off")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "name of the Lease --leader-elect takes")
+	fs.IntVar(&o.engine.MaxForEachElements, "max-foreach-elements", o.engine.MaxForEachElements,
+		"most elements one forEach expands to per custom resource; a list or map with more writes none of them")
+	fs.DurationVar(&o.engine.OnDeleteGiveUpAfter, "ondelete-give-up-after", o.engine.OnDeleteGiveUpAfter,
+		"how long onDelete keeps trying after a custom resource's deletion started before its finalizer is removed anyway")
 }
 
 // parseFlags parses args on fs, bound to the defaults, and checks that a Katalog is given.
