@@ -1,23 +1,56 @@
 // Package inspect serves what a Katalog engine is doing: a JSON API for tools and
 // probes, and the Control Center, a set of HTML pages for people.
 //
-// Custom resources and their children are read from the manager's cache (the same
-// informers the engine reconciles from), so looking at them sends no request to the API
-// server; only a custom resource's events are listed through Options.Events, with a
-// field selector on involvedObject.uid, served from the API server's watch cache
-// (resourceVersion "0"). Health comes from the engine through HealthSource.
+// Custom resources, their children and their events are read from the manager's cache
+// (the same informers the engine reconciles from), so looking at them sends no request
+// to the API server: a custom resource's events through the field index EventUIDIndex
+// (involvedObject.uid) that IndexEvents registers, on a cache that holds Events
+// (CacheOptions keeps them without managed fields). Health comes from the engine
+// through HealthSource.
 //
-//	mux := http.NewServeMux()
+//	// the manager: ctrl.Options{Cache: inspect.CacheOptions(cacheOpts), ...}
+//	if err := inspect.IndexEvents(ctx, mgr.GetFieldIndexer()); err != nil { ... }
 //	h, err := inspect.New(inspect.Options{
 //		Reader:     mgr.GetCache(), // not mgr.GetClient(): it reads unstructured objects past the cache
-//		Events:     mgr.GetAPIReader(),
 //		CRDs:       katalog.StartOrder(kats...),
-//		Health:     engine,
+//		Health:     inspect.EngineHealth(engine),
 //		ChildKinds: inspect.DefaultChildKinds(),
 //	})
 //	...
-//	mux.Handle("/katalog/", h)
-//	mux.Handle("/controlcenter/", h)
+//	srv, err := inspect.NewServer(h, inspect.ServerOptions{
+//		BindAddress: inspect.DefaultBindAddress, // 127.0.0.1:8080
+//		Config:      mgr.GetConfig(),            // reviews clients' tokens beyond the loopback interface
+//		HTTPClient:  mgr.GetHTTPClient(),
+//	})
+//	...
+//	err = mgr.Add(srv)
+//
+// # Listening
+//
+// NewServer listens on DefaultBindAddress, 127.0.0.1:8080, unless told otherwise:
+// reachable from inside the pod only (kubectl port-forward reaches it), where it
+// answers plain HTTP without authentication. Bound to any other address (":8080" is
+// every interface) it serves HTTPS (the tls.crt and tls.key of ServerOptions.CertDir,
+// or a self-signed certificate) and lets in only a client with a bearer token that
+// the API server authenticates (a TokenReview) and whose user may get the path it
+// asks for (a SubjectAccessReview of the non-resource URL: path = the request's path,
+// verb = get for GET and HEAD), see package httpauth. A viewer needs a ClusterRole
+// such as
+//
+//	rules:
+//	- nonResourceURLs: ["/", "/katalog/*", "/controlcenter/*"]
+//	  verbs: ["get"]
+//
+// (only "/katalog/*" for the JSON API, or "/katalog/*/health" for a probe), and the
+// operator needs create on tokenreviews.authentication.k8s.io and
+// subjectaccessreviews.authorization.k8s.io (katalog.ClusterRole grants both). The
+// server bounds every connection: ServerReadHeaderTimeout, ServerReadTimeout,
+// ServerWriteTimeout, ServerIdleTimeout and ServerMaxHeaderBytes.
+//
+// Every answer carries X-Frame-Options: DENY, the Content-Security-Policy
+// ContentSecurityPolicy (nothing but the inline stylesheet loads, no frame, no form),
+// X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and Cache-Control:
+// no-store.
 //
 // # Routes
 //
@@ -29,14 +62,21 @@
 //	GET /katalog/{crd}/health                  HealthReport; 200 when Healthy, 503 otherwise
 //	GET /katalog/{crd}                         CRDInfo: name, API types, workers, resync, dependsOn, health
 //	GET /katalog/{crd}/cr                      CRList: namespace, name, Ready status and reason,
-//	                                           phase, generation, observedGeneration, age
+//	                                           phase, generation, observedGeneration, age;
+//	                                           one page (?limit, ?continue)
 //	GET /katalog/{crd}/cr/{ns}/{name}          CRDetail: status fields, conditions, children with
 //	                                           readiness, recent events
 //	GET /controlcenter/                        page: every CRD with its health and number of custom resources
-//	GET /controlcenter/katalog/{crd}           page: the CRD and its custom resources
+//	GET /controlcenter/katalog/{crd}           page: the CRD and one page of its custom resources
 //	GET /controlcenter/katalog/{crd}/cr/{ns}/{name}
 //	                                           page: status fields, conditions, child resource cards,
 //	                                           recent events
+//
+// The lists of custom resources are paged: ?limit=N (1 to MaxPageSize, DefaultPageSize
+// without it) custom resources, sorted by namespace and name, after those of the page
+// whose CRList.Continue token ?continue gives; the last page has no Continue. The page
+// of a CRD links to the next page and back to the first. A limit or token that is not
+// one of these is 400 naming the parameter.
 //
 // An unknown CRD or custom resource is 404; a read that fails otherwise is 500 with the
 // cause. In a custom resource's detail, a child kind that cannot be read and an event

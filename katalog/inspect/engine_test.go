@@ -65,7 +65,10 @@ func TestEngineHealthReportsTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	hopts := inspect.DefaultOptions()
-	hopts.Reader, hopts.Events, hopts.CRDs = mgr.GetCache(), mgr.GetAPIReader(), katalog.StartOrder(kats...)
+	if err := inspect.IndexEvents(ctx, mgr.GetFieldIndexer()); err != nil {
+		t.Fatal(err)
+	}
+	hopts.Reader, hopts.CRDs = mgr.GetCache(), katalog.StartOrder(kats...)
 	hopts.Health = inspect.EngineHealth(e)
 	h, err := inspect.New(hopts)
 	if err != nil {

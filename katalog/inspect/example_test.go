@@ -23,8 +23,9 @@ type engineHealth map[string]inspect.Health
 func (e engineHealth) Health(crd string) inspect.Health { return e[crd] }
 
 // The inspector serves a Katalog entry and its health as JSON. Here a fake client
-// stands in for the manager's cache; in an operator, Reader is mgr.GetCache() and
-// Events mgr.GetAPIReader().
+// stands in for the manager's cache; in an operator, Reader is mgr.GetCache(), which
+// also serves the events once IndexEvents has indexed them, and NewServer serves the
+// handler on the loopback interface.
 func Example() {
 	gvk := schema.GroupVersionKind{Group: "platform.io", Version: "v1alpha1", Kind: "Application"}
 	scheme := runtime.NewScheme()
@@ -34,7 +35,7 @@ func Example() {
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 
 	opts := inspect.DefaultOptions()
-	opts.Reader, opts.Events = c, c
+	opts.Reader = c
 	opts.CRDs = []*katalog.CRD{{
 		Name:     "application",
 		APITypes: katalog.APITypes{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Plural: "applications"},

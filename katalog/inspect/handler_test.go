@@ -29,7 +29,6 @@ func TestNewRefusesInvalidOptions(t *testing.T) {
 		want   string
 	}{
 		{"no reader", func(o *inspect.Options) { o.Reader = nil }, "Reader is nil"},
-		{"no events reader", func(o *inspect.Options) { o.Events = nil }, "Events is nil"},
 		{"no health", func(o *inspect.Options) { o.Health = nil }, "Health is nil"},
 		{"nil CRD", func(o *inspect.Options) { o.CRDs = append(o.CRDs, nil) }, "CRDs[2] is nil"},
 		{"bad name", func(o *inspect.Options) { o.CRDs[1].Name = "Not/A/Label" }, `CRDs[1].Name "Not/A/Label"`},
@@ -49,9 +48,11 @@ func TestNewRefusesInvalidOptions(t *testing.T) {
 	}
 }
 
+// Zero options take their defaults: the default child kinds, the default refresh, and
+// events read through Reader.
 func TestDefaultsFillZeroOptions(t *testing.T) {
 	opts := options(fakeClient(t, nil, world()...))
-	opts.ChildKinds, opts.Refresh = nil, 0
+	opts.ChildKinds, opts.Refresh, opts.Events = nil, 0, nil
 	h, err := inspect.NewAt(opts, now)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,9 @@ func TestDefaultsFillZeroOptions(t *testing.T) {
 	getJSON(t, h, "/katalog/widget/cr/shop/web", http.StatusOK, &d)
 	if len(d.Children) != 5 {
 		t.Fatalf("with the default child kinds, %d children, want 5: %+v", len(d.Children), d.Children)
+	}
+	if len(d.Events) != 2 || d.EventsError != "" {
+		t.Fatalf("without an Events reader, events %+v (%s), want the two about the widget through Reader", d.Events, d.EventsError)
 	}
 	_, _, page := do(t, h, http.MethodGet, "/controlcenter/")
 	if !strings.Contains(page, `<meta http-equiv="refresh" content="10">`) {

@@ -102,7 +102,11 @@ type crdPage struct {
 	Info      CRDInfo
 	LastSince string
 	Items     []CRSummary
-	Err       string
+	// Total is the number of custom resources, Next the link to the next page ("" on
+	// the last), First the link to the first page ("" on it).
+	Total       int
+	Next, First string
+	Err         string
 }
 
 type detailPage struct {
@@ -138,10 +142,16 @@ func (s *server) pageCRD(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	pg, err := parsePage(r)
+	if err != nil {
+		s.fail(w, htmlOut, http.StatusBadRequest, err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), ReadTimeout)
 	defer cancel()
+	self := "/controlcenter/katalog/" + url.PathEscape(crd.Name)
 	data := crdPage{
-		pageLayout: s.layout(crd.Name, []crumb{{Label: crd.Name, Href: "/controlcenter/katalog/" + url.PathEscape(crd.Name)}}),
+		pageLayout: s.layout(crd.Name, []crumb{{Label: crd.Name, Href: self}}),
 		Info:       s.crdInfo(crd),
 	}
 	data.LastSince = s.age(data.Info.Health.LastReconcile)
@@ -149,7 +159,15 @@ func (s *server) pageCRD(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		data.Err = err.Error()
 	}
-	data.Items = items
+	data.Total = len(items)
+	var next string
+	data.Items, next = pg.cut(items)
+	if next != "" {
+		data.Next = self + "?" + pg.query(next)
+	}
+	if pg.after != "" {
+		data.First = self + "?" + pg.query("")
+	}
 	s.render(w, http.StatusOK, s.pages.crd, data)
 }
 

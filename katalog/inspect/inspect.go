@@ -1,13 +1,17 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/katalog"
@@ -22,6 +26,10 @@ const RecentEvents = 20
 
 // ReadTimeout bounds the reads of one request: the cache reads and the event list.
 const ReadTimeout = 3 * time.Second
+
+// EventUIDIndex is the field index of Events on involvedObject.uid that IndexEvents
+// registers and the detail of a custom resource lists its events by.
+const EventUIDIndex = "involvedObject.uid"
 
 // ErrInvalidOptions is wrapped by the error New returns for options it cannot serve
 // with, naming the field.
@@ -60,10 +68,11 @@ type Options struct {
 	// reads unstructured objects, and so every custom resource, from the API server.
 	// Required.
 	Reader client.Reader
-	// Events lists the events of a custom resource with a field selector on
-	// involvedObject.uid, in the resource's namespace; it may be the API reader
-	// (mgr.GetAPIReader()), which then sends one LIST per detail request, served from
-	// the API server's watch cache (resourceVersion "0"). Required.
+	// Events lists the events of a custom resource with the field selector
+	// EventUIDIndex, in the resource's namespace; nil means Reader. Give the manager's
+	// cache with the index of IndexEvents (or leave it nil), so that a page view sends
+	// no request to the API server: an API reader here would LIST events on every view
+	// of a custom resource.
 	Events client.Reader
 	// CRDs are the Katalog entries to show (for example katalog.StartOrder(kats...)).
 	// Names must be unique.
@@ -99,10 +108,50 @@ func DefaultOptions() Options {
 	return Options{ChildKinds: DefaultChildKinds(), Refresh: DefaultRefresh}
 }
 
+// IndexEvents registers EventUIDIndex, the index of Events on involvedObject.uid, on
+// a manager's cache (mgr.GetFieldIndexer()), which starts its informer of Events: the
+// cache then holds the Events of its namespaces (CacheOptions drops their managed
+// fields) and serves a custom resource's events from memory. Call it once, in the
+// operator's setup.
+func IndexEvents(ctx context.Context, indexer client.FieldIndexer) error {
+	err := indexer.IndexField(ctx, &corev1.Event{}, EventUIDIndex, func(o client.Object) []string {
+		e, ok := o.(*corev1.Event)
+		if !ok || e.InvolvedObject.UID == "" {
+			return nil
+		}
+		return []string{string(e.InvolvedObject.UID)}
+	})
+	if err != nil {
+		return fmt.Errorf("index Events on %s: %w", EventUIDIndex, err)
+	}
+	return nil
+}
+
+// CacheOptions returns base with Events cached without their managed fields, the
+// memory the inspector's event lists cost; the namespaces are base's. The other
+// entries of base.ByObject are kept (the map is copied, not changed).
+func CacheOptions(base cache.Options) cache.Options {
+	byObject := maps.Clone(base.ByObject)
+	if byObject == nil {
+		byObject = map[client.Object]cache.ByObject{}
+	}
+	by := byObject[&corev1.Event{}]
+	by.Transform = cache.TransformStripManagedFields()
+	for obj := range byObject {
+		if _, ok := obj.(*corev1.Event); ok {
+			delete(byObject, obj)
+		}
+	}
+	byObject[&corev1.Event{}] = by
+	base.ByObject = byObject
+	return base
+}
+
 // New returns the handler of the inspector's JSON and HTML routes (see the package
 // documentation). Mount it at the root of a mux for the paths /katalog/ and
-// /controlcenter/. New fails with ErrInvalidOptions when Reader, Events or Health is
-// nil, or when a CRD entry is nil, has an invalid name or repeats a name.
+// /controlcenter/, or serve it with NewServer. New fails with ErrInvalidOptions when
+// Reader or Health is nil, or when a CRD entry is nil, has an invalid name or repeats
+// a name.
 func New(opts Options) (http.Handler, error) {
 	return newHandler(opts, time.Now)
 }
@@ -112,8 +161,6 @@ func newHandler(opts Options, now func() time.Time) (http.Handler, error) {
 	switch {
 	case opts.Reader == nil:
 		return nil, fmt.Errorf("%w: Reader is nil", ErrInvalidOptions)
-	case opts.Events == nil:
-		return nil, fmt.Errorf("%w: Events is nil", ErrInvalidOptions)
 	case opts.Health == nil:
 		return nil, fmt.Errorf("%w: Health is nil", ErrInvalidOptions)
 	}

@@ -51,12 +51,17 @@ type CRSummary struct {
 	Age string `json:"age"`
 }
 
-// CRList is the body of GET /katalog/{crd}/cr, sorted by namespace and name.
+// CRList is the body of GET /katalog/{crd}/cr: one page of the custom resources,
+// sorted by namespace and name.
 type CRList struct {
 	// CRD is the entry's name in the Katalog.
 	CRD string `json:"crd"`
-	// Items are the custom resources.
+	// Items are the custom resources of the page: at most ?limit (DefaultPageSize
+	// without it), after those of the page that gave ?continue.
 	Items []CRSummary `json:"items"`
+	// Continue is the token of the next page (GET /katalog/{crd}/cr?continue=TOKEN);
+	// empty on the last page.
+	Continue string `json:"continue,omitempty"`
 }
 
 // CRDetail is the body of GET /katalog/{crd}/cr/{ns}/{name}.

@@ -289,14 +289,17 @@ func toMap(obj client.Object) (map[string]any, error) {
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 }
 
-// events lists the events about u with a field selector on involvedObject.uid, served
-// from the API server's watch cache, newest first and at most RecentEvents.
+// events lists the events about u through the EventUIDIndex field selector, from the
+// manager's cache, newest first and at most RecentEvents.
 func (s *server) events(ctx context.Context, u *unstructured.Unstructured) ([]Event, error) {
 	list := &corev1.EventList{}
-	err := s.opts.Events.List(ctx, list,
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}},
+	events := s.opts.Events
+	if events == nil {
+		events = s.opts.Reader
+	}
+	err := events.List(ctx, list,
 		client.InNamespace(u.GetNamespace()),
-		client.MatchingFields{"involvedObject.uid": string(u.GetUID())},
+		client.MatchingFields{EventUIDIndex: string(u.GetUID())},
 	)
 	if err != nil {
 		return []Event{}, fmt.Errorf("list events of %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)

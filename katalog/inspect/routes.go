@@ -27,7 +27,29 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("/controlcenter/", s.getOnly(htmlOut, func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, htmlOut, http.StatusNotFound, fmt.Sprintf("no page %s", r.URL.Path))
 	}))
-	return mux
+	return securityHeaders(mux)
+}
+
+// ContentSecurityPolicy is the Content-Security-Policy of every answer: the pages load
+// nothing (no script, image, font or frame), style themselves with their inline
+// stylesheet only, submit no form and may not be framed.
+const ContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// securityHeaders sets, on every answer, the headers that keep a browser from framing
+// a page (X-Frame-Options: DENY and frame-ancestors), from loading anything a value
+// from the cluster might smuggle in (ContentSecurityPolicy), from guessing content
+// types (nosniff), from sending the page's address elsewhere (Referrer-Policy) and
+// from storing an answer (Cache-Control: no-store).
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr.Set("X-Frame-Options", "DENY")
+		hdr.Set("Content-Security-Policy", ContentSecurityPolicy)
+		hdr.Set("X-Content-Type-Options", "nosniff")
+		hdr.Set("Referrer-Policy", "no-referrer")
+		hdr.Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // output selects how answers and errors are written.
@@ -46,8 +68,6 @@ func (s *server) getOnly(out output, h http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, out, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s; use GET or HEAD", r.Method, r.URL.Path))
 			return
 		}
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
 		h(w, r)
 	}
 }
@@ -102,6 +122,11 @@ func (s *server) serveCRList(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	pg, err := parsePage(r)
+	if err != nil {
+		s.fail(w, jsonOut, http.StatusBadRequest, err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), ReadTimeout)
 	defer cancel()
 	items, err := s.listCRs(ctx, crd)
@@ -109,7 +134,8 @@ func (s *server) serveCRList(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, jsonOut, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, CRList{CRD: crd.Name, Items: items})
+	items, next := pg.cut(items)
+	writeJSON(w, http.StatusOK, CRList{CRD: crd.Name, Items: items, Continue: next})
 }
 
 func (s *server) serveCRDetail(w http.ResponseWriter, r *http.Request) {
