@@ -20,12 +20,18 @@ import (
 //     delete (a child whose gate stops passing is deleted when the custom resource
 //     controls it);
 //   - events in both API groups: create and patch (warn rules, and the manager's
-//     recorder), list and watch in the core group (the inspector's recent events);
-//   - Leases for leader election, and get on Namespaces (the operator reads kube-system's
-//     UID once to name its cluster).
+//     recorder), list and watch in the core group (the cache the inspector shows a
+//     custom resource's recent events from);
+//   - get on Namespaces (the operator reads kube-system's UID once to name its cluster);
+//   - create on tokenreviews (authentication.k8s.io) and subjectaccessreviews
+//     (authorization.k8s.io): /metrics, and the inspector when it listens beyond the
+//     loopback interface, let in only the clients the API server authenticates and
+//     authorizes.
 //
-// The rules are sorted, so the same Katalogs always give the same ClusterRole. Print it
-// with `katalog rbac` and bind it to the ServiceAccount the engine runs as.
+// Leases are not in it: leader election needs them in one namespace only, see
+// [LeaseRole]. The rules are sorted, so the same Katalogs always give the same
+// ClusterRole. Print both with `katalog rbac` and bind them to the ServiceAccount the
+// engine runs as.
 func ClusterRole(name string, kats ...*Katalog) *rbacv1.ClusterRole {
 	byGroup := map[string][]string{}
 	for _, kat := range kats {
@@ -70,13 +76,28 @@ func ClusterRole(name string, kats ...*Katalog) *rbacv1.ClusterRole {
 	rules = append(rules,
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "list", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-		rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
-			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
+		rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
 	)
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Rules:      rules,
+	}
+}
+
+// LeaseRole returns the Role, named name in namespace (left empty, kubectl apply -n
+// places it), that leader election needs: get, list, watch, create, update and patch
+// on Leases (coordination.k8s.io) in the namespace the engine runs in, where its
+// Lease (--leader-election-id) lives. It grants no delete, and nothing in any other
+// namespace. Print it with `katalog rbac` and bind it with a RoleBinding in that
+// namespace.
+func LeaseRole(name, namespace string) *rbacv1.Role {
+	return &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch"}}},
 	}
 }

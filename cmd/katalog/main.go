@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
 
@@ -30,8 +28,9 @@ import (
 
 // Defaults of the command's own flags.
 const (
-	// defaultInspectorBindAddress is where the inspector listens.
-	defaultInspectorBindAddress = ":8080"
+	// defaultInspectorBindAddress is where the inspector listens: the loopback
+	// interface only.
+	defaultInspectorBindAddress = inspect.DefaultBindAddress
 	// defaultMetricsBindAddress moves /metrics off the inspector's port.
 	defaultMetricsBindAddress = ":8082"
 	// defaultLeaderElectionID names the Lease of --leader-elect.
@@ -54,14 +53,18 @@ type options struct {
 	katalogs []string
 	// inspectorBindAddress is where the inspector listens; "0" serves none.
 	inspectorBindAddress string
+	// inspectorCertDir holds the inspector's tls.crt and tls.key, for an address
+	// beyond the loopback interface; empty means a self-signed certificate.
+	inspectorCertDir string
 	// engine configures the engine; FieldManager is OperatorOptions.FieldManager.
 	engine katalog.EngineOptions
-	// inspectorListening, when set, is told the inspector's address once it listens.
-	inspectorListening func(addr string)
+	// inspectorListening, when set, is told the inspector's base URL once it listens.
+	inspectorListening func(url string)
 }
 
 // defaultOptions are the settings without any flag: every namespace, the field manager
-// "katalog", the inspector on :8080.
+// "katalog", the inspector on 127.0.0.1:8080, leader election on, /metrics over HTTPS
+// on :8082 behind authentication and authorization.
 func defaultOptions() options {
 	o := options{
 		OperatorOptions:      multicluster.DefaultOperatorOptions(),
@@ -103,7 +106,9 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.Var(katalogList{&o.katalogs}, "katalog", "a Katalog file to run; repeat the flag or give a comma-separated list (required)")
 	o.bindOutbound(fs)
 	fs.StringVar(&o.inspectorBindAddress, "inspector-bind-address", o.inspectorBindAddress,
-		"address the inspector (/katalog/, /controlcenter/) binds to; 0 turns it off")
+		"address the inspector (/katalog/, /controlcenter/) binds to; 0 turns it off. Beyond the loopback interface it serves HTTPS to authenticated and authorized clients only")
+	fs.StringVar(&o.inspectorCertDir, "inspector-cert-dir", o.inspectorCertDir,
+		"directory with the inspector's tls.crt and tls.key, when it binds beyond the loopback interface (a self-signed certificate when empty)")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "name of the Lease --leader-elect takes")
 	fs.IntVar(&o.engine.MaxForEachElements, "max-foreach-elements", o.engine.MaxForEachElements,
 		"most elements one forEach expands to per custom resource; a list or map with more writes none of them")
@@ -156,18 +161,21 @@ func main() {
 	}
 }
 
-// rbacCommand prints the ClusterRole the Katalogs need (printRBAC).
+// rbacCommand prints the ClusterRole and the Role the Katalogs need (printRBAC).
 const rbacCommand = "rbac"
 
-// printRBAC is `katalog rbac --katalog FILE... [--name NAME]`: it loads the Katalogs
-// and writes to w, as YAML, the ClusterRole an engine running them needs
-// (katalog.ClusterRole), named NAME ("katalog" by default).
+// printRBAC is `katalog rbac --katalog FILE... [--name NAME] [--namespace NS]`: it
+// loads the Katalogs and writes to w, as two YAML documents, the ClusterRole an engine
+// running them needs (katalog.ClusterRole) and the Role of its leader-election Lease
+// (katalog.LeaseRole), both named NAME ("katalog" by default), the Role in namespace
+// NS (none by default: kubectl apply -n NS places it).
 func printRBAC(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet(rbacCommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var paths []string
 	fs.Var(katalogList{paths: &paths}, "katalog", "a Katalog file; repeat it or give a comma list (required)")
-	name := fs.String("name", "katalog", "the ClusterRole's name")
+	name := fs.String("name", "katalog", "the ClusterRole's and the Role's name")
+	namespace := fs.String("namespace", "", "the Role's namespace: where the engine runs and takes its Lease (none: kubectl apply -n places it)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%s: %w", rbacCommand, err)
 	}
@@ -181,11 +189,15 @@ func printRBAC(w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := yaml.Marshal(katalog.ClusterRole(*name, kats...))
+	clusterRole, err := yaml.Marshal(katalog.ClusterRole(*name, kats...))
 	if err != nil {
 		return fmt.Errorf("%s: %w", rbacCommand, err)
 	}
-	_, err = w.Write(out)
+	role, err := yaml.Marshal(katalog.LeaseRole(*name, *namespace))
+	if err != nil {
+		return fmt.Errorf("%s: %w", rbacCommand, err)
+	}
+	_, err = fmt.Fprintf(w, "%s---\n%s", clusterRole, role)
 	return err
 }
 
@@ -231,8 +243,9 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	opts.Manager.Scheme = scheme
 	// RunOperator sets the cache options (the Secrets and ConfigMaps of the field
 	// manager, --namespace); the Katalogs add the CRDs that allow one namespace only.
+	// The inspector reads the custom resources' events from the cache too.
 	opts.Manager.NewCache = func(cfg *rest.Config, co cache.Options) (cache.Cache, error) {
-		return cache.New(cfg, katalog.CacheOptions(co, kats...))
+		return cache.New(cfg, inspect.CacheOptions(katalog.CacheOptions(co, kats...)))
 	}
 	engineOpts := o.engine
 	engineOpts.FieldManager = opts.FieldManager
@@ -243,7 +256,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		}
 		engineOpts.Metrics = m
 	}
-	return multicluster.RunOperator(ctx, cfg, opts, func(_ context.Context, mc mcmanager.Manager, _ *multicluster.ClusterResolver) error {
+	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mc mcmanager.Manager, _ *multicluster.ClusterResolver) error {
 		mgr := mc.GetLocalManager()
 		e, err := katalog.NewEngine(mgr, kats, engineOpts)
 		if err != nil {
@@ -255,24 +268,32 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		if o.inspectorBindAddress == "0" {
 			return nil
 		}
+		if err := inspect.IndexEvents(ctx, mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
 		h, err := inspect.New(inspect.Options{
-			Reader: mgr.GetCache(),
-			Events: mgr.GetAPIReader(),
+			Reader: mgr.GetCache(), // the events too, through the index of IndexEvents
 			CRDs:   katalog.StartOrder(kats...),
 			Health: inspect.EngineHealth(e),
 		})
 		if err != nil {
 			return err
 		}
-		srv, err := newInspectorServer(o.inspectorBindAddress, h)
+		srv, err := inspect.NewServer(h, inspect.ServerOptions{
+			BindAddress: o.inspectorBindAddress,
+			Config:      mgr.GetConfig(),
+			HTTPClient:  mgr.GetHTTPClient(),
+			CertDir:     o.inspectorCertDir,
+			Logger:      mgr.GetLogger().WithName("inspector"),
+		})
 		if err != nil {
-			return err
+			return fmt.Errorf("--inspector-bind-address %q: %w", o.inspectorBindAddress, err)
 		}
 		if o.inspectorListening != nil {
-			o.inspectorListening(srv.addr())
+			o.inspectorListening(srv.URL())
 		}
 		if err := mgr.Add(srv); err != nil {
-			_ = srv.listener.Close()
+			_ = srv.Close()
 			return fmt.Errorf("adding the inspector: %w", err)
 		}
 		return nil
@@ -299,58 +320,3 @@ func validateAddress(addr string) error {
 	}
 	return nil
 }
-
-// inspectorServer serves the inspector as a manager Runnable: it starts and stops with
-// the manager, on every replica (it needs no leader election).
-type inspectorServer struct {
-	listener net.Listener
-	server   *http.Server
-}
-
-var (
-	_ manager.Runnable               = (*inspectorServer)(nil)
-	_ manager.LeaderElectionRunnable = (*inspectorServer)(nil)
-)
-
-// newInspectorServer binds addr at once, so that a taken port fails the start, and
-// serves h under /katalog/ and /controlcenter/; / redirects to /controlcenter/.
-func newInspectorServer(addr string, h http.Handler) (*inspectorServer, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--inspector-bind-address %q: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/katalog/", h)
-	mux.Handle("/controlcenter/", h)
-	mux.Handle("/{$}", http.RedirectHandler("/controlcenter/", http.StatusFound))
-	return &inspectorServer{
-		listener: ln,
-		server:   &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
-	}, nil
-}
-
-// addr returns the address the inspector listens on.
-func (s *inspectorServer) addr() string { return s.listener.Addr().String() }
-
-// Start serves until ctx ends, then shuts the server down.
-func (s *inspectorServer) Start(ctx context.Context) error {
-	done := make(chan error, 1)
-	go func() { done <- s.server.Serve(s.listener) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("inspector on %s: %w", s.addr(), err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := s.server.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("stopping the inspector on %s: %w", s.addr(), err)
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("inspector on %s: %w", s.addr(), err)
-	}
-	return nil
-}
-
-// NeedLeaderElection is false: every replica serves the inspector.
-func (s *inspectorServer) NeedLeaderElection() bool { return false }

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,9 +24,14 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -97,7 +105,10 @@ func freeAddress(t *testing.T) string {
 // database Katalogs in --namespace: the sample Database and Application reach Ready
 // True and phase Ready (the test plays the Deployment controller and the registry),
 // /readyz answers 200 once every CRD's informer synced, and the inspector answers
-// GET /katalog/application/health with the engine's health and serves its pages.
+// GET /katalog/application/health with the engine's health and serves its pages. It
+// runs as a user bound only to what `katalog rbac` prints, with leader election on
+// (the Lease in --leader-election-namespace) and /metrics over HTTPS to an authorized
+// scraper only.
 func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	ctx := t.Context()
 	ns := env.Namespace(t)
@@ -115,7 +126,7 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	o, err := parseFlags(fs, []string{
 		"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml"),
 		"--namespace", ns, "--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
-		"--inspector-bind-address", "127.0.0.1:0",
+		"--inspector-bind-address", "127.0.0.1:0", "--leader-election-namespace", ns,
 		"--outbound-allow", "127.0.0.1", // the registry stand-in listens there
 	})
 	if err != nil {
@@ -130,26 +141,28 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	o.engine.DependencyRetry = 200 * time.Millisecond
 	o.engine.HealthWindow = 1
 	inspector := make(chan string, 1)
-	o.inspectorListening = func(addr string) { inspector <- addr }
-	// The engine runs as a user bound only to the ClusterRole `katalog rbac` prints.
-	var role bytes.Buffer
-	if err := printRBAC(&role, []string{"--katalog", filepath.Join(examples, "platform.yaml"),
-		"--katalog", filepath.Join(examples, "database.yaml"), "--name", "katalog-" + ns}); err != nil {
+	o.inspectorListening = func(url string) { inspector <- url }
+	// The engine runs as a user bound only to the ClusterRole and the Role (in ns)
+	// `katalog rbac` prints.
+	var printed bytes.Buffer
+	if err := printRBAC(&printed, []string{"--katalog", filepath.Join(examples, "platform.yaml"),
+		"--katalog", filepath.Join(examples, "database.yaml"), "--name", "katalog-" + ns, "--namespace", ns}); err != nil {
 		t.Fatal(err)
 	}
-	cr := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(role.Bytes(), cr); err != nil {
-		t.Fatalf("katalog rbac printed no ClusterRole: %v\n%s", err, role.String())
-	}
+	cr, leases := parseRBAC(t, printed.Bytes())
 	cfg := env.ConfigAs(t, "katalog-"+ns, cr)
+	bindRole(t, cfg, leases)
+	scraper := metricsReader(t, ns)
 	testenv.Go(t, func(ctx context.Context) error { return run(ctx, cfg, o) })
 
 	var base string
 	select {
-	case addr := <-inspector:
-		base = "http://" + addr
+	case base = <-inspector:
 	case <-time.After(testenv.ConditionTimeout):
 		t.Fatal("the inspector never listened")
+	}
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Errorf("the inspector on 127.0.0.1 serves %s, want plain HTTP", base)
 	}
 
 	samples, err := katalogexamples.Samples(examples)
@@ -211,7 +224,15 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	if code != http.StatusOK { // the redirect to /controlcenter/ is followed
 		t.Errorf("GET /: %d, want the control center", code)
 	}
-	code, body = get(t, "http://"+metrics+"/metrics")
+	lease := &coordinationv1.Lease{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: defaultLeaderElectionID}, lease); err != nil ||
+		lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Errorf("the leader's Lease %s/%s: %v %+v", ns, defaultLeaderElectionID, err, lease.Spec)
+	}
+	if code, _ := getAs(t, "https://"+metrics+"/metrics", ""); code != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without a token: %d, want 401", code)
+	}
+	code, body = getAs(t, "https://"+metrics+"/metrics", scraper)
 	for _, step := range []string{"application/onCreate", "application/status", "database/onReconcile"} {
 		series := katalog.MetricsPrefix + `_reconcile_duration_seconds_count{sub_reconciler="` + step + `"}`
 		if code != http.StatusOK || !strings.Contains(body, series) {
@@ -245,13 +266,93 @@ func pendingSamples(ctx context.Context, t *testing.T, samples []*unstructured.U
 	return strings.Join(out, "; ")
 }
 
+// parseRBAC reads what `katalog rbac` prints: a ClusterRole, then a Role.
+func parseRBAC(t *testing.T, printed []byte) (*rbacv1.ClusterRole, *rbacv1.Role) {
+	t.Helper()
+	docs := strings.Split(string(printed), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("katalog rbac printed %d documents, want a ClusterRole and a Role:\n%s", len(docs), printed)
+	}
+	cr, role := &rbacv1.ClusterRole{}, &rbacv1.Role{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), cr); err != nil || cr.Kind != "ClusterRole" {
+		t.Fatalf("katalog rbac printed no ClusterRole first: %v\n%s", err, printed)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), role); err != nil || role.Kind != "Role" {
+		t.Fatalf("katalog rbac printed no Role second: %v\n%s", err, printed)
+	}
+	return cr, role
+}
+
+// bindRole creates role and binds it to the user cfg authenticates as (the common name
+// of its client certificate), both removed when the test ends.
+func bindRole(t *testing.T, cfg *rest.Config, role *rbacv1.Role) {
+	t.Helper()
+	block, _ := pem.Decode(cfg.CertData)
+	if block == nil {
+		t.Fatal("the user's rest config has no client certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: role.Namespace, Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: cert.Subject.CommonName}},
+	}
+	for _, obj := range []client.Object{role.DeepCopy(), binding} {
+		if err := env.Client.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+	}
+}
+
+// metricsReader returns a token of a new ServiceAccount of ns that may get /metrics.
+func metricsReader(t *testing.T, ns string) string {
+	t.Helper()
+	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prometheus"}}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-metrics-reader"},
+		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}}
+	for _, obj := range []client.Object{sa, role, binding} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+	}
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
+}
+
 func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	return getAs(t, url, "")
+}
+
+// getAs is get with a bearer token (none when empty), not verifying the server's
+// certificate (the metrics server's is self-signed).
+func getAs(t *testing.T, url, token string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed metrics certificate
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
@@ -305,24 +406,31 @@ func TestRunRefuses(t *testing.T) {
 	}
 }
 
-// --katalog repeats and takes comma lists; without it the flags are refused.
-// TestPrintRBAC: katalog rbac prints the ClusterRole of the Katalogs given, and refuses
-// a call without Katalogs or with a Katalog that does not load, naming the file.
+// TestPrintRBAC: katalog rbac prints the ClusterRole of the Katalogs given and the
+// Role of the leader-election Lease (in --namespace when given), and refuses a call
+// without Katalogs or with a Katalog that does not load, naming the file.
 func TestPrintRBAC(t *testing.T) {
 	var out bytes.Buffer
 	if err := printRBAC(&out, []string{"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml")}); err != nil {
 		t.Fatal(err)
 	}
-	cr := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(out.Bytes(), cr); err != nil {
-		t.Fatal(err)
-	}
+	cr, role := parseRBAC(t, out.Bytes())
 	kats, err := load([]string{filepath.Join(examples, "platform.yaml"), filepath.Join(examples, "database.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(katalog.ClusterRole("katalog", kats...), cr); diff != "" {
 		t.Errorf("katalog rbac printed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(katalog.LeaseRole("katalog", ""), role); diff != "" {
+		t.Errorf("katalog rbac printed the Role (-want +got):\n%s", diff)
+	}
+	out.Reset()
+	if err := printRBAC(&out, []string{"--katalog", filepath.Join(examples, "database.yaml"), "--namespace", "katalog-system"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, role := parseRBAC(t, out.Bytes()); role.Namespace != "katalog-system" {
+		t.Errorf("katalog rbac --namespace katalog-system printed the Role in %q", role.Namespace)
 	}
 	if err := printRBAC(io.Discard, nil); !errors.Is(err, errNoKatalog) {
 		t.Errorf("no --katalog: %v, want errNoKatalog", err)
@@ -348,8 +456,20 @@ func TestParseFlags(t *testing.T) {
 	if got := strings.Join(o.katalogs, " "); got != "a.yaml b.yaml c.yaml" {
 		t.Errorf("katalogs %q, want a.yaml b.yaml c.yaml", got)
 	}
-	if o.Namespace != "apps" || o.inspectorBindAddress != ":8080" || o.MetricsBindAddress != ":8082" || o.FieldManager != "katalog" {
+	if o.Namespace != "apps" || o.inspectorBindAddress != "127.0.0.1:8080" || o.MetricsBindAddress != ":8082" || o.FieldManager != "katalog" {
 		t.Errorf("options %+v", o)
+	}
+	if !o.LeaderElect || o.InsecureMetrics || o.inspectorCertDir != "" {
+		t.Errorf("defaults: leader election %v, plain-HTTP metrics %v, inspector certificates %q; want leader election and secure metrics",
+			o.LeaderElect, o.InsecureMetrics, o.inspectorCertDir)
+	}
+	o, err = parseFlags(flag.NewFlagSet("katalog", flag.ContinueOnError), []string{"--katalog", "a.yaml",
+		"--leader-elect=false", "--metrics-secure=false", "--inspector-bind-address", ":8080", "--inspector-cert-dir", "/certs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.LeaderElect || !o.InsecureMetrics || o.inspectorBindAddress != ":8080" || o.inspectorCertDir != "/certs" {
+		t.Errorf("--leader-elect=false --metrics-secure=false --inspector-bind-address :8080 --inspector-cert-dir /certs: %+v", o)
 	}
 	fs := flag.NewFlagSet("katalog", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
