@@ -222,4 +222,14 @@
 // compiled into another engine's binary, is refused for the same reason. Every field of
 // this package's types is accepted as written, so a Katalog written for the original
 // engine that keeps to them and uses no provider block loads here unchanged.
+//
+// # Permissions
+//
+// ClusterRole returns the rules an engine running some Katalogs needs cluster-wide:
+// their custom resources, the child kinds, events, get on Namespaces, and create on
+// TokenReviews and SubjectAccessReviews (its /metrics, and its inspector beyond the
+// loopback interface, let in only clients the API server authenticates and
+// authorizes). Leader election's Lease is not in it: LeaseRole is a Role for the
+// engine's own namespace (get, list, watch, create, update, patch on leases; no
+// delete). `katalog rbac` prints both.
 package katalog
