@@ -95,14 +95,17 @@ func NewCleanup(resolver Resolver, opts CleanupOptions) (*Cleanup, error) {
 
 // Track runs on a live CR once [GateTarget] has resolved target, before the first write
 // to it. For a target cluster it adds FinalizerFor(target.Name) to obj through c (the
-// management cluster's client). It also sweeps any other cluster obj's finalizers name
-// (the CR named another cluster before) and drops that finalizer once the sweep is
-// complete; a cluster that is unavailable keeps its finalizer and is tried again on the
-// next pass, without failing this one. An error is returned only for a write to obj.
+// management cluster's client). It also sweeps any other target cluster obj's
+// finalizers name (the CR named another cluster before) and drops that finalizer once
+// the sweep is complete; a cluster that is unavailable, or that obj's namespace may no
+// longer use, keeps its finalizer and is tried again on the next pass, without failing
+// this one. Clusters are resolved for obj's namespace ([WithNamespace]). An error is
+// returned only for a write to obj.
 func (cl *Cleanup) Track(ctx context.Context, c client.Client, obj reconcile.Object, target *Target) error {
 	if target == nil {
 		return fmt.Errorf("%w: Track: target is nil", ErrInvalidOptions)
 	}
+	ctx = WithNamespace(ctx, obj.GetNamespace())
 	current := ""
 	if !target.IsLocal() {
 		current = FinalizerFor(target.Name)
@@ -132,9 +135,11 @@ func (cl *Cleanup) Track(ctx context.Context, c client.Client, obj reconcile.Obj
 // name and removes each finalizer once its cluster holds none of obj's children, so the
 // API server can delete obj. While a cluster is unavailable (or a child is still being
 // deleted) it reports the pending sweep on CleanupOptions.ConditionType and requeues
-// after reconcile.TargetClusterRetryInterval; once GiveUpAfter has passed since the
-// deletion started it records a Warning event (ReasonTargetClusterSweepAbandoned) naming
-// the cluster and removes the finalizer: the children there remain. ref is the CR's
+// after reconcile.TargetClusterRetryInterval (a cluster obj's namespace may no longer
+// use, [AllowedNamespacesAnnotation], counts as unavailable: nothing is swept there);
+// once GiveUpAfter has passed since the deletion started it records a Warning event
+// (ReasonTargetClusterSweepAbandoned) naming the cluster and removes the finalizer:
+// the children there remain. ref is the CR's
 // spec.targetClusterRef (it names the cluster of a finalizer whose name had to be
 // shortened). A CR that is not being deleted is left alone.
 func (cl *Cleanup) Finalize(ctx context.Context, c client.Client, obj reconcile.Object, ref *commonv1.TargetClusterRefSpec) (ctrl.Result, error) {
@@ -142,6 +147,7 @@ func (cl *Cleanup) Finalize(ctx context.Context, c client.Client, obj reconcile.
 	if deleted == nil {
 		return ctrl.Result{}, nil
 	}
+	ctx = WithNamespace(ctx, obj.GetNamespace())
 	giveUpAt := deleted.Add(cl.opts.GiveUpAfter)
 	var pending []string
 	for _, f := range obj.GetFinalizers() {

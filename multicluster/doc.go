@@ -13,6 +13,31 @@
 // manager and the provider that engages each such cluster (its own cache, sharing the
 // manager's scheme); deleting the Secret disengages it.
 //
+// The Secret says which namespaces may use the cluster: its annotation
+// [AllowedNamespacesAnnotation] (cobaltcore.c5c3.io/allowed-namespaces) lists them,
+// comma separated, or "*" for all. A Secret without it serves no namespace, and a CR of
+// a namespace it does not list gets [TargetClusterUnavailable] naming the annotation;
+// nothing is written to or swept from the cluster for that CR.
+//
+//	metadata:
+//	  name: edge
+//	  namespace: clusters
+//	  labels: {sigs.k8s.io/multicluster-runtime-kubeconfig: "true"}
+//	  annotations: {cobaltcore.c5c3.io/allowed-namespaces: "team-a,team-b"}
+//
+// Whoever may write such a Secret is not trusted with the operator's pod. A kubeconfig
+// with an exec or auth-provider plugin (which would run a command in the pod), a field
+// that reads a file of the pod (tokenFile, client-certificate, client-key,
+// certificate-authority: the operator's own ServiceAccount token would go to the server
+// the kubeconfig names), insecure-skip-tls-verify or a server that is not https:// is
+// refused before client-go reads it: the cluster is not engaged, the Secret gets a
+// Warning event [ReasonKubeconfigRefused], and a CR naming the cluster gets
+// TargetClusterUnavailable naming the Secret and the refused field, never a credential.
+// An administrator opens these doors one by one with [KubeconfigOptions]
+// (ManagerOptions.Kubeconfig, OperatorOptions.Kubeconfig; the flags
+// --insecure-kubeconfig-exec, --insecure-kubeconfig-files, --insecure-kubeconfig-tls),
+// and vets every kubeconfig further with KubeconfigOptions.VetConfig.
+//
 //	mgr, err := multicluster.NewManager(cfg, ctrl.Options{Scheme: scheme,
 //		Cache: multicluster.CacheOptions("horizon-operator", clustersNamespace)},
 //		multicluster.ManagerOptions{ClustersNamespace: clustersNamespace, FieldManager: "horizon-operator"})
@@ -23,7 +48,8 @@
 //
 // [RunOperator] is the main function's wiring in one call: [OperatorOptions] bound to
 // the command line ([OperatorOptions.BindFlags]: --metrics-bind-address,
-// --health-probe-bind-address, --leader-elect, --namespace, --clusters-namespace),
+// --health-probe-bind-address, --leader-elect, --namespace, --clusters-namespace, the
+// --insecure-kubeconfig-* flags and the others it lists),
 // validated with errors that name the flag, the manager of [NewManager] with the cache of
 // [CacheOptions] scoped to --namespace, its [ClusterResolver], the operator's setup
 // function, the /healthz and /readyz checks, and the manager run until the context ends:
@@ -58,11 +84,14 @@
 //
 // [GateTarget] runs ahead of every step: it resolves the ref through the [Resolver] and
 // returns the [Target] the steps write to, its Client an apply.Applier for that
-// cluster. A ref that is not registered, or whose API server does not answer (a probe
-// of GET /version at most once per ReachabilityTTL), sets the step's condition False
-// with reason [TargetClusterUnavailable] and the resolver's error as message, requeues
-// after reconcile.TargetClusterRetryInterval, and nothing is written on any cluster.
-// The condition flips back when the cluster answers again.
+// cluster. A ref that is not registered, whose kubeconfig Secret does not list the CR's
+// namespace or is refused, or whose API server does not answer (a probe of GET /version
+// at most once per ReachabilityTTL), sets the step's condition False with reason
+// [TargetClusterUnavailable] and the resolver's error as message, requeues after
+// reconcile.TargetClusterRetryInterval, and nothing is written on any cluster. The
+// condition flips back when the cause is gone. The [ClusterResolver] reads the CR's
+// namespace from the context ([WithNamespace]), where [LocalReconciler], [OnTarget]
+// and [Cleanup] put it; a context without one resolves no target cluster.
 //
 // # Ownership on a target cluster
 //
@@ -111,7 +140,8 @@
 //     informer on the management cluster) and starts one cache per target cluster.
 //   - [NewResolver]: one GET of Namespace kube-system when no identity is configured.
 //   - [ClusterResolver.Resolve]: no request for the management cluster; for a target
-//     cluster one GET /version per ReachabilityTTL.
+//     cluster a cached read of its kubeconfig Secret (vetted once per resourceVersion)
+//     and one GET /version per ReachabilityTTL.
 //   - [Cleanup]: patches the CR's finalizers; on a target cluster lists each swept kind
 //     in the CR's namespace (uncached) and deletes the claimed children.
 package multicluster

@@ -1,7 +1,6 @@
 package multicluster
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -47,13 +46,20 @@ type ManagerOptions struct {
 	// ClusterOptions are applied last to every target cluster's options (after the
 	// manager's scheme and the cache settings above).
 	ClusterOptions []cluster.Option
+	// Kubeconfig bounds what a kubeconfig Secret may make the operator do: by default
+	// a kubeconfig with an exec or auth-provider plugin, a field that reads a file of
+	// the operator's pod, or weakened TLS is refused (see [KubeconfigOptions]).
+	Kubeconfig KubeconfigOptions
 }
 
 // NewManager builds a multicluster-runtime manager for cfg (the management cluster)
 // with mgrOpts, and, when opts.ClustersNamespace is set, the kubeconfig provider that
 // turns each labelled Secret of that namespace into an engaged target cluster. The
-// target clusters share the manager's scheme, so every kind the operator writes there
-// is known.
+// provider reads the Secrets through a check of opts.Kubeconfig: a Secret whose
+// kubeconfig is refused is not engaged (nothing in it is executed, read or sent) and
+// carries a Warning event [ReasonKubeconfigRefused]. The target clusters share the
+// manager's scheme, so every kind the operator writes there is known. Only a manager
+// built here serves target clusters to a [ClusterResolver].
 //
 // Register controllers on it with sigs.k8s.io/multicluster-runtime/pkg/builder: the
 // CR kind and its local children with For and Owns engaged with the local cluster
@@ -83,15 +89,12 @@ func NewManager(cfg *rest.Config, mgrOpts ctrl.Options, opts ManagerOptions) (mc
 		o.Cache = apply.CacheOptions(fieldManager)
 		o.Client.Cache = &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}
 	}}, opts.ClusterOptions...)
-	provider := kubeconfig.New(kubeconfig.Options{
-		Namespace:      opts.ClustersNamespace,
-		ClusterOptions: clusterOpts,
-	})
+	provider := newSecretProvider(opts.ClustersNamespace, opts.Kubeconfig, kubeconfig.Options{ClusterOptions: clusterOpts})
 	mgr, err := mcmanager.New(cfg, provider, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("multicluster manager: %w", err)
 	}
-	if err := provider.SetupWithManager(context.Background(), mgr); err != nil {
+	if err := provider.setup(mgr, fieldManager); err != nil {
 		return nil, fmt.Errorf("multicluster manager: kubeconfig provider for namespace %q: %w",
 			opts.ClustersNamespace, err)
 	}

@@ -16,7 +16,8 @@ import (
 //
 //   - a CR being deleted: cleanup.Finalize sweeps the target clusters its finalizers
 //     name (bounded in time) and removes them; run is not called;
-//   - otherwise GateTarget resolves ref: an unavailable cluster sets conditionType False
+//   - otherwise GateTarget resolves ref for obj's namespace ([WithNamespace]): an
+//     unavailable cluster, or one obj's namespace may not use, sets conditionType False
 //     with reason TargetClusterUnavailable and ends the pass with a requeue, nothing
 //     written anywhere;
 //   - cleanup.Track records the cluster (a finalizer per target cluster, none on the
@@ -34,6 +35,7 @@ func OnTarget[T reconcile.Object](ctx context.Context, c client.Client, cleanup 
 	if cleanup == nil || run == nil || conditionType == "" {
 		return ctrl.Result{}, fmt.Errorf("%w: OnTarget needs a Cleanup, a step function and a condition type", ErrInvalidOptions)
 	}
+	ctx = WithNamespace(ctx, obj.GetNamespace())
 	if obj.GetDeletionTimestamp() != nil {
 		return cleanup.Finalize(ctx, c, obj, ref)
 	}

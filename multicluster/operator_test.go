@@ -110,6 +110,8 @@ type operator struct {
 	rec        *gadgetReconciler
 	mgmt       *testenv.Env
 	clustersNS string
+	// ns is the namespace the operator watches, the one its registrations allow.
+	ns string
 }
 
 type operatorOptions struct {
@@ -121,6 +123,8 @@ type operatorOptions struct {
 	giveUpAfter time.Duration
 	// noRecheck: see gadgetReconciler.noRecheck.
 	noRecheck bool
+	// kubeconfig bounds the kubeconfig Secrets; zero refuses plugins, files and weak TLS.
+	kubeconfig multicluster.KubeconfigOptions
 }
 
 // startOperator runs the Gadget operator for namespace ns with a fresh clusters
@@ -138,7 +142,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:      multicluster.CacheOptions(apply.FieldManager, clustersNS, ns),
 		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS})
+	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, Kubeconfig: o.kubeconfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,17 +202,24 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	if !mgr.GetLocalManager().GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("management cache did not sync")
 	}
-	return &operator{mgr: mgr, resolver: resolver, rec: rec, mgmt: mgmt, clustersNS: clustersNS}
+	return &operator{mgr: mgr, resolver: resolver, rec: rec, mgmt: mgmt, clustersNS: clustersNS, ns: ns}
 }
 
-// register registers cluster on the operator's clusters namespace under name and
-// waits until the resolver resolves it.
+// register registers cluster on the operator's clusters namespace under name, for the
+// operator's namespace, and waits until the resolver resolves it there.
 func (o *operator) register(t *testing.T, cluster *testenv.Env, name string) {
 	t.Helper()
-	cluster.RegisterTarget(t, o.mgmt, o.clustersNS, name)
+	cluster.RegisterTarget(t, o.mgmt, o.clustersNS, name, o.ns)
+	o.waitResolves(t, name)
+}
+
+// waitResolves waits until the resolver resolves the target cluster name for the
+// operator's namespace.
+func (o *operator) waitResolves(t *testing.T, name string) {
+	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true,
 		func(ctx context.Context) (bool, error) {
-			_, err := o.resolver.Resolve(ctx, &commonv1.TargetClusterRefSpec{Name: name})
+			_, err := o.resolver.Resolve(multicluster.WithNamespace(ctx, o.ns), &commonv1.TargetClusterRefSpec{Name: name})
 			return err == nil, nil
 		})
 	if err != nil {

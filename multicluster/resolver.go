@@ -61,12 +61,14 @@ func DefaultResolverOptions() ResolverOptions {
 }
 
 // UnavailableError is the error a [ClusterResolver] returns for a target cluster that
-// is not registered or does not answer. errors.Is(err, ErrTargetClusterUnavailable) is
-// true for it; its text is what the TargetClusterUnavailable condition says.
+// is not registered, does not answer, is refused or may not be used from the CR's
+// namespace. errors.Is(err, ErrTargetClusterUnavailable) is true for it; its text is
+// what the TargetClusterUnavailable condition says.
 type UnavailableError struct {
 	// Cluster is the name spec.targetClusterRef gave.
 	Cluster string
-	// Reason says what is wrong ("is not registered", "does not answer").
+	// Reason says what is wrong ("is not registered", "does not answer", "is
+	// refused", "may not be used from namespace ...").
 	Reason string
 	// Err is the cause, if any.
 	Err error
@@ -87,12 +89,13 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrTargetClusterUnavailable) true.
 func (e *UnavailableError) Is(target error) bool { return target == ErrTargetClusterUnavailable }
 
-// ClusterResolver is the [Resolver] of a multicluster-runtime manager: the management
-// cluster is the manager's local cluster, a target cluster is the one its provider
-// engaged under the ref's name (see [NewManager]). Each cluster's Target.Client is an
-// apply.Applier built once and kept while the provider keeps the cluster; on a target
-// cluster it claims children with ownership labels (apply.RemoteOwnership). It is safe
-// for concurrent use.
+// ClusterResolver is the [Resolver] of a multicluster-runtime manager built by
+// [NewManager]: the management cluster is the manager's local cluster, a target
+// cluster is the one its provider engaged under the ref's name, for a CR of a
+// namespace the cluster's kubeconfig Secret lists ([AllowedNamespacesAnnotation]).
+// Each cluster's Target.Client is an apply.Applier built once and kept while the
+// provider keeps the cluster; on a target cluster it claims children with ownership
+// labels (apply.RemoteOwnership). It is safe for concurrent use.
 type ClusterResolver struct {
 	mgr     mcmanager.Manager
 	opts    ResolverOptions
@@ -184,24 +187,60 @@ func (r *ClusterResolver) TargetOf(ctx context.Context) *Target {
 	return r.Local()
 }
 
-// Resolve returns the management cluster for a nil ref or an empty name, and otherwise
-// the target cluster the manager's provider engaged under ref.Name, after making sure
-// it answers (at most one GET /version per cluster and ReachabilityTTL). A cluster that
-// is not registered or does not answer returns an *UnavailableError.
+// Resolve returns the management cluster for a nil ref or an empty name. For a target
+// cluster it checks, in this order, and returns an *UnavailableError naming the cluster
+// for the first that fails:
+//
+//   - the manager has target clusters (a clusters namespace) and its provider is the
+//     one [NewManager] builds;
+//   - a Secret of ref.Name labelled [KubeconfigSecretLabel]=true registers it in the
+//     clusters namespace (read from the manager's cache, no request);
+//   - the CR's namespace, from ctx ([WithNamespace]; [LocalReconciler], [OnTarget] and
+//     [Cleanup] put it there), is listed in the Secret's [AllowedNamespacesAnnotation]
+//     (the error wraps [ErrNamespaceNotAllowed]); a context without one is refused;
+//   - the Secret's kubeconfig passes the manager's [KubeconfigOptions] (the error
+//     wraps [ErrKubeconfigRefused] and names the Secret and the refused fields);
+//   - the provider engaged the cluster, and it answers (at most one GET /version per
+//     cluster and ReachabilityTTL).
 func (r *ClusterResolver) Resolve(ctx context.Context, ref *commonv1.TargetClusterRefSpec) (*Target, error) {
 	if ref == nil || ref.Name == "" {
 		return r.local, nil
 	}
 	name := ref.Name
-	if r.mgr.GetProvider() == nil {
+	provider := r.mgr.GetProvider()
+	if provider == nil {
 		return nil, &UnavailableError{Cluster: name,
 			Reason: "is not registered: the operator runs without target clusters (no clusters namespace is set)"}
+	}
+	secrets, ok := provider.(*secretProvider)
+	if !ok {
+		return nil, &UnavailableError{Cluster: name, Reason: "is refused: the manager's cluster provider is not the one " +
+			"multicluster.NewManager builds, so no kubeconfig Secret says which namespaces may use it"}
+	}
+	secret, err := secrets.registration(ctx, r.mgr.GetLocalManager().GetClient(), name)
+	if err != nil {
+		return nil, &UnavailableError{Cluster: name, Reason: "cannot be checked", Err: err}
+	}
+	if secret == nil {
+		return nil, &UnavailableError{Cluster: name, Reason: "is not registered (no kubeconfig Secret of that name labelled " +
+			KubeconfigSecretLabel + "=true in the clusters namespace)"}
+	}
+	namespace, ok := NamespaceFrom(ctx)
+	if !ok {
+		return nil, &UnavailableError{Cluster: name, Reason: "may not be used", Err: &refusal{sentinel: ErrNamespaceNotAllowed,
+			msg: "the CR's namespace is not known (resolve within a pass of LocalReconciler or OnTarget, or with multicluster.WithNamespace)"}}
+	}
+	if err := allowedNamespaces(secret, namespace); err != nil {
+		return nil, &UnavailableError{Cluster: name, Reason: fmt.Sprintf("may not be used from namespace %q", namespace), Err: err}
+	}
+	if err := secrets.vet(secret); err != nil {
+		return nil, &UnavailableError{Cluster: name, Reason: "is refused", Err: err}
 	}
 	cl, err := r.mgr.GetCluster(ctx, mcmulticluster.ClusterName(name))
 	if err != nil {
 		if errors.Is(err, mcmulticluster.ErrClusterNotFound) {
-			return nil, &UnavailableError{Cluster: name, Reason: "is not registered (no kubeconfig Secret of that name labelled " +
-				KubeconfigSecretLabel + "=true in the clusters namespace, or it has not connected yet)"}
+			return nil, &UnavailableError{Cluster: name, Reason: "is not registered yet (its kubeconfig Secret is accepted; " +
+				"the cluster is engaged once its API server answers)"}
 		}
 		return nil, &UnavailableError{Cluster: name, Reason: "is not registered", Err: err}
 	}

@@ -78,6 +78,11 @@ type OperatorOptions struct {
 	// ClustersNamespace is the namespace of the kubeconfig Secrets that register target
 	// clusters (--clusters-namespace, see [NewManager]); empty means none.
 	ClustersNamespace string
+	// Kubeconfig bounds what those kubeconfig Secrets may make the operator do (see
+	// [KubeconfigOptions]): exec and auth-provider plugins, fields that read the pod's
+	// files and weakened TLS are refused unless --insecure-kubeconfig-exec,
+	// --insecure-kubeconfig-files or --insecure-kubeconfig-tls allow them.
+	Kubeconfig KubeconfigOptions
 	// Manager holds the remaining manager options: Scheme (required), Logger,
 	// WebhookServer, Controller and the rest. RunOperator sets Metrics.BindAddress,
 	// Metrics.SecureServing, Metrics.FilterProvider, Metrics.CertDir,
@@ -111,6 +116,9 @@ func DefaultOperatorOptions() OperatorOptions {
 // --metrics-cert-path, --health-probe-bind-address, --leader-elect,
 // --leader-election-namespace, --namespace and --clusters-namespace. Call it before
 // fs.Parse; change a flag's help with fs.Lookup(name).Usage.
+//
+// It also binds the flags of o.Kubeconfig ([KubeconfigOptions.BindFlags]):
+// --insecure-kubeconfig-exec, --insecure-kubeconfig-files and --insecure-kubeconfig-tls.
 func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
 		"address the metrics endpoint binds to; 0 turns it off")
@@ -128,6 +136,7 @@ func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 		"watch and cache only this namespace (all namespaces when empty)")
 	fs.StringVar(&o.ClustersNamespace, "clusters-namespace", o.ClustersNamespace,
 		"namespace of the kubeconfig Secrets that register target clusters (none when empty)")
+	o.Kubeconfig.BindFlags(fs)
 }
 
 // negatedBool is a boolean flag that stores the negation of its value.
@@ -293,7 +302,7 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 		return err
 	}
 	mgr, err := NewManager(cfg, opts.ManagerOptions(),
-		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager})
+		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager, Kubeconfig: opts.Kubeconfig})
 	if err != nil {
 		if opts.LeaderElect && opts.LeaderElectionNamespace == "" {
 			return fmt.Errorf("%w (outside a cluster give --leader-election-namespace, or --leader-elect=false for a local run)", err)

@@ -149,7 +149,7 @@ func TestKubeconfigSecretRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "cluster unregistered", func(ctx context.Context) (bool, error) {
-		_, err := op.resolver.Resolve(ctx, g.Spec.TargetClusterRef)
+		_, err := op.resolver.Resolve(multicluster.WithNamespace(ctx, g.Namespace), g.Spec.TargetClusterRef)
 		return errors.Is(err, multicluster.ErrTargetClusterUnavailable), nil
 	})
 	// The next pass (the periodic recheck, or this spec change) finds the cluster gone
@@ -242,7 +242,7 @@ func TestDeletionGivesUpOnAnUnavailableTargetCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "cluster unregistered", func(ctx context.Context) (bool, error) {
-		_, err := op.resolver.Resolve(ctx, g.Spec.TargetClusterRef)
+		_, err := op.resolver.Resolve(multicluster.WithNamespace(ctx, g.Namespace), g.Spec.TargetClusterRef)
 		return errors.Is(err, multicluster.ErrTargetClusterUnavailable), nil
 	})
 	if err := env.Client.Delete(context.Background(), g); err != nil {

@@ -14,13 +14,16 @@ import (
 )
 
 // TargetClusterUnavailable is the condition reason every step reports, ahead of any
-// other work, when spec.targetClusterRef names a cluster that is not registered or no
-// longer answers. The condition message carries the resolver's error; the CR requeues
-// after reconcile.TargetClusterRetryInterval and nothing is written on any cluster.
+// other work, when spec.targetClusterRef names a cluster that is not registered, no
+// longer answers, is refused (its kubeconfig Secret, [KubeconfigOptions]) or may not be
+// used from the CR's namespace ([AllowedNamespacesAnnotation]). The condition message
+// carries the resolver's error; the CR requeues after
+// reconcile.TargetClusterRetryInterval and nothing is written on any cluster.
 const TargetClusterUnavailable = "TargetClusterUnavailable"
 
 // ErrTargetClusterUnavailable is wrapped by every error a [Resolver] returns for a
-// target cluster that is not registered or does not answer. Test with errors.Is.
+// target cluster that is not registered, does not answer, is refused or may not be
+// used from the CR's namespace. Test with errors.Is.
 var ErrTargetClusterUnavailable = errors.New("target cluster unavailable")
 
 // Target is the cluster a CR's children are written to: the management cluster (Name
@@ -68,9 +71,10 @@ func (t *Target) PassOptions(conditions ...string) reconcile.PassOptions {
 }
 
 // Resolver turns a CR's spec.targetClusterRef into the cluster its children land on.
-// A nil ref (or an empty name) is the management cluster. A ref that is not registered
-// or no longer answers returns an error wrapping [ErrTargetClusterUnavailable] whose
-// text says which cluster and why; callers report it under [TargetClusterUnavailable].
+// A nil ref (or an empty name) is the management cluster. A ref that is not registered,
+// no longer answers, or may not be used by the CR (the CR's namespace is in ctx,
+// [WithNamespace]) returns an error wrapping [ErrTargetClusterUnavailable] whose text
+// says which cluster and why; callers report it under [TargetClusterUnavailable].
 type Resolver interface {
 	Resolve(ctx context.Context, ref *commonv1.TargetClusterRefSpec) (*Target, error)
 }
@@ -93,4 +97,23 @@ func WithTarget(ctx context.Context, t *Target) context.Context {
 func TargetFrom(ctx context.Context) *Target {
 	t, _ := ctx.Value(targetKey{}).(*Target)
 	return t
+}
+
+type namespaceKey struct{}
+
+// WithNamespace returns a copy of ctx that carries namespace, the namespace of the CR a
+// pass is for. A [ClusterResolver] resolves a target cluster only for a namespace its
+// kubeconfig Secret lists ([AllowedNamespacesAnnotation]), and takes that namespace
+// from the context: [LocalReconciler] puts the request's namespace there, [OnTarget]
+// and [Cleanup] the CR's, so a pass wired as this package describes needs nothing
+// more. Call it when resolving outside such a pass.
+func WithNamespace(ctx context.Context, namespace string) context.Context {
+	return context.WithValue(ctx, namespaceKey{}, namespace)
+}
+
+// NamespaceFrom returns the namespace [WithNamespace] put into ctx, and whether there is
+// one.
+func NamespaceFrom(ctx context.Context) (string, bool) {
+	ns, ok := ctx.Value(namespaceKey{}).(string)
+	return ns, ok
 }

@@ -175,7 +175,9 @@ func servedOn(gvk schema.GroupVersionKind) mcbuilder.ClusterFilterFunc {
 // LocalReconciler adapts a controller-runtime reconciler of CRs on the management
 // cluster to the multicluster builder's request type. Every watch this package registers
 // enqueues requests for the management cluster; a request for another cluster (a For
-// or Owns left engaged with the target clusters) is logged and dropped.
+// or Owns left engaged with the target clusters) is logged and dropped. r runs with the
+// request's namespace in its context ([WithNamespace]), the namespace a
+// [ClusterResolver] checks a target cluster's allowed namespaces against.
 func LocalReconciler(r crreconcile.Reconciler) mcreconcile.Reconciler {
 	return mcreconcile.Func(func(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 		if req.ClusterName != "" {
@@ -183,7 +185,7 @@ func LocalReconciler(r crreconcile.Reconciler) mcreconcile.Reconciler {
 				"cluster", req.ClusterName, "request", req.Request)
 			return ctrl.Result{}, nil
 		}
-		return r.Reconcile(ctx, req.Request)
+		return r.Reconcile(WithNamespace(ctx, req.Namespace), req.Request)
 	})
 }
 

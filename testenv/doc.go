@@ -202,12 +202,13 @@
 //		t.Fatal(err)
 //	}
 //	t.Cleanup(func() { _ = target.Stop() })
-//	target.RegisterTarget(t, env, "multicluster-system", "east")
+//	target.RegisterTarget(t, env, "multicluster-system", "east", ns)
 //
 // [Env.RegisterTarget] creates, on the management env, the Secret the provider reads:
 // multicluster-system/east, labelled [KubeconfigSecretLabel]: "true", with a
-// cluster-admin kubeconfig of the target ([Env.Kubeconfig]) under [KubeconfigSecretKey];
-// the Secret's name is the cluster's name. It creates the namespace when it is missing
+// cluster-admin kubeconfig of the target ([Env.Kubeconfig]) under [KubeconfigSecretKey],
+// annotated with the namespaces whose CRs may use the cluster (here the test's ns;
+// multicluster.AllowedNamespacesAnnotation); the Secret's name is the cluster's name. It creates the namespace when it is missing
 // (and leaves it), fails the test rather than take over an existing Secret of that
 // name, and deletes its own Secret when the test ends, which makes the provider
 // disengage the cluster. [Env.KubeconfigSecret] returns the Secret without creating it.

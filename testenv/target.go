@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/multicluster"
 )
 
 // The labels and data key of a kubeconfig Secret, as the kubeconfig provider of
@@ -57,13 +59,16 @@ func (e *Env) Kubeconfig() ([]byte, error) {
 // KubeconfigSecret returns, without creating it, a Secret namespace/name that registers
 // this control plane as the cluster name with the multicluster-runtime kubeconfig
 // provider: labelled [KubeconfigSecretLabel]: "true", with [Env.Kubeconfig] under
-// [KubeconfigSecretKey]. The provider only sees it in the namespace it watches.
-func (e *Env) KubeconfigSecret(namespace, name string) (*corev1.Secret, error) {
+// [KubeconfigSecretKey]. The provider only sees it in the namespace it watches. With
+// allowedNamespaces, the Secret's multicluster.AllowedNamespacesAnnotation lists them
+// (comma separated; "*" for all), the namespaces whose CRs may use the cluster through
+// a multicluster.ClusterResolver; without, it has no such annotation and serves none.
+func (e *Env) KubeconfigSecret(namespace, name string, allowedNamespaces ...string) (*corev1.Secret, error) {
 	kubeconfig, err := e.Kubeconfig()
 	if err != nil {
 		return nil, fmt.Errorf("testenv: kubeconfig Secret %s/%s: %w", namespace, name, err)
 	}
-	return &corev1.Secret{
+	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
 			Namespace: namespace,
@@ -71,21 +76,26 @@ func (e *Env) KubeconfigSecret(namespace, name string) (*corev1.Secret, error) {
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{KubeconfigSecretKey: kubeconfig},
-	}, nil
+	}
+	if len(allowedNamespaces) > 0 {
+		s.Annotations = map[string]string{multicluster.AllowedNamespacesAnnotation: strings.Join(allowedNamespaces, ",")}
+	}
+	return s, nil
 }
 
 // RegisterTarget registers this control plane as the target cluster name on the
-// management control plane mgmt: it creates [Env.KubeconfigSecret](namespace, name) on
-// mgmt and deletes that Secret when the test ends. It creates namespace when it is
+// management control plane mgmt, for the CRs of allowedNamespaces: it creates
+// [Env.KubeconfigSecret](namespace, name, allowedNamespaces...) on mgmt and deletes that
+// Secret when the test ends. It creates namespace when it is
 // missing and leaves it in place afterwards (a namespace the provider watches is
 // usually shared, and plain envtest never finishes deleting a namespace). It fails the
 // test when a Secret namespace/name already exists: it never takes over or overwrites
 // a Secret it did not create, and at the end it deletes only the one it created (a
 // Secret recreated under the same name in the meantime is left alone).
-func (e *Env) RegisterTarget(t testing.TB, mgmt *Env, namespace, name string) {
+func (e *Env) RegisterTarget(t testing.TB, mgmt *Env, namespace, name string, allowedNamespaces ...string) {
 	t.Helper()
 	ctx := context.Background()
-	secret, err := e.KubeconfigSecret(namespace, name)
+	secret, err := e.KubeconfigSecret(namespace, name, allowedNamespaces...)
 	if err != nil {
 		t.Fatalf("testenv: register target %s: %v", name, err)
 	}

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	kubeconfigprovider "sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
 
+	sdkmulticluster "github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -129,6 +130,16 @@ func TestTargetCluster(t *testing.T) {
 		}
 		if !bytes.Equal(s.Data[testenv.KubeconfigSecretKey], kubeconfig) {
 			t.Errorf("data[%s] is not the Env's kubeconfig", testenv.KubeconfigSecretKey)
+		}
+		if _, ok := s.Annotations[sdkmulticluster.AllowedNamespacesAnnotation]; ok {
+			t.Errorf("without namespaces the Secret allows some: %v", s.Annotations)
+		}
+		allowing, err := target.KubeconfigSecret(namespace, "east", "team-a", "team-b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := allowing.Annotations[sdkmulticluster.AllowedNamespacesAnnotation]; got != "team-a,team-b" {
+			t.Errorf("annotation %s = %q, want \"team-a,team-b\"", sdkmulticluster.AllowedNamespacesAnnotation, got)
 		}
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 		if err != nil {

@@ -49,7 +49,7 @@ func TestTargetCluster(t *testing.T) {
 	target := startTarget(t) // stopped after the operator: cleanups run last first
 	ns := env.Namespace(t)
 	op := startOperator(t, ns, operatorOptions{})
-	target.RegisterTarget(t, env, op.clustersNS, "edge")
+	target.RegisterTarget(t, env, op.clustersNS, "edge", ns)
 	ctx := context.Background()
 	if err := target.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
