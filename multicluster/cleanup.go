@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,12 +96,17 @@ func NewCleanup(resolver Resolver, opts CleanupOptions) (*Cleanup, error) {
 
 // Track runs on a live CR once [GateTarget] has resolved target, before the first write
 // to it. For a target cluster it adds FinalizerFor(target.Name) to obj through c (the
-// management cluster's client). It also sweeps any other target cluster obj's
+// management cluster's client); before it adds it, while obj does not carry it yet (the
+// CR is new, or moves there from the management cluster or another target cluster), it
+// deletes the objects of the CleanupOptions.Children kinds in obj's namespace on the
+// management cluster that obj controls (its controller owner reference): the children
+// it ran there before it moved. It also sweeps any other target cluster obj's
 // finalizers name (the CR named another cluster before) and drops that finalizer once
 // the sweep is complete; a cluster that is unavailable, or that obj's namespace may no
 // longer use, keeps its finalizer and is tried again on the next pass, without failing
 // this one. Clusters are resolved for obj's namespace ([WithNamespace]). An error is
-// returned only for a write to obj.
+// returned for a write to obj and for a failed sweep of the management cluster (the
+// finalizer is then not added, so the next pass sweeps again).
 func (cl *Cleanup) Track(ctx context.Context, c client.Client, obj reconcile.Object, target *Target) error {
 	if target == nil {
 		return fmt.Errorf("%w: Track: target is nil", ErrInvalidOptions)
@@ -109,6 +115,11 @@ func (cl *Cleanup) Track(ctx context.Context, c client.Client, obj reconcile.Obj
 	current := ""
 	if !target.IsLocal() {
 		current = FinalizerFor(target.Name)
+		if !slices.Contains(obj.GetFinalizers(), current) {
+			if err := cl.sweepLocal(ctx, c, obj); err != nil {
+				return err
+			}
+		}
 		if _, err := reconcile.AddFinalizer(ctx, c, obj, current); err != nil {
 			return err
 		}
@@ -246,6 +257,51 @@ func (cl *Cleanup) sweep(ctx context.Context, obj client.Object, cluster string)
 		return false, errNotSwept
 	}
 	return true, nil
+}
+
+// sweepLocal deletes the objects of the Children kinds in obj's namespace on the
+// management cluster whose controller owner reference is obj. It lists past the cache
+// (the management cluster's APIReader, else c) and deletes through the management
+// cluster's client (else c); a kind the cluster does not serve is skipped.
+func (cl *Cleanup) sweepLocal(ctx context.Context, c client.Client, obj client.Object) error {
+	local, err := resolve(ctx, cl.resolver, nil)
+	if err != nil {
+		return fmt.Errorf("sweep the management cluster: %w", err)
+	}
+	var reader client.Reader = c
+	if local.APIReader != nil {
+		reader = local.APIReader
+	}
+	writer := c
+	if local.Client != nil {
+		writer = local.Client
+	}
+	for _, proto := range cl.opts.Children {
+		list, ok := proto.DeepCopyObject().(client.ObjectList)
+		if !ok {
+			return fmt.Errorf("DeepCopyObject of %T is not a client.ObjectList", proto)
+		}
+		if err := reader.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return fmt.Errorf("sweep the management cluster: list %T: %w", proto, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			child, ok := item.(client.Object)
+			if !ok || child.GetDeletionTimestamp() != nil || !metav1.IsControlledBy(child, obj) {
+				continue
+			}
+			if err := apply.DeleteObject(ctx, writer, child); err != nil {
+				return fmt.Errorf("sweep the management cluster: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func (cl *Cleanup) event(obj client.Object, eventType, reason, note string, args ...any) {

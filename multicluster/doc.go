@@ -110,7 +110,10 @@
 // management cluster needs none), sweeps the CR's claimed children there when it is
 // deleted, and, when the cluster stays unavailable, gives up after
 // CleanupOptions.GiveUpAfter with a Warning event, so a CR is never stuck forever. A CR
-// that moves to another cluster has its children on the old one swept on a later pass.
+// that moves to another cluster has its children on the old one swept on a later pass;
+// one that moves from the management cluster to a target cluster has the children it
+// controls on the management cluster (of the CleanupOptions.Children kinds) deleted
+// before its first write to the target.
 //
 // # Watches
 //
@@ -143,5 +146,7 @@
 //     cluster a cached read of its kubeconfig Secret (vetted once per resourceVersion)
 //     and one GET /version per ReachabilityTTL.
 //   - [Cleanup]: patches the CR's finalizers; on a target cluster lists each swept kind
-//     in the CR's namespace (uncached) and deletes the claimed children.
+//     in the CR's namespace (uncached) and deletes the claimed children; when a CR
+//     starts to name a target cluster, lists each kind once in its namespace on the
+//     management cluster (uncached) and deletes what the CR controls there.
 package multicluster

@@ -21,7 +21,8 @@ import (
 //     with reason TargetClusterUnavailable and ends the pass with a requeue, nothing
 //     written anywhere;
 //   - cleanup.Track records the cluster (a finalizer per target cluster, none on the
-//     management cluster) and sweeps the one the CR left;
+//     management cluster) and sweeps the one the CR left (the management cluster too,
+//     when the CR moves from it to a target cluster);
 //   - run gets a context carrying the Target (TargetFrom), so every step writes to that
 //     cluster through TargetFrom(ctx).Client;
 //   - a pass that converged on a target cluster requeues after Target.Recheck, so an API

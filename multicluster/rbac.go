@@ -6,8 +6,10 @@ package multicluster
 // the role to the clusters namespace with a RoleBinding to narrow it), NewResolver reads
 // the kube-system Namespace for the management cluster's identity, Cleanup records
 // events and patches the finalizers of the CR (the CR kind's own rule, in the
-// operator's role, grants that), and the provider records a KubeconfigRefused event
-// on a refused registration Secret. On a target cluster the kubeconfig's user needs what
+// operator's role, grants that), the provider records a KubeconfigRefused event on a
+// refused registration Secret, and a CR that moves to a target cluster has its
+// children on the management cluster listed and deleted (the children kinds' own
+// rules grant that). On a target cluster the kubeconfig's user needs what
 // the children's packages list for the kinds written there, plus list on each swept
 // kind. README.md lists them per package. RunOperator serves /metrics behind
 // authentication and authorization by default (OperatorOptions.InsecureMetrics): it

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -396,4 +397,43 @@ func TestTwoManagementClustersShareATarget(t *testing.T) {
 		t.Fatalf("deleting B's Gadget deleted A's child: %v", err)
 	}
 	testenv.ExpectCondition(t, env.Client, ga, "Ready", metav1.ConditionTrue)
+}
+
+// A CR that moves from the management cluster to a target cluster has the children it
+// controls on the management cluster swept, as a move between target clusters sweeps
+// the old one; the objects it does not control stay.
+func TestMovingToATargetClusterSweepsTheManagementCluster(t *testing.T) {
+	op, ns := onEdge(t, operatorOptions{})
+	g := op.newGadget(t, ns, "g", "", "v1")
+	stay := op.newGadget(t, ns, "stay", "", "v1")
+	testenv.ExpectCondition(t, env.Client, g, "Ready", metav1.ConditionTrue)
+	testenv.ExpectCondition(t, env.Client, stay, "Ready", metav1.ConditionTrue)
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "foreign"}}
+	if err := env.Client.Create(context.Background(), foreign); err != nil {
+		t.Fatal(err)
+	}
+	local := childOf(g)
+	if ok, err := get(context.Background(), env, local); !ok || metav1.GetControllerOf(local) == nil {
+		t.Fatalf("the local Gadget's child on the management cluster: found %v (%v), controller %v", ok, err, metav1.GetControllerOf(local))
+	}
+
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(g), g); err != nil {
+		t.Fatal(err)
+	}
+	g.Spec.TargetClusterRef = &commonv1.TargetClusterRefSpec{Name: "edge"}
+	if err := env.Client.Update(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	expectReason(t, env, g, "ChildrenApplied", 30*time.Second, "target cluster edge")
+	if ok, err := get(context.Background(), target, childOf(g)); !ok {
+		t.Fatalf("the moved Gadget's child is not on the target: %v", err)
+	}
+	if ok, err := get(context.Background(), env, childOf(g)); ok || err != nil {
+		t.Fatalf("the moved Gadget's child still runs on the management cluster (err %v)", err)
+	}
+	for _, other := range []*corev1.ConfigMap{childOf(stay), foreign} {
+		if ok, err := get(context.Background(), env, other); !ok {
+			t.Fatalf("the sweep of the management cluster deleted %s, which the moved Gadget does not control: %v", other.Name, err)
+		}
+	}
 }
