@@ -60,7 +60,7 @@ func (r *crdReconciler) createdAlready(ctx context.Context, cr *unstructured.Uns
 			(decl.res.ForEach != nil && strings.HasPrefix(decl.res.ForEach.Field, "external")) {
 			return nil, false
 		}
-		reps, err := expand(decl.res.ForEach, d)
+		reps, err := expandBounded(decl.res.ForEach, d, r.engine.opts.MaxForEachElements)
 		if err != nil {
 			return nil, false
 		}
