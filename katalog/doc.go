@@ -133,7 +133,13 @@
 //     it). onReconcile objects are applied on every pass (Server-Side Apply with the
 //     custom resource as controller), so drift is repaired. A pass that rendered every
 //     declaration then deletes the children the custom resource controls that no
-//     declaration wants any more; objects it does not control are never touched;
+//     declaration wants any more; objects it does not control are never touched. What
+//     cannot be made again as it was is kept: an onCreate object, a Job or a once Secret
+//     is deleted this way only when no declaration names it any more (its declaration,
+//     or its forEach element, is gone), never because its when or anyOf conditions
+//     stopped holding; those conditions gate its creation only. (Refusing conditions on
+//     such objects at load time would have been the other way to keep them, but it
+//     refuses Katalogs that hold a Deployment back until its database is ready);
 //  6. reads its children back from the cache into .children (.children.<kind> the first
 //     in name order, .children.<kind>s all; Secrets with their metadata only), writes the
 //     status fields, last writer wins, and sets Ready (True, Reconciled; or False with the

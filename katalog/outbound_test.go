@@ -330,8 +330,9 @@ spec:
 
 // TestOnCreateCallsOnlyUntilCreated: onCreate's calls are made until its objects exist,
 // not on every pass; onReconcile's are made on every pass. An onCreate object gated on
-// the call's result stays; one whose other condition stops holding is deleted as
-// before; one that goes missing makes the calls again.
+// the call's result stays; so does one whose other condition stops holding (an onCreate
+// object's conditions gate its creation only); one that goes missing makes the calls
+// again.
 func TestOnCreateCallsOnlyUntilCreated(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := context.Background()
@@ -380,8 +381,8 @@ func TestOnCreateCallsOnlyUntilCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	pass(1, 4)
-	if exists("g-extra") {
-		t.Error("the extra ConfigMap whose condition stopped holding was kept")
+	if !exists("g-extra") {
+		t.Error("the extra onCreate ConfigMap whose condition stopped holding was deleted")
 	}
 
 	// A missing onCreate object: the calls are made again, and it is created.

@@ -227,10 +227,19 @@ func (r *crdReconciler) onReconcile(ctx context.Context, v *crView) (ctrl.Result
 	return ctrl.Result{}, r.runGroup(ctx, v.Unstructured, "onReconcile", r.box.OnReconcile, false, st.data, st.want)
 }
 
-// pruneStep deletes the children no declaration wants any more. It runs only after
+// pruneStep deletes the children no declaration wants any more, except those kept
+// protects (create-only objects whose declaration still names them). It runs only after
 // every declaration rendered: only such a pass knows what is no longer wanted.
 func (r *crdReconciler) pruneStep(ctx context.Context, v *crView) (ctrl.Result, error) {
-	return ctrl.Result{}, r.prune(ctx, v.Unstructured, reconcile.StateFrom[passState](ctx).want)
+	st := reconcile.StateFrom[passState](ctx)
+	keep, err := r.kept(st.data)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("prune: %w", err)
+	}
+	for k := range st.want {
+		keep[k] = true
+	}
+	return ctrl.Result{}, r.prune(ctx, v.Unstructured, keep)
 }
 
 // statusStep reads the children into the template data and writes the status fields;

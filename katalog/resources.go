@@ -220,9 +220,47 @@ func (r *crdReconciler) ownedChildren(ctx context.Context, cr *unstructured.Unst
 	return out, nil
 }
 
-// prune deletes the children cr controls that no objectDecl wants any more (their
-// conditions stopped holding, their forEach element is gone). Objects cr does not
-// control are never touched, whatever their name.
+// kept returns the children that prune leaves alone whatever their conditions say: every
+// object that a create-only declaration of onCreate or onReconcile (an onCreate object, a
+// Job, a once Secret) names for one of its forEach elements. Such an object cannot be
+// made again as it was (a generated password, a Job that ran), so a when or anyOf
+// condition that stops holding only keeps it from being created; it is deleted once no
+// declaration names it any more (the declaration, or its forEach element, is gone). A
+// name that cannot be rendered is an error: the pass then deletes nothing.
+func (r *crdReconciler) kept(d passData) (map[childKey]bool, error) {
+	keep := map[childKey]bool{}
+	for _, grp := range []struct {
+		name       string
+		g          *ResourceGroup
+		createOnly bool
+	}{{"onCreate", r.box.OnCreate, true}, {"onReconcile", r.box.OnReconcile, false}} {
+		if grp.g == nil {
+			continue
+		}
+		for _, decl := range objectDecls(grp.name, grp.g, grp.createOnly) {
+			if !decl.createOnly && !decl.once {
+				continue
+			}
+			reps, err := expand(decl.res.ForEach, d)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", decl.where, err)
+			}
+			for _, rd := range reps {
+				name, err := render(decl.res.Name, rd, decl.where+".name")
+				if err != nil {
+					return nil, err
+				}
+				keep[childKey{decl.kind, name}] = true
+			}
+		}
+	}
+	return keep, nil
+}
+
+// prune deletes the children cr controls that are not in want: those no declaration
+// wants any more (their conditions stopped holding, their forEach element is gone) and
+// that kept does not protect. Objects cr does not control are never touched, whatever
+// their name.
 func (r *crdReconciler) prune(ctx context.Context, cr *unstructured.Unstructured, want map[childKey]bool) error {
 	var errs []error
 	for _, kind := range childKinds {

@@ -295,7 +295,9 @@ type Resource struct {
 	// Name of the object, a template; required.
 	Name Template `yaml:"name"`
 	// When conditions must all hold for the object to exist; when they stop holding, an
-	// object created earlier is deleted if the custom resource owns it.
+	// object created earlier is deleted if the custom resource controls it, except an
+	// onCreate object, a Job or a once Secret: for those the conditions gate the creation
+	// only, and the object is kept until its declaration (or forEach element) is gone.
 	When []Condition `yaml:"when"`
 	// AnyOf conditions: at least one must hold (in addition to every When condition).
 	AnyOf []Condition `yaml:"anyOf"`

@@ -3,7 +3,8 @@
 //
 //	platform.yaml      Applications: validation, a mutation default, a cross reference,
 //	                   an external call to a registry fixed in the Katalog (RegistryHost),
-//	                   a once Secret, a Deployment gated on both
+//	                   a once Secret, a Deployment whose creation waits for both (kept
+//	                   once created) and the Database's phase in the Application's status
 //	database.yaml      Databases: a Secret, a Service and a Deployment, status fields
 //	foreach.yaml       RegionalApps: one Deployment per list element and per map key
 //	crds/              the CustomResourceDefinitions of Application, Database, RegionalApp
