@@ -41,7 +41,7 @@ spec:
       resync: 1h
       operatorBox:
         cross:
-          - {crd: database, selector: {name: "{{ .spec.db }}", namespace: "{{ .spec.dbNamespace }}"}, as: db}
+          - {crd: database, selector: {name: "{{ .spec.db }}", namespace: "{{ .spec.dbNamespace }}"}, as: db, allowCrossNamespace: true}
     database:
       apiTypes: {group: platform.io, version: v1alpha1, kind: Database, plural: databases}
       resync: 1h

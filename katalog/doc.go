@@ -31,6 +31,9 @@
 //	      operatorBox:
 //	        cross:                   # read another CRD's custom resource: .cross.db
 //	          - {crd: database, selector: {name: "{{ .metadata.name }}"}, as: db}
+//	          # another namespace only with the Katalog author's allowCrossNamespace:
+//	          - {crd: database, selector: {name: shared, namespace: "{{ .spec.dbNamespace }}"},
+//	             as: shared, allowCrossNamespace: true}
 //	        onCreate:                # created once; onReconcile: kept as declared
 //	          external:              # HTTP calls, results in .external.<name>
 //	            - {name: registry-check, url: "...", expectedStatus: 200}
@@ -78,6 +81,9 @@
 //     (ErrDependencyCycle), and dependsOn targets that are not in the Katalog
 //     (ErrUnknownDependency);
 //   - cross references to CRDs that are not in the Katalog (ErrUnknownCrossRef);
+//     allowCrossNamespace without selector.namespace, or with a literal
+//     selector.namespace that the target CRD's allowedNamespaces or
+//     restrictedNamespaces exclude (ErrInvalidValue);
 //   - two declarations of one kind whose names are equal for every custom resource:
 //     names that are literal or use only {{ .metadata.name }}, in onCreate and
 //     onReconcile together, unless their when conditions exclude each other, and an
@@ -114,7 +120,14 @@
 //     engine's field manager) before or after the validation rules, as mutateFirst says;
 //     a failed deny rule ends the pass with Ready False, reason ValidationFailed, naming
 //     the field; a failed warn rule emits a Warning event;
-//  4. reads the cross references from the manager's cache;
+//  4. reads the cross references from the manager's cache, in the custom resource's own
+//     namespace: a selector.namespace that renders another namespace reads nothing and
+//     fails the pass with Ready False naming the cross entry and selector.namespace
+//     (ErrCrossNamespace), because the custom resource's author, who writes the spec the
+//     selector is rendered from, must not reach into other tenants' namespaces. The
+//     Katalog's author opens this per cross entry with allowCrossNamespace: true; even
+//     then only namespaces that the target CRD's allowedNamespaces and
+//     restrictedNamespaces admit are read;
 //  5. runs onCreate, then onReconcile: the external calls in order, then every declared
 //     object whose when and anyOf conditions hold, once per forEach element. A forEach
 //     expands to at most EngineOptions.MaxForEachElements elements per custom resource
@@ -163,9 +176,9 @@
 // of a cross-referenced custom resource reconciles the custom resources that read it:
 // those whose cross declaration of its CRD has a selector that, rendered against their
 // own .metadata, .spec and .status, names it (an empty selector.namespace is the reader's
-// own namespace, so a selector.namespace may name another namespace). A reader whose
+// own namespace; another namespace only where step 4 reads it). A reader whose
 // selector cannot be rendered that way (a template error, a selector that uses .cross)
-// is reconciled too. allowedNamespaces and restrictedNamespaces are enforced three
+// is reconciled too, when its cross declaration may read the changed object's namespace. allowedNamespaces and restrictedNamespaces are enforced three
 // times: CacheOptions scopes the cache of a CRD with one allowed namespace, the
 // controller drops the events of other namespaces, and the pass checks again.
 //

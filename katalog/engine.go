@@ -121,6 +121,11 @@ var (
 	// custom resource's UID): the onDelete Job cannot be created, and the other Job is
 	// not taken for the cleanup.
 	ErrOnDeleteJobConflict = errors.New("onDelete Job name taken by another Job")
+	// ErrCrossNamespace reports a cross selector that names another namespace than the
+	// reading custom resource's own, when the Katalog's cross entry does not set
+	// allowCrossNamespace or the target CRD does not operate that namespace; nothing is
+	// read, and the pass fails with Ready False naming the cross entry and the field.
+	ErrCrossNamespace = errors.New("cross reference outside the custom resource's namespace")
 )
 
 // EngineOptions configure NewEngine.
@@ -345,12 +350,16 @@ func crossCRDs(c *CRD) []string {
 // enqueueCrossReaders maps a change of a custom resource of the CRD other to the custom
 // resources of c that read it: those with a cross declaration of other whose selector,
 // rendered against their own data as the pass renders it, names the changed object
-// (selector.namespace empty: the reader's own namespace). The readers are listed from
-// the cache in the changed object's namespace, or in every namespace when one of those
-// declarations sets selector.namespace. A reader whose selector cannot be rendered
-// without the pass (a template error, or a selector that uses .cross, filled only while
-// the pass reads the cross references in order) is enqueued anyway: its pass reports
-// the error or reads what it selects. Readers in namespaces c does not admit are left out.
+// (selector.namespace empty: the reader's own namespace). A declaration reads only in
+// the reader's namespace unless it sets allowCrossNamespace and other operates the
+// changed object's namespace (crossNamespaceAllowed), as in the pass: the readers are
+// listed from the cache in the changed object's namespace, or in every namespace when
+// one of those declarations sets allowCrossNamespace and selector.namespace. A reader
+// whose selector cannot be rendered without the pass (a template error, or a selector
+// that uses .cross, filled only while the pass reads the cross references in order) is
+// enqueued anyway when the declaration may read the changed object's namespace: its
+// pass reports the error or reads what it selects. Readers in namespaces c does not
+// admit are left out.
 func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
 	var decls []CrossRef
 	anyNamespace := false
@@ -359,7 +368,7 @@ func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
 			continue
 		}
 		decls = append(decls, x)
-		anyNamespace = anyNamespace || !x.Selector.Namespace.IsZero()
+		anyNamespace = anyNamespace || (x.AllowCrossNamespace && !x.Selector.Namespace.IsZero())
 	}
 	ns := namespaceFilter{allowed: c.AllowedNamespaces, restricted: c.RestrictedNamespaces}
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
@@ -379,7 +388,7 @@ func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
 		var out []reconcile.Request
 		for i := range list.Items {
 			reader := &list.Items[i]
-			if ns.admits(reader.GetNamespace()) && selectsAny(decls, reader, obj) {
+			if ns.admits(reader.GetNamespace()) && e.selectsAny(decls, reader, obj) {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(reader)})
 			}
 		}
@@ -388,10 +397,14 @@ func (e *Engine) enqueueCrossReaders(c *CRD, other string) handler.MapFunc {
 }
 
 // selectsAny reports whether one of decls, rendered against reader's data, selects obj,
-// or cannot be rendered without the pass (see enqueueCrossReaders).
-func selectsAny(decls []CrossRef, reader *unstructured.Unstructured, obj client.Object) bool {
+// or cannot be rendered without the pass (see enqueueCrossReaders). A declaration that
+// may not read obj's namespace (crossNamespaceAllowed) selects nothing there.
+func (e *Engine) selectsAny(decls []CrossRef, reader *unstructured.Unstructured, obj client.Object) bool {
 	d := newPassData(reader)
 	for _, x := range decls {
+		if e.crossNamespaceAllowed(x, reader.GetNamespace(), obj.GetNamespace()) != nil {
+			continue
+		}
 		if usesCross(x.Selector.Name) || usesCross(x.Selector.Namespace) {
 			return true
 		}

@@ -273,13 +273,54 @@ func (x CrossRef) selected(d passData, reader client.Object) (client.ObjectKey, 
 	return client.ObjectKey{Namespace: ns, Name: name}, nil
 }
 
+// crossKey is the key of the custom resource that the cross entry x of reader reads: x's
+// selector rendered against d, the data of reader (see selected), confined to reader's
+// namespace unless x sets AllowCrossNamespace and the target CRD admits the namespace.
+// A key it refuses is an error wrapping ErrCrossNamespace.
+func (e *Engine) crossKey(x CrossRef, d passData, reader client.Object) (client.ObjectKey, error) {
+	key, err := x.selected(d, reader)
+	if err != nil {
+		return client.ObjectKey{}, err
+	}
+	if err := e.crossNamespaceAllowed(x, reader.GetNamespace(), key.Namespace); err != nil {
+		return client.ObjectKey{}, err
+	}
+	return key, nil
+}
+
+// crossNamespaceAllowed returns nil when the cross entry x of a reader in namespace from
+// may read in namespace to: the same namespace, or x sets AllowCrossNamespace and the
+// target CRD's allowedNamespaces and restrictedNamespaces admit to. Otherwise it returns
+// an error wrapping ErrCrossNamespace that names the cross entry and the field.
+func (e *Engine) crossNamespaceAllowed(x CrossRef, from, to string) error {
+	if to == from {
+		return nil
+	}
+	if !x.AllowCrossNamespace {
+		return fmt.Errorf("%w: cross %s selector.namespace is %q, not the custom resource's own namespace %q, and the Katalog's cross entry does not set allowCrossNamespace",
+			ErrCrossNamespace, x.Alias(), to, from)
+	}
+	if t := e.crds[x.CRD]; t != nil && !(namespaceFilter{allowed: t.AllowedNamespaces, restricted: t.RestrictedNamespaces}).admits(to) {
+		return fmt.Errorf("%w: cross %s selector.namespace is %q, a namespace that CRD %s does not operate (allowedNamespaces, restrictedNamespaces)",
+			ErrCrossNamespace, x.Alias(), to, x.CRD)
+	}
+	return nil
+}
+
 // readCross puts each cross reference's custom resource, read from the manager's cache,
 // under d["cross"][alias]: {found, metadata, labels, spec, status}; found is false (and
-// the rest empty) when there is none.
-func (r *crdReconciler) readCross(ctx context.Context, cr *unstructured.Unstructured, box *OperatorBox, d passData) error {
+// the rest empty) when there is none. The entries are read in order (a selector may use
+// the ones before it); a selector that cannot be rendered or that crossKey refuses ends
+// the reading with its error and leaves d without cross data.
+func (r *crdReconciler) readCross(ctx context.Context, cr *unstructured.Unstructured, box *OperatorBox, d passData) (err error) {
 	cross := d["cross"].(map[string]any)
+	defer func() {
+		if err != nil {
+			clear(cross)
+		}
+	}()
 	for _, x := range box.Cross {
-		key, err := x.selected(d, cr)
+		key, err := r.engine.crossKey(x, d, cr)
 		if err != nil {
 			return err
 		}

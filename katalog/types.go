@@ -247,6 +247,14 @@ type CrossRef struct {
 	// As is the key under .cross in templates; default the CRD name. Aliases are unique
 	// within an operator box.
 	As string `yaml:"as"`
+	// AllowCrossNamespace lets Selector.Namespace name another namespace than the reading
+	// custom resource's own. Without it a cross read stays in the reader's namespace: a
+	// selector that renders another namespace (the namespace template is often filled
+	// from the reader's spec, which the custom resource's author writes) reads nothing and
+	// fails the pass with an error wrapping ErrCrossNamespace. Even with it, only
+	// namespaces that the target CRD's allowedNamespaces and restrictedNamespaces admit
+	// are read. It needs Selector.Namespace; default false.
+	AllowCrossNamespace bool `yaml:"allowCrossNamespace"`
 }
 
 // Alias is As, or the CRD name when As is empty.
@@ -262,7 +270,9 @@ func (c CrossRef) Alias() string {
 type CrossSelector struct {
 	// Name of the custom resource to read; required.
 	Name Template `yaml:"name"`
-	// Namespace of the custom resource to read; default the reconciled resource's namespace.
+	// Namespace of the custom resource to read; default the reconciled resource's
+	// namespace. Another namespace is read only when the cross entry sets
+	// AllowCrossNamespace.
 	Namespace Template `yaml:"namespace"`
 }
 

@@ -151,6 +151,9 @@ func (c checker) operatorBox(p string, box *OperatorBox) {
 		if x.Selector.Name.IsZero() {
 			c.missing(xp + ".selector.name")
 		}
+		if x.AllowCrossNamespace && x.Selector.Namespace.IsZero() {
+			c.invalid(xp+".allowCrossNamespace", "true without selector.namespace, which reads the custom resource's own namespace; set selector.namespace or leave allowCrossNamespace out")
+		}
 		if alias := x.Alias(); alias != "" {
 			if first, dup := aliases[alias]; dup {
 				c.fail(xp, fmt.Errorf("%w: cross alias %q is also used by %s (line %d)", ErrDuplicateName, alias, first, c.k.lineOf(first)))
@@ -379,6 +382,14 @@ func checkSet(kats []*Katalog, errs *errList) {
 					c.fail(xp, fmt.Errorf("%w: CRD %q is not in the Katalog", ErrUnknownCrossRef, x.CRD))
 				case !enabled && crd.IsEnabled():
 					c.fail(xp, fmt.Errorf("%w: CRD %q is disabled, so its custom resources are never read", ErrUnknownCrossRef, x.CRD))
+				default:
+					// A literal namespace the target does not operate could never be read.
+					t, ns := byName[x.CRD].crd, x.Selector.Namespace
+					if x.AllowCrossNamespace && !ns.IsZero() && ns.IsLiteral() &&
+						!(namespaceFilter{allowed: t.AllowedNamespaces, restricted: t.RestrictedNamespaces}).admits(ns.Text) {
+						c.invalid(strings.TrimSuffix(xp, ".crd")+".selector.namespace",
+							"%q is a namespace that CRD %q does not operate (allowedNamespaces, restrictedNamespaces), so the cross entry could never read it", ns.Text, x.CRD)
+					}
 				}
 			}
 		}
