@@ -8,7 +8,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -208,23 +207,6 @@ func (r *crdReconciler) terminatingNamespace(ctx context.Context, v *crView) (ct
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, r.skip(ctx, v)
-}
-
-// deletionDependencies is the dependsOn step of a deletion pass: it waits like the live
-// pass's, but only until onDelete's give-up time; then it abandons onDelete.
-func (r *crdReconciler) deletionDependencies(ctx context.Context, v *crView) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(v, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	res, err := r.dependencies(ctx, v)
-	if err != nil || res.IsZero() || time.Now().Before(r.giveUpAt(v)) {
-		return res, err
-	}
-	why := "waiting for a dependsOn target"
-	if c := meta.FindStatusCondition(v.conds, reconcile.ConditionReady); c != nil && c.Message != "" {
-		why = c.Message
-	}
-	return ctrl.Result{}, r.abandon(ctx, v, why)
 }
 
 func sortedWanted(want map[childKey]bool, kind string) []string {

@@ -99,16 +99,20 @@
 // resources, with Workers concurrent reconciles. One pass over a custom resource:
 //
 //  1. waits, with Ready False and reason WaitingForDependency naming the target, until
-//     every dependsOn target is healthy or synced (Engine.Health);
+//     every dependsOn target is synced (its cache has synced) or healthy for the custom
+//     resource's namespace: synced, and none of the last HealthWindow reconciles of the
+//     target's custom resources in that namespace failed. A target that keeps failing in
+//     one namespace holds back the custom resources of that namespace only. A custom
+//     resource being deleted never waits for dependsOn;
 //  2. being deleted: runs onDelete (its objects, then waits for its Jobs to finish) and
 //     removes Finalizer, which a CRD with onDelete puts on every custom resource. A Job
 //     that failed for good ends the wait too, so that a cleanup that cannot succeed does
 //     not block the deletion forever; the failure is logged and reported by a Warning
 //     event with reason ReasonOnDeleteJobFailed on the custom resource naming the Job.
 //     onDelete is bounded in time: while it is not done (a call or write that fails, a
-//     Job still running, a dependsOn target not reached) Ready says when it gives up,
-//     and the first pass once EngineOptions.OnDeleteGiveUpAfter (default 10 minutes,
-//     --ondelete-give-up-after) has passed since the deletionTimestamp removes Finalizer
+//     Job still running) Ready says when it gives up, and the first pass once
+//     EngineOptions.OnDeleteGiveUpAfter (default 10 minutes, --ondelete-give-up-after)
+//     has passed since the deletionTimestamp removes Finalizer
 //     with a Warning event, reason ReasonOnDeleteAbandoned, naming the custom resource
 //     and why. In a namespace being deleted, where nothing can be created, onDelete is
 //     not run at all (no call, no Job): Finalizer is removed at once, with a Warning

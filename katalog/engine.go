@@ -74,8 +74,9 @@ const (
 	ReasonReconcileFailed = "ReconcileFailed"
 	// ReasonValidationFailed: a deny validation rule does not hold; the message names the field.
 	ReasonValidationFailed = "ValidationFailed"
-	// ReasonWaitingForDependency: a CRD of dependsOn has not reached its state yet; the
-	// message names it. Nothing else is done until it has.
+	// ReasonWaitingForDependency: a CRD of dependsOn has not reached its state yet for the
+	// custom resource's namespace; the message names it (and the namespace). Nothing else
+	// is done until it has.
 	ReasonWaitingForDependency = "WaitingForDependency"
 	// ReasonDeleting: the onDelete Jobs are still running; the message says when onDelete
 	// gives up.
@@ -89,9 +90,9 @@ const (
 	ReasonOnDeleteJobFailed = "OnDeleteJobFailed"
 	// ReasonOnDeleteAbandoned is the reason of the Warning event on a custom resource
 	// whose onDelete did not succeed within EngineOptions.OnDeleteGiveUpAfter of its
-	// deletion (a call that keeps failing, a Job that never finishes, a dependsOn target
-	// that never becomes ready): the event names the custom resource and the last reason,
-	// and Finalizer is removed, so the cleanup onDelete does may not have happened.
+	// deletion (a call that keeps failing, a Job that never finishes): the event names
+	// the custom resource and the last reason, and Finalizer is removed, so the cleanup
+	// onDelete does may not have happened.
 	ReasonOnDeleteAbandoned = "OnDeleteAbandoned"
 	// ReasonOnDeleteSkipped is the reason of the Warning event on a custom resource being
 	// deleted in a namespace that is being deleted itself: nothing can be created there,
@@ -134,7 +135,9 @@ type EngineOptions struct {
 	// finalizers, status) and the name of the event recorder; default "katalog".
 	FieldManager string
 	// HealthWindow is the number N of most recent reconciles a CRD's health looks at:
-	// the CRD is healthy when its informer has synced and none of them failed. Default 3.
+	// the CRD is healthy when its informer has synced and none of them failed. dependsOn
+	// healthy looks at the last N reconciles in the waiting custom resource's namespace.
+	// Default 3.
 	HealthWindow int
 	// DependencyRetry is how soon a custom resource whose CRD waits for a dependsOn target
 	// is reconciled again; default 5s.

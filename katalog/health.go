@@ -3,6 +3,7 @@ package katalog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,7 +30,10 @@ type CRDHealth struct {
 	LastError string `json:"lastError,omitempty"`
 	// LastReconcile is when the most recent reconcile finished; zero before the first.
 	LastReconcile time.Time `json:"lastReconcile,omitzero"`
-	// WaitingFor names the dependsOn targets that have not reached their state, sorted.
+	// WaitingFor names the dependsOn targets that hold back this CRD's custom resources
+	// in at least one namespace, sorted: a synced target whose cache has not synced, a
+	// healthy target that has not synced or one of whose last Window reconciles in some
+	// namespace failed (dependsOn is judged per namespace, see Engine.Health).
 	WaitingFor []string `json:"waitingFor,omitempty"`
 	// Workers is the number of concurrent reconciles.
 	Workers int `json:"workers"`
@@ -37,31 +41,64 @@ type CRDHealth struct {
 
 // health records the outcomes of one CRD's reconciles.
 type health struct {
-	mu         sync.Mutex
-	window     int
-	recent     []bool // true: failed; the last window outcomes, oldest first
+	mu     sync.Mutex
+	window int
+	recent []bool // true: failed; the last window outcomes, oldest first
+	// failing holds, per namespace, the last window outcomes of the reconciles in it,
+	// for the namespaces where one of them failed only (the others are healthy), so that
+	// it stays as small as the set of namespaces with a recent failure.
+	failing    map[string][]bool
 	reconciles int64
 	failures   int64
 	lastError  string
 	last       time.Time
 }
 
-func newHealth(window int) *health { return &health{window: window} }
+func newHealth(window int) *health { return &health{window: window, failing: map[string][]bool{}} }
 
-func (h *health) record(err error) {
+// record notes the outcome of a reconcile of a custom resource in namespace.
+func (h *health) record(namespace string, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.reconciles++
 	h.last = time.Now()
-	h.recent = append(h.recent, err != nil)
-	if len(h.recent) > h.window {
-		h.recent = h.recent[len(h.recent)-h.window:]
+	h.recent = h.appendOutcome(h.recent, err != nil)
+	if ns := h.appendOutcome(h.failing[namespace], err != nil); slices.Contains(ns, true) {
+		h.failing[namespace] = ns
+	} else {
+		delete(h.failing, namespace)
 	}
 	if err != nil {
 		h.failures++
 		h.lastError = err.Error()
 	}
 }
+
+// appendOutcome appends failed to outcomes, keeping the last window of them.
+func (h *health) appendOutcome(outcomes []bool, failed bool) []bool {
+	outcomes = append(outcomes, failed)
+	if len(outcomes) > h.window {
+		outcomes = outcomes[len(outcomes)-h.window:]
+	}
+	return outcomes
+}
+
+// failedIn reports whether one of the last window reconciles in namespace failed; with
+// namespace "*", in any namespace. Failures of cluster-scoped custom resources (namespace
+// "") count for every namespace.
+func (h *health) failedIn(namespace string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if namespace == anyNamespace {
+		return len(h.failing) > 0
+	}
+	_, failed := h.failing[namespace]
+	_, clusterFailed := h.failing[""]
+	return failed || clusterFailed
+}
+
+// anyNamespace asks waitingFor about every namespace at once.
+const anyNamespace = "*"
 
 // Health returns the health of the CRD entry called crd, or an error wrapping
 // ErrUnknownCRD. It makes no API request: the sync state is the manager cache's.
@@ -71,7 +108,7 @@ func (e *Engine) Health(crd string) (CRDHealth, error) {
 		return CRDHealth{}, fmt.Errorf("%w %q", ErrUnknownCRD, crd)
 	}
 	h := e.health[crd]
-	out := CRDHealth{CRD: crd, Synced: e.synced(c), Workers: c.WorkerCount(), WaitingFor: e.waitingFor(c)}
+	out := CRDHealth{CRD: crd, Synced: e.synced(c), Workers: c.WorkerCount(), WaitingFor: e.waitingFor(c, anyNamespace)}
 	h.mu.Lock()
 	out.Window = h.window
 	out.Reconciles, out.Failures, out.LastError, out.LastReconcile = h.reconciles, h.failures, h.lastError, h.last
@@ -103,19 +140,24 @@ func (e *Engine) synced(c *CRD) bool {
 	return err == nil && inf.HasSynced()
 }
 
-// dependencyMet reports whether the dependsOn target dep has reached cond.
-func (e *Engine) dependencyMet(dep string, cond DependencyCondition) bool {
-	if cond == DependencySynced {
-		return e.Synced(dep)
+// dependencyMet reports whether the dependsOn target dep has reached cond for the custom
+// resources in namespace (anyNamespace: in every namespace). synced is the target's cache
+// as a whole; healthy is synced and none of the last HealthWindow reconciles of the
+// target's custom resources in namespace failed, so that a target failing in one
+// namespace holds back the custom resources of that namespace only.
+func (e *Engine) dependencyMet(dep string, cond DependencyCondition, namespace string) bool {
+	if !e.Synced(dep) {
+		return false
 	}
-	return e.Healthy(dep)
+	return cond == DependencySynced || !e.health[dep].failedIn(namespace)
 }
 
-// waitingFor returns the dependsOn targets of c that have not reached their state, sorted.
-func (e *Engine) waitingFor(c *CRD) []string {
+// waitingFor returns the dependsOn targets of c that have not reached their state for the
+// custom resources in namespace (anyNamespace: in some namespace), sorted.
+func (e *Engine) waitingFor(c *CRD, namespace string) []string {
 	var out []string
 	for _, dep := range sortedKeys(c.DependsOn) {
-		if !e.dependencyMet(dep, c.DependsOn[dep]) {
+		if !e.dependencyMet(dep, c.DependsOn[dep], namespace) {
 			out = append(out, dep)
 		}
 	}

@@ -244,10 +244,11 @@ func TestOnDeleteJobNeverFinishingGivesUp(t *testing.T) {
 	}
 }
 
-// TestOnDeleteDependencyWaitGivesUp: a custom resource being deleted whose CRD waits for
-// a dependsOn target that never becomes healthy is let go once OnDeleteGiveUpAfter has
-// passed, with a Warning event naming it and the target, and without onDelete running.
-func TestOnDeleteDependencyWaitGivesUp(t *testing.T) {
+// TestOnDeleteDoesNotWaitForDependency: a custom resource being deleted whose CRD waits
+// for a dependsOn target that never becomes healthy runs onDelete all the same (a
+// deletion never waits for dependsOn): its Job is written, and once OnDeleteGiveUpAfter
+// has passed the wait given up, named by the Warning event, is the Job's.
+func TestOnDeleteDoesNotWaitForDependency(t *testing.T) {
 	ns := env.Namespace(t)
 	k := mustParse(t, "ondelete-deps.yaml", `
 apiVersion: orkestra.orkspace.io/v1
@@ -288,13 +289,13 @@ spec:
 	create(t, g)
 	deleteHeld(t, g)
 	eventually(t, "custom resource gone", func(ctx context.Context) error { return crGone(ctx, g) })
-	waitRecordedEvent(t, rec, corev1.EventTypeWarning, ReasonOnDeleteAbandoned, "Gadget "+ns+"/g", "database")
+	waitRecordedEvent(t, rec, corev1.EventTypeWarning, ReasonOnDeleteAbandoned, "Gadget "+ns+"/g", "g-cleanup")
 	var jobs batchv1.JobList
 	if err := env.Client.List(context.Background(), &jobs, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	if len(jobs.Items) != 0 {
-		t.Errorf("onDelete ran while its dependency was not met: %d Jobs", len(jobs.Items))
+	if len(jobs.Items) != 1 || jobs.Items[0].Name != "g-cleanup" {
+		t.Errorf("onDelete did not run while its dependency was not met: Jobs %v", jobs.Items)
 	}
 }
 

@@ -63,7 +63,7 @@ var errDenied = errors.New("denied by a validation rule")
 //
 //	live:     dependsOn, (finalizer), mutation and validation (in the order
 //	          mutation.mutateFirst gives), cross, onCreate, onReconcile, prune
-//	deleting: (namespace being deleted), dependsOn (until onDelete gives up), onDelete
+//	deleting: (namespace being deleted), onDelete (a deletion never waits for dependsOn)
 //	status:   status (children and status fields; after cross, on every exit path)
 func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
 	r := &crdReconciler{engine: e, crd: c, box: c.OperatorBox}
@@ -91,7 +91,6 @@ func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
 	}
 	if r.deleting, err = reconcile.NewPipeline(e.opts.Metrics,
 		reconcile.Step[*crView]{Run: r.terminatingNamespace},
-		step("dependsOn", r.deletionDependencies),
 		step("onDelete", func(ctx context.Context, v *crView) (ctrl.Result, error) { return r.deletion(ctx, v, r.box) }),
 	); err != nil {
 		return nil, err
@@ -136,7 +135,7 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		err = reconcile.JoinErrors(err, serr)
 	}
 	if !st.waiting || err != nil {
-		r.engine.health[r.crd.Name].record(err)
+		r.engine.health[r.crd.Name].record(req.Namespace, err)
 	}
 	if err != nil {
 		return ctrl.Result{}, err
@@ -162,15 +161,19 @@ func (r *crdReconciler) pass(ctx context.Context, v *crView, st *passState) (ctr
 	return r.status.Run(ctx, v)
 }
 
-// dependencies ends the pass while a CRD of dependsOn has not reached its state.
+// dependencies ends the pass while a CRD of dependsOn has not reached its state for the
+// custom resources in v's namespace (see Engine.dependencyMet).
 func (r *crdReconciler) dependencies(ctx context.Context, v *crView) (ctrl.Result, error) {
-	waiting := r.engine.waitingFor(r.crd)
+	waiting := r.engine.waitingFor(r.crd, v.GetNamespace())
 	if len(waiting) == 0 {
 		return ctrl.Result{}, nil
 	}
 	parts := make([]string, len(waiting))
 	for i, dep := range waiting {
 		parts[i] = fmt.Sprintf("CRD %s to be %s", dep, r.crd.DependsOn[dep])
+		if r.crd.DependsOn[dep] == DependencyHealthy && r.engine.Synced(dep) {
+			parts[i] += " in namespace " + v.GetNamespace()
+		}
 	}
 	reconcile.MarkFalse(v, reconcile.ConditionReady, ReasonWaitingForDependency, "waiting for "+strings.Join(parts, ", "))
 	reconcile.StateFrom[passState](ctx).waiting = true

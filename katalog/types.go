@@ -92,8 +92,10 @@ type CRD struct {
 	AllowedNamespaces []string `yaml:"allowedNamespaces"`
 	// RestrictedNamespaces excludes custom resources in these namespaces.
 	RestrictedNamespaces []string `yaml:"restrictedNamespaces"`
-	// DependsOn maps another CRD of the Katalog to the state it must reach before this
-	// CRD's workers start. The edges must not form a cycle.
+	// DependsOn maps another CRD of the Katalog to the state it must reach before a
+	// custom resource of this CRD is reconciled; healthy is judged per namespace (see
+	// DependencyHealthy). A custom resource being deleted does not wait. The edges must
+	// not form a cycle.
 	DependsOn map[string]DependencyCondition `yaml:"dependsOn"`
 	// Validation rules are checked on every reconcile.
 	Validation *Validation `yaml:"validation"`
@@ -150,7 +152,10 @@ type DependencyCondition string
 
 // The dependency conditions.
 const (
-	// DependencyHealthy: the target CRD's reconciles are succeeding (its health is not degraded).
+	// DependencyHealthy: the target CRD's cache has synced and none of the last
+	// EngineOptions.HealthWindow reconciles of its custom resources in the waiting custom
+	// resource's namespace failed, so that one failing custom resource holds back its own
+	// namespace only.
 	DependencyHealthy DependencyCondition = "healthy"
 	// DependencySynced: the target CRD's cache of custom resources has synced.
 	DependencySynced DependencyCondition = "synced"
