@@ -241,7 +241,7 @@ func (r *crdReconciler) kept(d passData) (map[childKey]bool, error) {
 			if !decl.createOnly && !decl.once {
 				continue
 			}
-			reps, err := expand(decl.res.ForEach, d)
+			reps, err := expandBounded(decl.res.ForEach, d, r.engine.opts.MaxForEachElements)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", decl.where, err)
 			}
