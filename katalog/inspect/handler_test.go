@@ -14,6 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -452,5 +455,38 @@ func TestRecentEventsOnly(t *testing.T) {
 	getJSON(t, h, "/katalog/widget/cr/shop/web", http.StatusOK, &d)
 	if len(d.Events) != inspect.RecentEvents || d.Events[0].Reason != "R00" || d.Events[len(d.Events)-1].Reason != fmt.Sprintf("R%02d", inspect.RecentEvents-1) {
 		t.Errorf("got %d events from %s, want the newest %d", len(d.Events), d.Events[0].Reason, inspect.RecentEvents)
+	}
+}
+
+// CacheOptions adds Events without their managed fields, keeps the other entries and
+// what an Events entry already selected, and leaves the options it was given alone.
+func TestCacheOptions(t *testing.T) {
+	sel := labels.SelectorFromSet(labels.Set{"team": "a"})
+	secret := &corev1.Secret{}
+	base := cache.Options{ByObject: map[client.Object]cache.ByObject{secret: {Label: sel}, &corev1.Event{}: {Label: sel}}}
+	got := inspect.CacheOptions(base)
+	label := func(by cache.ByObject) string {
+		if by.Label == nil {
+			return ""
+		}
+		return by.Label.String()
+	}
+	if len(base.ByObject) != 2 || label(base.ByObject[secret]) != "team=a" {
+		t.Fatalf("CacheOptions changed its argument: %+v", base.ByObject)
+	}
+	var events []cache.ByObject
+	for obj, by := range got.ByObject {
+		if _, ok := obj.(*corev1.Event); ok {
+			events = append(events, by)
+		}
+	}
+	if len(events) != 1 || events[0].Transform == nil || label(events[0]) != "team=a" || label(got.ByObject[secret]) != "team=a" {
+		t.Fatalf("CacheOptions: %d Events entries %+v, Secret %+v; want one Events entry with a transform and the selector kept",
+			len(events), events, got.ByObject[secret])
+	}
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
+	out, err := events[0].Transform(ev)
+	if err != nil || len(out.(*corev1.Event).ManagedFields) != 0 {
+		t.Errorf("the Events transform kept the managed fields: %v %+v", err, out)
 	}
 }

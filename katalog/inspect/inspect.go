@@ -135,13 +135,14 @@ func CacheOptions(base cache.Options) cache.Options {
 	if byObject == nil {
 		byObject = map[client.Object]cache.ByObject{}
 	}
-	by := byObject[&corev1.Event{}]
-	by.Transform = cache.TransformStripManagedFields()
-	for obj := range byObject {
+	var by cache.ByObject
+	for obj, b := range byObject { // keys are pointers: find an Events entry by type
 		if _, ok := obj.(*corev1.Event); ok {
+			by = b
 			delete(byObject, obj)
 		}
 	}
+	by.Transform = cache.TransformStripManagedFields()
 	byObject[&corev1.Event{}] = by
 	base.ByObject = byObject
 	return base
