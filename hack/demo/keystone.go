@@ -26,6 +26,7 @@ import (
 	kscontroller "github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -71,6 +72,7 @@ func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.
 	return startManager(ctx, env, kscontroller.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		opts := kscontroller.DefaultOptions()
 		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(kscontroller.FieldManager)
+		opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 		opts.ProbeURL = func(k *ksv1alpha1.Keystone) string {
 			if k.Status.Endpoint == "" {
 				return ""

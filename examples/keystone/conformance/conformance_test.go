@@ -27,6 +27,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -53,6 +54,7 @@ func startKeystoneOperator(api string) func(context.Context, *rest.Config, confo
 				return err
 			}
 			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+			ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 			ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
 				if k.Status.Endpoint == "" {
 					return ""

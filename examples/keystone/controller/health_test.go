@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
 // The HealthCheck step judges the version document: a v3 document is healthy, another
@@ -26,6 +27,7 @@ func TestReasonsHealthCheck(t *testing.T) {
 	po := health.DefaultOptions()
 	po.Validate = controller.VersionDocumentValid
 	po.Timeout = 300 * time.Millisecond
+	po.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the stand-ins listen on loopback
 	opts := controller.DefaultOptions()
 	opts.Prober = health.NewProber(po)
 	url := map[string]string{}

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -51,9 +52,14 @@ type Options struct {
 	// Metrics records the step durations and errors; nil records none. Build it with
 	// reconcile.NewMetrics(reconcile.DefaultMetricsOptions(MetricsPrefix)).
 	Metrics *reconcile.Metrics
-	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions
-	// and the version-document check of VersionDocumentValid.
+	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions,
+	// the version-document check of VersionDocumentValid and Outbound.
 	Prober *health.Prober
+	// Outbound is the policy of the default Prober's requests: by default a probe that
+	// would reach a loopback, link-local, unspecified or multicast address is refused
+	// (ConnectionFailed), and so is a redirect to another host. Tests that stand a local
+	// server in for the identity API allow loopback here.
+	Outbound outbound.Policy
 	// ProbeURL returns the URL the HealthCheck step requests for a Keystone; nil means
 	// status.endpoint followed by VersionPath. Tests and demos that run no cluster DNS
 	// point it at a local server.
@@ -138,6 +144,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if opts.Prober == nil {
 		po := health.DefaultOptions()
 		po.Validate = VersionDocumentValid
+		po.Outbound = opts.Outbound
 		opts.Prober = health.NewProber(po)
 	}
 	if opts.ProbeURL == nil {

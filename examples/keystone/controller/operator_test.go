@@ -27,6 +27,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -87,6 +88,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	env.StartOperator(t, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		ropts := controller.DefaultOptions()
 		ropts.NamespaceScoped = o.namespaceScoped
+		ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 		ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
 			if k.Status.Endpoint == "" {
 				return ""
