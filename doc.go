@@ -22,6 +22,13 @@
 //     operators embed in their CRDs (SecretStoreRefSpec, TargetClusterRefSpec).
 //   - capability, httproute, netpol, health: optional children whose API may not be
 //     installed, the HTTPRoute and NetworkPolicy flows, and the TTL health probe.
+//   - credential: the shared generate-once path for credential Secrets (restored from a
+//     backup when lost, regenerated only with an Event naming the Secret).
+//   - outbound, httpauth: the safe defaults where tenants meet. outbound is the one
+//     policy for HTTP calls the SDK makes on behalf of what others wrote (no loopback,
+//     link-local or metadata destinations, no redirect to another host); httpauth puts
+//     the operator's own endpoints (metrics, the Katalog inspector) behind the API
+//     server's authentication and authorization. docs/security.md is the threat model.
 //   - multicluster, satellite: children on a target cluster named by
 //     spec.targetClusterRef (resolution on multicluster-runtime, TargetClusterUnavailable,
 //     ownership labels, deletion sweep, remote watches), and the handshake between a
