@@ -18,7 +18,7 @@ func ExampleGuard() {
 		return
 	}
 	srv := httptest.NewServer(g.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, "the metrics")
+		_, _ = fmt.Fprintln(w, "the metrics")
 	})))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")

@@ -92,7 +92,7 @@ func TestDependsOnPerNamespace(t *testing.T) {
 	eventually(t, "team-b's Gadget reconciled", func(ctx context.Context) error {
 		if v, err := configMapValue(ctx, teamB, "gb", "v"); err != nil || v != "2" {
 			c, _ := readyCondition(ctx, gb)
-			return fmt.Errorf("ConfigMap gb v=%q (%v); Ready %+v", v, err, c)
+			return fmt.Errorf("ConfigMap gb v=%q (%w); Ready %+v", v, err, c)
 		}
 		return nil
 	})
@@ -115,7 +115,7 @@ func TestDependsOnPerNamespace(t *testing.T) {
 	eventually(t, "team-a's Gadget gone", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ga), ga.DeepCopy()); !apierrors.IsNotFound(err) {
 			c, _ := readyCondition(ctx, ga)
-			return fmt.Errorf("still there (%v); Ready %+v", err, c)
+			return fmt.Errorf("still there (%w); Ready %+v", err, c)
 		}
 		return nil
 	})

@@ -14,9 +14,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// AllowedNamespacesAnnotation, on a kubeconfig Secret that registers a target cluster,
-// lists the namespaces whose CRs may name the cluster in spec.targetClusterRef: a
-// comma-separated list of namespace names (spaces around a name are ignored), or "*"
+// AllowedNamespacesAnnotation is the annotation of a kubeconfig Secret that registers a
+// target cluster which lists the namespaces whose CRs may name the cluster in spec.targetClusterRef:
+// a comma-separated list of namespace names (spaces around a name are ignored), or "*"
 // for every namespace. A Secret without it serves no namespace: a CR naming the cluster
 // gets TargetClusterUnavailable, and nothing is written to or swept from the cluster
 // for it.

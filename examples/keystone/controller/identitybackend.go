@@ -312,7 +312,7 @@ func (r *IdentityBackendReconciler) gate(ctx context.Context, b *v1alpha1.Keysto
 	}
 	d, created, err := ensureDomain(ctx, api, b)
 	if err != nil {
-		r.keystoneFailed(ctx, b, fmt.Errorf("Keystone API at %s: %w", outbound.RedactString(endpoint), err))
+		r.keystoneFailed(ctx, b, fmt.Errorf("the Keystone API at %s: %w", outbound.RedactString(endpoint), err))
 		return content, poll, nil
 	}
 	known := b.Status.DomainID == d.ID
