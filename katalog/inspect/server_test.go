@@ -1,7 +1,6 @@
 package inspect_test
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -15,13 +14,8 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -208,34 +202,14 @@ var reviewer = &rbacv1.ClusterRole{Rules: []rbacv1.PolicyRule{
 	{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
 }}
 
-// viewerToken creates the ServiceAccount ns/name, binds it to a ClusterRole that lets
-// it get urls (none: no binding), and returns a token of it.
+// viewerToken returns a token of the ServiceAccount ns/name, which may get urls (none:
+// nothing).
 func viewerToken(t *testing.T, ns, name string, urls ...string) string {
 	t.Helper()
-	ctx := context.Background()
-	objs := []client.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}}
-	if len(urls) > 0 {
-		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
-			Rules: []rbacv1.PolicyRule{{NonResourceURLs: urls, Verbs: []string{"get"}}}}
-		objs = append(objs, role, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}}})
+	if len(urls) == 0 {
+		return env.ServiceAccountToken(t, ns, name)
 	}
-	for _, obj := range objs {
-		if err := env.Client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
-	}
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr.Status.Token
+	return env.ServiceAccountToken(t, ns, name, rbacv1.PolicyRule{NonResourceURLs: urls, Verbs: []string{"get"}})
 }
 
 // Bound beyond the loopback interface, the inspector serves HTTPS and only to a client
