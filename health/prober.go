@@ -404,7 +404,7 @@ func (p *Prober) failure(ctx context.Context, target string, err error) (Outcome
 
 // redirectWhat says what kind of redirect was refused.
 func redirectWhat(e *outbound.RedirectError) string {
-	if e.Reason == "https to http" {
+	if e.Reason == outbound.RedirectDowngrade {
 		return "plain http"
 	}
 	return "another host"

@@ -16,6 +16,16 @@ var ErrTooManyRedirects = errors.New("outbound: stopped after 10 redirects")
 // MaxRedirects is how many redirects [Policy.CheckRedirect] follows at most.
 const MaxRedirects = 10
 
+// Why a redirect was not followed: the values of [RedirectError].Reason.
+const (
+	// RedirectOtherHost: the redirect pointed at another host name.
+	RedirectOtherHost = "another host"
+	// RedirectDowngrade: the redirect went from https to plain http.
+	RedirectDowngrade = "https to http"
+	// RedirectRefused: the client follows no redirect at all ([RefuseRedirects]).
+	RedirectRefused = "redirects are not followed"
+)
+
 // RedirectError is a redirect that was not followed.
 type RedirectError struct {
 	// From is the host (with port, if any) of the first request.
@@ -24,7 +34,7 @@ type RedirectError struct {
 	To string
 	// Status is the status line of the redirecting answer, e.g. "302 Found".
 	Status string
-	// Reason says why: "another host", "https to http" or "redirects are not followed".
+	// Reason says why: RedirectOtherHost, RedirectDowngrade or RedirectRefused.
 	Reason string
 }
 
@@ -46,9 +56,9 @@ func (p Policy) CheckRedirect(next func(*http.Request, []*http.Request) error) f
 			first := via[0].URL
 			switch {
 			case !strings.EqualFold(req.URL.Hostname(), first.Hostname()):
-				return redirectError(req, via, "another host")
+				return redirectError(req, via, RedirectOtherHost)
 			case first.Scheme == "https" && req.URL.Scheme != "https":
-				return redirectError(req, via, "https to http")
+				return redirectError(req, via, RedirectDowngrade)
 			}
 		}
 		if next != nil {
@@ -64,7 +74,7 @@ func (p Policy) CheckRedirect(next func(*http.Request, []*http.Request) error) f
 // RefuseRedirects is a CheckRedirect that follows no redirect at all, for clients that
 // send a token or a password with every request: it answers a *RedirectError.
 func RefuseRedirects(req *http.Request, via []*http.Request) error {
-	return redirectError(req, via, "redirects are not followed")
+	return redirectError(req, via, RedirectRefused)
 }
 
 func redirectError(req *http.Request, via []*http.Request, reason string) error {
