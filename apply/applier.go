@@ -115,11 +115,9 @@ func (a *Applier) label(obj metav1.Object) {
 }
 
 // FieldManagerFor returns the field manager the SDK's helpers write under through c:
-// an Applier's own name, else FieldManager. Only c itself is looked at: a client that
-// wraps an Applier (an interceptor, a fault injector) hides it, so wrap the Applier's
-// inner client instead (NewApplier(wrapped, opts)).
+// the name of the Applier c carries ([ApplierOf]), else FieldManager.
 func FieldManagerFor(c client.Client) string {
-	if a, ok := c.(*Applier); ok {
+	if a := ApplierOf(c); a != nil {
 		return a.opts.FieldManager
 	}
 	return FieldManager

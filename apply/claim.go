@@ -213,11 +213,11 @@ func isAlphanumeric(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
-// remoteOf returns the remote ownership of c: that of an *Applier with
-// ApplierOptions.Remote set, else nil (children are owner-referenced). Only c itself is
-// looked at, as in FieldManagerFor.
+// remoteOf returns the remote ownership of c: that of the Applier c carries
+// ([ApplierOf]) when its ApplierOptions.Remote is set, else nil (children are
+// owner-referenced).
 func remoteOf(c client.Client) *RemoteOwnership {
-	if a, ok := c.(*Applier); ok && a != nil {
+	if a := ApplierOf(c); a != nil {
 		return a.opts.Remote
 	}
 	return nil

@@ -123,7 +123,7 @@ func EnsureObject[T client.Object](
 	}
 	u.SetGroupVersionKind(gvk)
 
-	applier, _ := c.(*Applier)
+	applier := ApplierOf(c)
 	if applier != nil {
 		applier.label(u)
 	}

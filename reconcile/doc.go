@@ -99,11 +99,20 @@
 // API call of a pass in turn, two managers reconciling one object, and passes stopped
 // between their writes.
 //
-// # Requeue intervals
+// # Flows answer with an Outcome
 //
-// [DeploymentPollInterval], [RetryInterval], [SecretPollInterval],
-// [TargetClusterRetryInterval] and [ProbeTTL] are the requeue intervals and TTLs the
-// operators share.
+// Every flow and gate of the SDK outside this package (the optional-child flows, the
+// database flows, the health check, the secret-store and target-cluster gates) answers
+// (Outcome, error): the condition to set and the requeue to return. [Outcome] states
+// the rules once; a step hands the answer over with [Settle]. [RetryInterval] is the
+// requeue of a transient failure a step does not return as an error; the intervals of
+// one kind of wait live in the package that waits.
+//
+// # Steps declare what they own
+//
+// [Step].Owns lists the kinds a step creates and controls. [Pipeline.Owned] gathers
+// them for the controller's watches and its children list, [Pipeline.Steps] names the
+// rows, and [Pipeline.RunStep] runs one row in a test.
 //
 // # Testing steps
 //

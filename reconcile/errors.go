@@ -12,6 +12,9 @@ var (
 	// function, a group without members, a duplicate step name, or a Parallel member that
 	// is a group or does not own exactly one condition type of its own.
 	ErrInvalidPipeline = errors.New("invalid pipeline")
+	// ErrUnknownStep reports a [Pipeline.RunStep] call naming a step the table does not
+	// have.
+	ErrUnknownStep = errors.New("no such step")
 	// ErrPanic reports a step, or a whole pass, that panicked. The runner recovers the
 	// panic, records the step's metrics, logs the stack and returns an error wrapping
 	// ErrPanic in its place, so the status is still persisted.

@@ -3,10 +3,12 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Pipeline runs a table of steps on a custom resource of type T. Build it once, at
@@ -15,6 +17,8 @@ import (
 type Pipeline[T Object] struct {
 	nodes      []*node[T]
 	conditions []string
+	owned      []client.Object
+	named      map[string]*node[T]
 }
 
 // node is a validated Step with its metric children resolved once, so that the hot path
@@ -35,7 +39,7 @@ type node[T Object] struct {
 // group has no members or a function of its own, two steps share a name, or a Parallel
 // member is a group or lacks a condition type of its own.
 func NewPipeline[T Object](m *Metrics, steps ...Step[T]) (*Pipeline[T], error) {
-	b := builder[T]{metrics: m, names: map[string]bool{}}
+	b := builder[T]{metrics: m, names: map[string]bool{}, named: map[string]*node[T]{}, ownedTypes: map[reflect.Type]bool{}}
 	p := &Pipeline[T]{}
 	for i, s := range steps {
 		n, err := b.build(s, fmt.Sprintf("step %d", i))
@@ -45,7 +49,53 @@ func NewPipeline[T Object](m *Metrics, steps ...Step[T]) (*Pipeline[T], error) {
 		p.nodes = append(p.nodes, n)
 	}
 	p.conditions = b.conditions
+	p.owned = b.owned
+	p.named = b.named
 	return p, nil
+}
+
+// Owned returns one empty object of each kind the pipeline's steps declare in
+// [Step].Owns, in table order and without duplicates (one per Go type). A controller
+// watches them (ctrl.Builder.Owns), lists them as its children and checks them in tests
+// from this one list.
+func (p *Pipeline[T]) Owned() []client.Object {
+	out := make([]client.Object, 0, len(p.owned))
+	for _, o := range p.owned {
+		out = append(out, o.DeepCopyObject().(client.Object))
+	}
+	return out
+}
+
+// Steps returns the names of the pipeline's named steps (groups and their members), in
+// table order.
+func (p *Pipeline[T]) Steps() []string {
+	var names []string
+	var walk func([]*node[T])
+	walk = func(ns []*node[T]) {
+		for _, n := range ns {
+			if n.name != "" {
+				names = append(names, n.name)
+			}
+			walk(n.members)
+		}
+	}
+	walk(p.nodes)
+	return names
+}
+
+// RunStep runs the one step (or group) named name on obj, instrumented as in [Run], and
+// returns its result: a test drives one row of the table without the rows before it. A
+// name the table does not have is an error wrapping [ErrUnknownStep].
+func (p *Pipeline[T]) RunStep(ctx context.Context, name string, obj T) (ctrl.Result, error) {
+	n, ok := p.named[name]
+	if !ok {
+		return ctrl.Result{}, fmt.Errorf("%w: %q (the pipeline has %v)", ErrUnknownStep, name, p.Steps())
+	}
+	res, err := n.call(ctx, obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return res, nil
 }
 
 // Conditions returns the condition types the pipeline's steps own, in table order and
@@ -81,7 +131,10 @@ func (p *Pipeline[T]) Run(ctx context.Context, obj T) (ctrl.Result, error) {
 type builder[T Object] struct {
 	metrics    *Metrics
 	names      map[string]bool
+	named      map[string]*node[T]
 	conditions []string
+	owned      []client.Object
+	ownedTypes map[reflect.Type]bool
 }
 
 func (b *builder[T]) build(s Step[T], where string) (*node[T], error) {
@@ -105,6 +158,18 @@ func (b *builder[T]) build(s Step[T], where string) (*node[T], error) {
 		if len(s.members) == 0 {
 			return nil, fmt.Errorf("%w: %s: %s without members", ErrInvalidPipeline, where, s.kind)
 		}
+	}
+	for i, o := range s.Owns {
+		if o == nil || reflect.ValueOf(o).IsNil() {
+			return nil, fmt.Errorf("%w: %s: Owns[%d] is nil", ErrInvalidPipeline, where, i)
+		}
+		if t := reflect.TypeOf(o); !b.ownedTypes[t] {
+			b.ownedTypes[t] = true
+			b.owned = append(b.owned, o.DeepCopyObject().(client.Object))
+		}
+	}
+	if s.Name != "" {
+		b.named[s.Name] = n
 	}
 	if s.Condition != "" && !slices.Contains(b.conditions, s.Condition) {
 		b.conditions = append(b.conditions, s.Condition)

@@ -2,21 +2,22 @@ package reconcile
 
 import "time"
 
-// Requeue intervals and TTLs shared by the operators built on the SDK (the Horizon
-// reconciler's requeue semantics). Steps return them as ctrl.Result{RequeueAfter: ...}.
+// RetryInterval is the requeue of a retry after a transient failure that a step does
+// not return as an error (a failed health check, a dependency that answered but is not
+// usable yet): 10 s. The intervals of one kind of wait live in the package that waits:
+// deployment.PollInterval, secrets.PollInterval, multicluster.RetryInterval,
+// health.DefaultTTL.
+const RetryInterval = 10 * time.Second
+
+// Deprecated aliases of the intervals that moved to the package they belong to; they
+// are removed in the next release.
 const (
-	// DeploymentPollInterval is how often a step polls a Deployment that is not ready
-	// yet (and an HTTPRoute not yet accepted): 10 s.
+	// Deprecated: use deployment.PollInterval.
 	DeploymentPollInterval = 10 * time.Second
-	// RetryInterval is the requeue of a retry after a transient failure that is not
-	// returned as an error, such as a failed health check: 10 s.
-	RetryInterval = 10 * time.Second
-	// SecretPollInterval is how often the ESO secret gate polls a secret store or an
-	// ExternalSecret-synced Secret that is not ready yet: 15 s.
+	// Deprecated: use secrets.PollInterval.
 	SecretPollInterval = 15 * time.Second
-	// TargetClusterRetryInterval is the requeue when spec.targetClusterRef names a
-	// cluster that is not registered or no longer resolves (TargetClusterUnavailable): 15 s.
+	// Deprecated: use multicluster.RetryInterval.
 	TargetClusterRetryInterval = 15 * time.Second
-	// ProbeTTL is how long a passing health probe is reused from the probe cache: 30 s.
+	// Deprecated: use health.DefaultTTL.
 	ProbeTTL = 30 * time.Second
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // StepFunc does one step of a reconcile pass on obj, the custom resource being
@@ -56,6 +57,11 @@ type Step[T Object] struct {
 	Condition string
 	// Run does the work. Unused (and must be nil) on a group.
 	Run StepFunc[T]
+	// Owns lists one empty object of each kind the step creates and controls (its
+	// children, e.g. &appsv1.Deployment{}). The pipeline gathers them ([Pipeline.Owned])
+	// so the controller's watches, its children list and its tests derive from the
+	// table instead of repeating it. Optional; a group's members declare their own.
+	Owns []client.Object
 
 	kind    groupKind
 	members []Step[T]
