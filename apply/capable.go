@@ -11,18 +11,18 @@ import "sigs.k8s.io/controller-runtime/pkg/client"
 // documentation.
 type Capable interface {
 	client.Client
-	// Applier returns the Applier whose capabilities the client carries; never nil.
-	Applier() *Applier
+	// AsApplier returns the Applier whose capabilities the client carries; never nil.
+	AsApplier() *Applier
 }
 
-// Applier returns a itself: an *Applier is [Capable].
-func (a *Applier) Applier() *Applier { return a }
+// AsApplier returns a itself: an *Applier is [Capable].
+func (a *Applier) AsApplier() *Applier { return a }
 
 // ApplierOf returns the Applier c carries ([Capable]), or nil when c carries none (a
 // plain client: the SDK's default field manager, no skip, owner references).
 func ApplierOf(c client.Client) *Applier {
 	if cap, ok := c.(Capable); ok && !isNil(cap) {
-		return cap.Applier()
+		return cap.AsApplier()
 	}
 	return nil
 }
@@ -49,4 +49,4 @@ type carrier struct {
 	a *Applier
 }
 
-func (c *carrier) Applier() *Applier { return c.a }
+func (c *carrier) AsApplier() *Applier { return c.a }

@@ -150,6 +150,19 @@
 // dropped when the object is deleted through the Applier or its apply fails. Opt out per
 // call with [WithoutSkip], or for the whole Applier with ApplierOptions.DisableSkip.
 //
+// # Wrapping the Applier
+//
+// The helpers find the Applier through the [Capable] interface ([ApplierOf]), never
+// through the client's concrete type, so a client that wraps it keeps the field manager,
+// the skip and the ownership mode. A struct embedding *Applier carries it as it is; any
+// other wrapper (interceptor.NewClient, a fault injector, a request counter) is made to
+// carry it with [Wrap]:
+//
+//	c := apply.Wrap(interceptor.NewClient(applier, funcs), applier)
+//
+// Every call then goes through the wrapper; a wrapper that does not carry the Applier
+// gets the SDK's defaults (FieldManager, no skip, owner references).
+//
 // # Cache memory that does not grow with the cluster
 //
 // Every object an Applier creates or applies carries [ManagedByLabel] set to its field

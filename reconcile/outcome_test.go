@@ -11,6 +11,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -99,6 +101,20 @@ func TestPipelineOwnedAndRunStep(t *testing.T) {
 	if diff := cmp.Diff([]string{"*v1.ConfigMap", "*v1.Deployment", "*v1.Service"}, kinds); diff != "" {
 		t.Errorf("Owned (-want +got):\n%s", diff)
 	}
+	lists, err := p.OwnedLists(clientgoscheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listKinds []string
+	for _, l := range lists {
+		listKinds = append(listKinds, typeName(l))
+	}
+	if diff := cmp.Diff([]string{"*v1.ConfigMapList", "*v1.DeploymentList", "*v1.ServiceList"}, listKinds); diff != "" {
+		t.Errorf("OwnedLists (-want +got):\n%s", diff)
+	}
+	if _, err := p.OwnedLists(runtime.NewScheme()); err == nil {
+		t.Error("OwnedLists with a scheme that lacks the kinds: no error")
+	}
 	if diff := cmp.Diff([]string{"Config", "Workload", "Deployment", "Again"}, p.Steps()); diff != "" {
 		t.Errorf("Steps (-want +got):\n%s", diff)
 	}
@@ -116,4 +132,4 @@ func TestPipelineOwnedAndRunStep(t *testing.T) {
 	}
 }
 
-func typeName(o client.Object) string { return fmt.Sprintf("%T", o) }
+func typeName(o any) string { return fmt.Sprintf("%T", o) }

@@ -7,8 +7,10 @@ import (
 	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // Pipeline runs a table of steps on a custom resource of type T. Build it once, at
@@ -64,6 +66,31 @@ func (p *Pipeline[T]) Owned() []client.Object {
 		out = append(out, o.DeepCopyObject().(client.Object))
 	}
 	return out
+}
+
+// OwnedLists returns, for each kind of [Pipeline.Owned], an empty list of that kind
+// (a Deployment's is *appsv1.DeploymentList), built from scheme: what a sweep of the
+// children or a test listing them takes. A kind whose list type scheme does not know
+// is an error naming it.
+func (p *Pipeline[T]) OwnedLists(scheme *runtime.Scheme) ([]client.ObjectList, error) {
+	out := make([]client.ObjectList, 0, len(p.owned))
+	for _, o := range p.owned {
+		gvk, err := apiutil.GVKForObject(o, scheme)
+		if err != nil {
+			return nil, fmt.Errorf("owned kind %T: %w", o, err)
+		}
+		gvk.Kind += "List"
+		obj, err := scheme.New(gvk)
+		if err != nil {
+			return nil, fmt.Errorf("list of owned kind %s: %w", gvk, err)
+		}
+		list, ok := obj.(client.ObjectList)
+		if !ok {
+			return nil, fmt.Errorf("list of owned kind %s: %T is not a client.ObjectList", gvk, obj)
+		}
+		out = append(out, list)
+	}
+	return out, nil
 }
 
 // Steps returns the names of the pipeline's named steps (groups and their members), in
