@@ -1,221 +1,81 @@
 package testenv
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"sync"
+import "github.com/c5c3/reconciler-sdk/testenv/faults"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-)
+// The fault injection of package [faults], under its old names. They keep compiling for
+// one release.
 
 // Verb names one kind of client call a fault can be injected into.
-type Verb string
+//
+// Deprecated: use faults.Verb.
+type Verb = faults.Verb
 
-// The client calls a FaultInjector counts and can fail.
+// VerbGet and the other Verb constants name the client calls a FaultInjector fails.
+//
+// Deprecated: use faults.VerbGet, faults.VerbList, ... (the same names).
 const (
-	VerbGet          Verb = "Get"
-	VerbList         Verb = "List"
-	VerbCreate       Verb = "Create"
-	VerbUpdate       Verb = "Update"
-	VerbPatch        Verb = "Patch"
-	VerbApply        Verb = "Apply"
-	VerbDelete       Verb = "Delete"
-	VerbStatusUpdate Verb = "Status().Update"
-	VerbStatusPatch  Verb = "Status().Patch"
+	VerbGet          = faults.VerbGet
+	VerbList         = faults.VerbList
+	VerbCreate       = faults.VerbCreate
+	VerbUpdate       = faults.VerbUpdate
+	VerbPatch        = faults.VerbPatch
+	VerbApply        = faults.VerbApply
+	VerbDelete       = faults.VerbDelete
+	VerbStatusUpdate = faults.VerbStatusUpdate
+	VerbStatusPatch  = faults.VerbStatusPatch
 )
 
-// Verbs returns every Verb a FaultInjector can fail, in a stable order.
-func Verbs() []Verb {
-	return []Verb{VerbGet, VerbList, VerbCreate, VerbUpdate, VerbPatch, VerbApply, VerbDelete,
-		VerbStatusUpdate, VerbStatusPatch}
-}
+// Verbs returns every Verb, in a stable order.
+//
+// Deprecated: use faults.Verbs.
+func Verbs() []Verb { return faults.Verbs() }
 
-// isWrite reports whether v changes state on the server.
-func (v Verb) isWrite() bool {
-	return v != VerbGet && v != VerbList
-}
-
-// ErrInjected marks every error a FaultInjector returns; test for it with errors.Is to
-// tell an injected failure from a real one.
-var ErrInjected = errors.New("injected fault")
+// ErrInjected marks every injected error.
+//
+// Deprecated: use faults.ErrInjected (the same error).
+var ErrInjected = faults.ErrInjected
 
 // Fault is one way an API call can fail.
-type Fault struct {
-	// Name is a short, stable name used in subtest names ("conflict", "internal", ...).
-	Name string
-	// Err builds the error for a call of verb on the named object.
-	Err func(verb Verb, what string) error
-	// AfterWrite makes a write take effect on the server before the error is returned:
-	// the request was served but the answer was lost, as after a client-side timeout.
-	AfterWrite bool
-}
+//
+// Deprecated: use faults.Fault.
+type Fault = faults.Fault
 
 // The faults of the standard matrix.
+//
+// Deprecated: use faults.Conflict, faults.Internal, faults.Timeout and faults.Canceled.
 var (
-	// FaultConflict is a 409 Conflict, as an optimistic-concurrency failure answers.
-	FaultConflict = Fault{Name: "conflict", Err: func(v Verb, what string) error {
-		return fmt.Errorf("%w: %w", ErrInjected, apierrors.NewConflict(schema.GroupResource{}, what,
-			errors.New("the object has been modified")))
-	}}
-	// FaultInternal is a 500 Internal Server Error.
-	FaultInternal = Fault{Name: "internal", Err: func(v Verb, what string) error {
-		return fmt.Errorf("%w: %w", ErrInjected, apierrors.NewInternalError(fmt.Errorf("%s %s failed", v, what)))
-	}}
-	// FaultTimeout is a client-side timeout. A write is served before the timeout hits,
-	// so the caller does not know whether it took effect.
-	FaultTimeout = Fault{Name: "timeout", AfterWrite: true, Err: func(v Verb, what string) error {
-		return fmt.Errorf("%w: %s %s: %w", ErrInjected, v, what, context.DeadlineExceeded)
-	}}
-	// FaultCanceled is a call made with a cancelled context (a shutting-down manager).
-	FaultCanceled = Fault{Name: "canceled", Err: func(v Verb, what string) error {
-		return fmt.Errorf("%w: %s %s: %w", ErrInjected, v, what, context.Canceled)
-	}}
+	FaultConflict = faults.Conflict
+	FaultInternal = faults.Internal
+	FaultTimeout  = faults.Timeout
+	FaultCanceled = faults.Canceled
 )
 
-// Faults returns the faults of the standard matrix: 409, 500, a timeout (after the write
-// was served) and a cancelled context.
-func Faults() []Fault {
-	return []Fault{FaultConflict, FaultInternal, FaultTimeout, FaultCanceled}
-}
+// Faults returns the faults of the standard matrix.
+//
+// Deprecated: use faults.All.
+func Faults() []Fault { return faults.All() }
 
-// ReadFaults returns the faults a read can meet that are not already covered by
-// another: 500 and a cancelled context. A read never answers 409, and a timed-out read
-// has no effect on the server, so for a read the timeout is the same case as the
-// cancelled context.
-func ReadFaults() []Fault {
-	return []Fault{FaultInternal, FaultCanceled}
-}
+// ReadFaults returns the faults a read can meet.
+//
+// Deprecated: use faults.Reads.
+func ReadFaults() []Fault { return faults.Reads() }
 
-// FaultInjector wraps a client, counts its calls per Verb and fails exactly one chosen
-// call: the nth call of one verb, counted from the last Arm. It is safe for concurrent use.
-type FaultInjector struct {
-	mu     sync.Mutex
-	calls  map[Verb]int
-	target Verb
-	nth    int
-	fault  Fault
-	fired  bool
-}
+// FaultInjector fails exactly one armed call of a client.
+//
+// Deprecated: use faults.Injector.
+type FaultInjector = faults.Injector
 
 // NewFaultInjector returns an injector that fails nothing until Arm is called.
-func NewFaultInjector() *FaultInjector {
-	return &FaultInjector{calls: map[Verb]int{}}
-}
+//
+// Deprecated: use faults.NewInjector.
+func NewFaultInjector() *FaultInjector { return faults.NewInjector() }
 
-// Arm resets the call counts and makes the nth (1-based) call of verb fail with fault.
-func (f *FaultInjector) Arm(verb Verb, nth int, fault Fault) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = map[Verb]int{}
-	f.target, f.nth, f.fault, f.fired = verb, nth, fault, false
-}
+// FaultMatrix runs a scenario under every verb, call and fault.
+//
+// Deprecated: use faults.Matrix.
+type FaultMatrix = faults.Matrix
 
-// Disarm resets the call counts and fails nothing from now on.
-func (f *FaultInjector) Disarm() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = map[Verb]int{}
-	f.target, f.nth, f.fired = "", 0, false
-}
-
-// Calls returns how many calls of verb were made since the last Arm or Disarm.
-func (f *FaultInjector) Calls(verb Verb) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[verb]
-}
-
-// Fired reports whether the armed fault has been returned.
-func (f *FaultInjector) Fired() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.fired
-}
-
-// next counts a call and returns the fault to inject, if this call is the armed one.
-func (f *FaultInjector) next(verb Verb) (Fault, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls[verb]++
-	if f.fired || f.target != verb || f.calls[verb] != f.nth {
-		return Fault{}, false
-	}
-	f.fired = true
-	return f.fault, true
-}
-
-// do runs call, or fails it when it is the armed one.
-func (f *FaultInjector) do(verb Verb, what string, call func() error) error {
-	fault, inject := f.next(verb)
-	if !inject {
-		return call()
-	}
-	if fault.AfterWrite && verb.isWrite() {
-		if err := call(); err != nil {
-			return err
-		}
-	}
-	return fault.Err(verb, what)
-}
-
-// Client wraps c so that its calls are counted and the armed call fails.
-func (f *FaultInjector) Client(c client.Client) client.Client {
-	ww, ok := c.(client.WithWatch)
-	if !ok {
-		ww = noWatch{c}
-	}
-	return interceptor.NewClient(ww, interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			return f.do(VerbGet, key.String(), func() error { return c.Get(ctx, key, obj, opts...) })
-		},
-		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			return f.do(VerbList, fmt.Sprintf("%T", list), func() error { return c.List(ctx, list, opts...) })
-		},
-		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return f.do(VerbCreate, key(obj), func() error { return c.Create(ctx, obj, opts...) })
-		},
-		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return f.do(VerbUpdate, key(obj), func() error { return c.Update(ctx, obj, opts...) })
-		},
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			return f.do(VerbPatch, key(obj), func() error { return c.Patch(ctx, obj, patch, opts...) })
-		},
-		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-			return f.do(VerbApply, fmt.Sprintf("%T", obj), func() error { return c.Apply(ctx, obj, opts...) })
-		},
-		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			return f.do(VerbDelete, key(obj), func() error { return c.Delete(ctx, obj, opts...) })
-		},
-		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-			call := func() error { return c.SubResource(sub).Update(ctx, obj, opts...) }
-			if sub != "status" {
-				return call()
-			}
-			return f.do(VerbStatusUpdate, key(obj), call)
-		},
-		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			call := func() error { return c.SubResource(sub).Patch(ctx, obj, patch, opts...) }
-			if sub != "status" {
-				return call()
-			}
-			return f.do(VerbStatusPatch, key(obj), call)
-		},
-	})
-}
-
-func key(obj client.Object) string {
-	return client.ObjectKeyFromObject(obj).String()
-}
-
-// noWatch lets a client without Watch be wrapped by interceptor.NewClient.
-type noWatch struct{ client.Client }
-
-func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
-	return nil, errors.New("testenv: the wrapped client does not support Watch")
-}
+// FaultRun is one run of a FaultMatrix.
+//
+// Deprecated: use faults.Scenario.
+type FaultRun = faults.Scenario

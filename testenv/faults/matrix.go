@@ -1,4 +1,4 @@
-package testenv
+package faults
 
 import (
 	"context"
@@ -11,19 +11,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// FaultMatrix runs a scenario once without faults and then once per verb, per call of
-// that verb the fault-free run made, and per fault: each run fails exactly one call.
-// Every run must keep the scenario's invariants after every pass, must surface the
-// injected fault as an error or a requeue (unless MayAbsorb allows otherwise), must never
-// return a result together with an error, and must converge, once the fault is gone, to
-// the same State as the run that never failed.
-type FaultMatrix struct {
+// Matrix runs a scenario once without faults and then once per verb, per call of that
+// verb the fault-free run made, and per fault: each run fails exactly one call. Every
+// run must keep the scenario's invariants after every pass, surface the injected fault
+// as an error or a requeue (unless MayAbsorb allows otherwise), never return a result
+// together with an error, and converge, once the fault is gone, to the same State as
+// the run that never failed.
+type Matrix struct {
 	// Setup builds a fresh world for one run (typically a new namespace and owner) and
 	// returns what to run in it. Required.
-	Setup func(t *testing.T) FaultRun
-	// Verbs to fail; nil means Verbs().
+	Setup func(t *testing.T) Scenario
+	// Verbs to fail; nil means [Verbs].
 	Verbs []Verb
-	// Faults to inject; nil means Faults().
+	// Faults to inject; nil means [All].
 	Faults []Fault
 	// MaxPasses bounds the passes of one run until it converges; zero means 10.
 	MaxPasses int
@@ -33,8 +33,8 @@ type FaultMatrix struct {
 	MayAbsorb func(Verb, Fault) bool
 }
 
-// FaultRun is one run of a FaultMatrix scenario.
-type FaultRun struct {
+// Scenario is one run of a [Matrix]: the client, the pass and what to assert.
+type Scenario struct {
 	// Client is the client the faults are injected into (usually Env.Client). Required.
 	Client client.Client
 	// Pass runs one pass through c, the fault-injecting client. The run has converged
@@ -50,21 +50,21 @@ type FaultRun struct {
 }
 
 // Run runs the matrix as subtests named Verb/fault/call-N.
-func (m FaultMatrix) Run(t *testing.T) {
+func (m Matrix) Run(t *testing.T) {
 	t.Helper()
 	if m.Setup == nil {
-		t.Fatal("testenv.FaultMatrix: Setup is required")
+		t.Fatal("faults.Matrix: Setup is required")
 	}
-	verbs, faults := m.Verbs, m.Faults
+	verbs, fs := m.Verbs, m.Faults
 	if verbs == nil {
 		verbs = Verbs()
 	}
-	if faults == nil {
-		faults = Faults()
+	if fs == nil {
+		fs = All()
 	}
 	absorb := m.MayAbsorb
 	if absorb == nil {
-		absorb = func(_ Verb, f Fault) bool { return f.Name == FaultConflict.Name }
+		absorb = func(_ Verb, f Fault) bool { return f.Name == Conflict.Name }
 	}
 	maxPasses := m.MaxPasses
 	if maxPasses == 0 {
@@ -75,7 +75,7 @@ func (m FaultMatrix) Run(t *testing.T) {
 	var want any
 	var wantSet bool
 	t.Run("no-fault", func(t *testing.T) {
-		inj := NewFaultInjector()
+		inj := NewInjector()
 		run := m.Setup(t)
 		m.converge(t, inj, run, maxPasses, nil)
 		for _, v := range verbs {
@@ -89,10 +89,10 @@ func (m FaultMatrix) Run(t *testing.T) {
 		return
 	}
 	for _, v := range verbs {
-		for _, f := range faults {
+		for _, f := range fs {
 			for n := 1; n <= calls[v]; n++ {
 				t.Run(fmt.Sprintf("%s/%s/call-%d", v, f.Name, n), func(t *testing.T) {
-					inj := NewFaultInjector()
+					inj := NewInjector()
 					run := m.Setup(t)
 					inj.Arm(v, n, f)
 					m.converge(t, inj, run, maxPasses+1, func(res ctrl.Result, err error) {
@@ -114,11 +114,10 @@ func (m FaultMatrix) Run(t *testing.T) {
 	}
 }
 
-// RunWritesAndReads runs the matrix in two parts, to keep it small: the subtest
-// "writes" fails every write verb of m.Verbs with every fault of m.Faults, the subtest
-// "reads" fails Get and List (those of m.Verbs) with [ReadFaults] only. Nil m.Verbs and
-// m.Faults mean Verbs() and Faults(), as for Run.
-func (m FaultMatrix) RunWritesAndReads(t *testing.T) {
+// RunWritesAndReads runs the matrix in two smaller parts: the subtest "writes" fails
+// every write verb of m.Verbs with every fault of m.Faults, the subtest "reads" fails
+// Get and List (those of m.Verbs) with [Reads] only. Nil fields default as for Run.
+func (m Matrix) RunWritesAndReads(t *testing.T) {
 	t.Helper()
 	verbs := m.Verbs
 	if verbs == nil {
@@ -127,24 +126,24 @@ func (m FaultMatrix) RunWritesAndReads(t *testing.T) {
 	writes, reads := m, m
 	writes.Verbs, reads.Verbs = []Verb{}, []Verb{}
 	for _, v := range verbs {
-		if v.isWrite() {
+		if v.IsWrite() {
 			writes.Verbs = append(writes.Verbs, v)
 		} else {
 			reads.Verbs = append(reads.Verbs, v)
 		}
 	}
-	reads.Faults = ReadFaults()
+	reads.Faults = Reads()
 	t.Run("writes", writes.Run)
 	t.Run("reads", reads.Run)
 }
 
 // converge runs passes until one returns a zero result and no error. onFault sees the
 // answer of the pass during which the armed fault fired.
-func (m FaultMatrix) converge(t *testing.T, inj *FaultInjector, run FaultRun, maxPasses int,
+func (m Matrix) converge(t *testing.T, inj *Injector, run Scenario, maxPasses int,
 	onFault func(ctrl.Result, error)) {
 	t.Helper()
 	if run.Client == nil || run.Pass == nil {
-		t.Fatal("testenv.FaultRun: Client and Pass are required")
+		t.Fatal("faults.Scenario: Client and Pass are required")
 	}
 	c := inj.Client(run.Client)
 	for pass := 1; pass <= maxPasses; pass++ {

@@ -1,4 +1,4 @@
-package testenv_test
+package faults_test
 
 import (
 	"context"
@@ -13,20 +13,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	inj := testenv.NewFaultInjector()
+	inj := faults.NewInjector()
 	c := inj.Client(env.Client)
 	key := client.ObjectKey{Namespace: ns, Name: "cm"}
 
-	inj.Arm(testenv.VerbGet, 2, testenv.FaultInternal)
+	inj.Arm(faults.VerbGet, 2, faults.Internal)
 	for i, wantErr := range []bool{false, true, false} {
 		err := c.Get(ctx, key, &corev1.ConfigMap{})
-		injected := errors.Is(err, testenv.ErrInjected)
+		injected := errors.Is(err, faults.ErrInjected)
 		if injected != wantErr {
 			t.Errorf("Get %d: injected = %v (err %v), want %v", i+1, injected, err, wantErr)
 		}
@@ -37,14 +37,14 @@ func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 			t.Errorf("Get %d: %v, want the server's NotFound", i+1, err)
 		}
 	}
-	if !inj.Fired() || inj.Calls(testenv.VerbGet) != 3 {
-		t.Errorf("fired = %v, Get calls = %d; want true, 3", inj.Fired(), inj.Calls(testenv.VerbGet))
+	if !inj.Fired() || inj.Calls(faults.VerbGet) != 3 {
+		t.Errorf("fired = %v, Get calls = %d; want true, 3", inj.Fired(), inj.Calls(faults.VerbGet))
 	}
 
 	// A timeout on a write is served first: the caller cannot tell whether it happened.
-	inj.Arm(testenv.VerbCreate, 1, testenv.FaultTimeout)
+	inj.Arm(faults.VerbCreate, 1, faults.Timeout)
 	err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: ns}})
-	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, testenv.ErrInjected) {
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, faults.ErrInjected) {
 		t.Errorf("Create: %v, want an injected DeadlineExceeded", err)
 	}
 	if err := env.Client.Get(ctx, key, &corev1.ConfigMap{}); err != nil {
@@ -52,7 +52,7 @@ func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 	}
 
 	// A cancelled call is not served.
-	inj.Arm(testenv.VerbDelete, 1, testenv.FaultCanceled)
+	inj.Arm(faults.VerbDelete, 1, faults.Canceled)
 	if err := c.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: ns}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Delete: %v, want context.Canceled", err)
 	}
@@ -69,8 +69,8 @@ func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 	if err := c.Update(ctx, cm); err != nil {
 		t.Errorf("disarmed Update: %v", err)
 	}
-	if inj.Calls(testenv.VerbUpdate) != 1 || inj.Calls(testenv.VerbGet) != 1 || inj.Fired() {
-		t.Errorf("calls after Disarm: Get %d, Update %d, fired %v", inj.Calls(testenv.VerbGet), inj.Calls(testenv.VerbUpdate), inj.Fired())
+	if inj.Calls(faults.VerbUpdate) != 1 || inj.Calls(faults.VerbGet) != 1 || inj.Fired() {
+		t.Errorf("calls after Disarm: Get %d, Update %d, fired %v", inj.Calls(faults.VerbGet), inj.Calls(faults.VerbUpdate), inj.Fired())
 	}
 }
 
@@ -78,10 +78,10 @@ func TestFaultInjectorFailsExactlyTheArmedCall(t *testing.T) {
 // a cancelled context.
 func TestFaultMatrixRunWritesAndReads(t *testing.T) {
 	var runs []string
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		runs = append(runs, strings.TrimPrefix(t.Name(), "TestFaultMatrixRunWritesAndReads/"))
 		key := client.ObjectKey{Namespace: env.Namespace(t), Name: "cm"}
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				err := c.Get(ctx, key, &corev1.ConfigMap{})
