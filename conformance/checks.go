@@ -13,6 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// Each check has its own file, named after it (quiescence.go, errors.go, drift.go, ...);
+// this file holds what several of them share.
+
 // poll is the interval of the suite's waits.
 const poll = 100 * time.Millisecond
 

@@ -12,8 +12,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// checkConditions: every condition is current and has a CamelCase reason, Ready
-// agrees with the sub-conditions, and passes do not flap them.
+// checkConditions is [CheckConditions]: every condition is current and has a CamelCase
+// reason, Ready agrees with the sub-conditions, and passes do not flap them.
 func (w *world) checkConditions() error {
 	r, err := w.startAndConverge(nil)
 	if err != nil {

@@ -1,6 +1,6 @@
 package conformance
 
-// checkConvergence: each valid sample reaches Ready=True for its current generation.
+// checkConvergence is [CheckConvergence]: each valid sample reaches Ready=True for its current generation.
 func (w *world) checkConvergence() error {
 	_, err := w.startAndConverge(nil)
 	return err

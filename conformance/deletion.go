@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// checkDeletion: deleting the CRs leaves no finalizer and the garbage collector takes
-// the children.
+// checkDeletion is [CheckDeletion]: deleting the CRs leaves no finalizer, and the
+// garbage collector takes the children.
 func (w *world) checkDeletion() error {
 	if len(w.opts.Env.Processes()) == 0 {
 		return w.violation("", "Options.Env",

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// checkDrift: a child whose operator-owned label someone else changed, or that someone
-// else deleted, is restored by the next passes; a write-once child is held to the
-// promise of driftWriteOnce instead.
+// checkDrift is [CheckDrift]: a child whose operator-owned label another client changed,
+// or that another client deleted, is repaired by the next passes; a write-once child is
+// held to driftWriteOnce instead.
 func (w *world) checkDrift() error {
 	r, err := w.startAndConverge(nil)
 	if err != nil {
@@ -105,9 +105,9 @@ func (w *world) repair(r *replica, c child, done func(*metav1.PartialObjectMetad
 	return w.opts.MaxPasses, false, nil
 }
 
-// recreated waits, running passes of c's owner, until c, deleted by another client,
-// is back (a new UID, not being deleted); a child that is not is a violation, returned
-// as the first result. The second is the error of a check that could not run.
+// recreated runs passes of c's owner until c, deleted by another client, is back (a new
+// UID, not being deleted). It returns the violation when it is not, and an error when
+// the check could not run.
 func (w *world) recreated(r *replica, c child) (*Violation, error) {
 	n, ok, err := w.repair(r, c, func(o *metav1.PartialObjectMetadata) bool {
 		return o != nil && o.UID != c.obj.UID && o.DeletionTimestamp == nil
@@ -125,15 +125,10 @@ const writeOnceFix = "create a write-once child once and leave it alone: job.Run
 	"re-run key changed, secrets.EnsureGeneratedSecret never writes a Secret that holds its credential, " +
 	"config.CreateImmutableConfigMap and CreateImmutableSecret never rewrite; a changed label is no reason to write"
 
-// driftWriteOnce drifts a write-once child (reason says why it is one). An
-// operator-owned label set to another value by another client may stay so, but the
-// passes that follow, until the CRs are Ready again, must leave the child itself
-// alone: it keeps its UID (a Job is not run again, a credential not minted again) and,
-// a ConfigMap or Secret, its data. Deleted by another client, the child is re-created
-// (a Job's deletion runs it again, as job.RunJob documents); a Secret that comes back
-// with other data (a credential generated anew, secrets.EnsureGeneratedSecret without
-// GeneratedSecret.RestoreFrom or with an empty backup) must have been reported: a log
-// line or an Event the operator wrote after the deletion names it.
+// driftWriteOnce drifts a write-once child (reason says why it is one): with a drifted
+// label it keeps its UID and data until the CRs are Ready again; deleted, it is
+// re-created, and a Secret that comes back with other data must have been reported by a
+// log line or an Event naming it (the package documentation, Drift).
 func (w *world) driftWriteOnce(r *replica, c child, reason string) ([]error, error) {
 	before, err := w.fullChild(c)
 	if err != nil || before == nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// checkErrors: no pass returns a result with an error; a fault on each verb leaves the
-// status written, deletes nothing and the next passes converge to the same children.
+// checkErrors is [CheckErrors]: no pass returns a result with an error; a fault on each
+// verb is not hidden, deletes nothing, and the next passes converge to the same children.
 func (w *world) checkErrors() error {
 	r, err := w.startAndConverge(nil)
 	if err != nil {
@@ -228,16 +228,10 @@ func (w *world) repaired(before []child, deleted string) (bool, error) {
 	return true, nil
 }
 
-// faultedPass checks the pass that met the fault: it must not hide the failure. It
-// shows it when it returned an error (controller-runtime logs it, counts it and runs
-// the pass again with backoff; reconcile.RunPass returns the error of a failing step,
-// whether or not the step's condition has a False reason), when it sent the failed
-// request again and that one succeeded (the pass recovered), when it wrote the CR's
-// status after the fault, or when the stored status no longer reports Ready=True. A
-// pass that met the fault and returned no error, recovered nothing, wrote no status
-// and left Ready=True hid it: nothing runs it again, and nothing shows it. A fault on
-// the read of the CR or on the status write itself is left out: the pass could not
-// write then.
+// faultedPass reports the pass that met the fault when it hid the failure: no error
+// returned, the failed request not sent again with success, no status written after the
+// fault, and Ready=True still stored (the package documentation, Errors). A fault on the
+// read of the CR or on the status write itself is left out: the pass could not write then.
 func (w *world) faultedPass(p *pass, faulted request, verb testenv.Verb, fault string) error {
 	res, err, _ := p.outcome()
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// checkLeastPrivilege: the operator converges as a user bound to its generated
-// ClusterRoles alone.
+// checkLeastPrivilege is [CheckLeastPrivilege]: the operator converges as a user bound
+// to its generated ClusterRoles alone.
 func (w *world) checkLeastPrivilege() error {
 	if len(w.opts.ClusterRolePaths) == 0 {
 		return w.violation("", "Options.ClusterRolePaths",

@@ -50,13 +50,9 @@ const (
 	DefaultTimeout = 2 * time.Minute
 )
 
-// MaxVerbosity is the highest log verbosity the suite captures (logr's V level; klog's
-// -v): V(0) to V(7). client-go logs through the logger of the request's context
-// (klog.FromContext), which in a pass is RunOptions.Logger, and at V(8) and above it
-// dumps the body of every request and response ("Request Body", "Response Body"):
-// the data of every Secret the operator reads or writes. Those dumps are a debugging
-// aid no operator runs with, and they are left out; whatever the operator itself logs
-// up to V(7) is held to the Secrets check.
+// MaxVerbosity is the highest log verbosity (logr's V level, klog's -v) the suite
+// captures and holds to the Secrets check. client-go's dumps of request and response
+// bodies, at V(8) and above, are left out (package documentation, "What the suite sees").
 const MaxVerbosity = 7
 
 // MinSecretLength is the shortest Secret value the Secrets check looks for: shorter
@@ -122,15 +118,10 @@ type Options struct {
 	// operator whose reads are served by its cache and whose writes go through
 	// apply.Applier); otherwise a converged pass may read, but never write.
 	ExpectNoRequests bool
-	// WriteOnce reports the children the operator creates once and never writes again
-	// by design, beyond those the suite recognises by what the SDK writes on them: a
-	// Job carrying job.PodSpecHashAnnotation (job.RunJob never updates a Job in place)
-	// and a ConfigMap or Secret with immutable: true (config.CreateImmutableConfigMap,
-	// CreateImmutableSecret). The usual one to declare is a credential Secret of
-	// secrets.EnsureGeneratedSecret, which carries no mark of its own. The suite calls
-	// it with each child as stored (an *unstructured.Unstructured with its kind set);
-	// nil declares none. The Drift check holds write-once children to the promise its
-	// documentation states, and the Errors check leaves their labels alone.
+	// WriteOnce reports the write-once children the suite does not recognise by their
+	// mark (package documentation, "What the suite sees"), typically a credential Secret
+	// of secrets.EnsureGeneratedSecret. It is called with each child as stored (an
+	// *unstructured.Unstructured with its kind set); nil declares none.
 	WriteOnce func(obj client.Object) bool
 	// MaxPasses bounds the passes of each wait; zero means DefaultMaxPasses.
 	MaxPasses int

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/metadata"
 )
 
-// checkOwnership: every child is controlled or claimed by a CR, and (unless declared)
-// nothing is created outside the CR's namespace.
+// checkOwnership is [CheckOwnership]: every child is controlled or claimed by a CR, and
+// (unless declared) nothing is written outside the CR's namespace.
 func (w *world) checkOwnership() error {
 	var before map[types.UID]string
 	if !w.opts.OtherNamespaces {
@@ -67,9 +67,8 @@ func (w *world) checkOwnership() error {
 	return errors.Join(errs...)
 }
 
-// outside lists the objects of other namespaces, and cluster-scoped ones, that the
-// operator's field manager wrote, by UID. The check compares the lists from before the
-// operator started and after the samples converged.
+// outside lists, by UID, the objects of other namespaces (and cluster-scoped ones) that
+// the operator's field manager wrote.
 func (w *world) outside() (map[types.UID]string, error) {
 	kinds, err := w.resourceKinds(true)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// checkQuiescence: once converged, a pass writes nothing and moves no resourceVersion
-// (with ExpectNoRequests: sends nothing at all).
+// checkQuiescence is [CheckQuiescence]: once converged, a pass writes nothing and moves
+// no resourceVersion (with ExpectNoRequests: sends nothing at all).
 func (w *world) checkQuiescence() error {
 	r, err := w.startAndConverge(nil)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// checkSecrets: no value of a Secret of the namespace shows in the operator's logs,
-// Events, the CRs' status or its metrics.
+// checkSecrets is [CheckSecrets]: no value of a Secret of the namespace shows in the
+// operator's logs, Events, the CRs' status or its metrics.
 func (w *world) checkSecrets() error {
 	r, err := w.startAndConverge(nil)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// checkTwoReplicas: two instances converge to one set of children, without flapping
-// conditions.
+// checkTwoReplicas is [CheckTwoReplicas]: two instances converge to one set of children,
+// without flapping conditions.
 func (w *world) checkTwoReplicas() error {
 	a, err := w.start("a", nil)
 	if err != nil {

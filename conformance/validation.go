@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// checkValidation: every invalid sample is refused at admission with a message that
+// checkValidation is [CheckValidation]: every invalid sample is refused at admission with a message that
 // names its field.
 func (w *world) checkValidation() error {
 	if len(w.opts.Invalid) == 0 {
