@@ -1,10 +1,6 @@
 package testenv
 
-import (
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import "time"
 
 // SetQuietTimeout sets how long ExpectQuiet waits for the first quiet pass, and returns
 // a function that restores the default.
@@ -29,6 +25,3 @@ func APIServerCertDir(e *Env) string { return e.certDir }
 // EtcdDataDir returns e's etcd data directory; it appears in etcd's command line
 // (--data-dir).
 func EtcdDataDir(e *Env) string { return e.env.ControlPlane.Etcd.DataDir }
-
-// ESOResourceVersion is esoResourceVersion, for the tests of the PushSecret simulator.
-func ESOResourceVersion(m metav1.ObjectMeta) string { return esoResourceVersion(m) }

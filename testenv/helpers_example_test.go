@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // exampleNamespace creates a namespace for an Example (a test uses env.Namespace(t)).
@@ -80,7 +81,7 @@ func ExampleWaitForCondition() {
 	if err := env.Client.Create(ctx, db); err != nil {
 		panic(err)
 	}
-	if _, err := testenv.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db)); err != nil {
+	if _, err := simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db)); err != nil {
 		panic(err)
 	}
 	fmt.Println(testenv.WaitForCondition(ctx, env.Client, db, "Ready", metav1.ConditionTrue))

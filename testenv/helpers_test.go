@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func newDatabase(t *testing.T, ns string) *mariadbv1alpha1.Database {
@@ -36,7 +37,7 @@ func TestWaitForConditionCurrent(t *testing.T) {
 	db := newDatabase(t, env.Namespace(t))
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db))
+		_, _ = simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db))
 	}()
 	got := &mariadbv1alpha1.Database{ObjectMeta: metav1.ObjectMeta{Name: db.Name, Namespace: db.Namespace}}
 	if err := testenv.WaitForCondition(ctx, env.Client, got, "Ready", metav1.ConditionTrue); err != nil {
@@ -51,10 +52,10 @@ func TestWaitForConditionRejectsStale(t *testing.T) {
 	defer testenv.SetConditionTimeout(time.Second)()
 	ctx := context.Background()
 	db := newDatabase(t, env.Namespace(t))
-	if _, err := testenv.MarkDatabaseNotReady(ctx, env.Client, client.ObjectKeyFromObject(db), "Failed", "no server"); err != nil {
+	if _, err := simulate.MarkDatabaseNotReady(ctx, env.Client, client.ObjectKeyFromObject(db), "Failed", "no server"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db)); err != nil {
+	if _, err := simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db)); err != nil {
 		t.Fatal(err)
 	}
 	// A spec change: generation 2, while Ready still observed generation 1.
@@ -90,7 +91,7 @@ func TestWaitForConditionTimeoutNamesConditions(t *testing.T) {
 	defer testenv.SetConditionTimeout(time.Second)()
 	ctx := context.Background()
 	db := newDatabase(t, env.Namespace(t))
-	if _, err := testenv.MarkDatabaseNotReady(ctx, env.Client, client.ObjectKeyFromObject(db), "Failed", "no server"); err != nil {
+	if _, err := simulate.MarkDatabaseNotReady(ctx, env.Client, client.ObjectKeyFromObject(db), "Failed", "no server"); err != nil {
 		t.Fatal(err)
 	}
 	rec := runTB(t, func(tb testing.TB) {

@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func MarkPushSecretSynced(ctx context.Context, c client.Client, key client.Objec
 		return c.Status().Update(ctx, ps)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: mark PushSecret %s synced: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark PushSecret %s synced: %w", key, err)
 	}
 	return ps, nil
 }
@@ -85,7 +85,7 @@ func MarkPushSecretFailed(ctx context.Context, c client.Client, key client.Objec
 		return c.Status().Update(ctx, ps)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: mark PushSecret %s failed: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark PushSecret %s failed: %w", key, err)
 	}
 	return ps, nil
 }

@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func markReady[T mariaDBObject](ctx context.Context, c client.Client, key client
 		if gvk, gerr := c.GroupVersionKindFor(obj); gerr == nil {
 			kind = gvk.Kind
 		}
-		return nil, fmt.Errorf("testenv: set %s %s Ready=%s: %w", kind, key, status, err)
+		return nil, fmt.Errorf("simulate: set %s %s Ready=%s: %w", kind, key, status, err)
 	}
 	return obj, nil
 }

@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func setJobStatus(ctx context.Context, c client.Client, key client.ObjectKey, wh
 		return c.Status().Update(ctx, j)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: simulate %s of Job %s: %w", what, key, err)
+		return nil, fmt.Errorf("simulate: simulate %s of Job %s: %w", what, key, err)
 	}
 	return j, nil
 }
@@ -123,7 +123,7 @@ func SetHTTPRouteAccepted(ctx context.Context, c client.Client, key client.Objec
 		return c.Status().Update(ctx, route)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: simulate Gateway verdict on HTTPRoute %s: %w", key, err)
+		return nil, fmt.Errorf("simulate: simulate Gateway verdict on HTTPRoute %s: %w", key, err)
 	}
 	return route, nil
 }

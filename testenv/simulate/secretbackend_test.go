@@ -1,4 +1,4 @@
-package testenv_test
+package simulate_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // createSource creates the Secret "source" with data in ns.
@@ -126,7 +128,7 @@ func TestSecretBackendPush(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			b := testenv.NewSecretBackend(env.Client)
+			b := simulate.NewSecretBackend(env.Client)
 			for k, v := range tc.held {
 				b.Set(k, v)
 			}
@@ -159,8 +161,8 @@ func TestSecretBackendPushWithoutSecretSelectorIsUnsupported(t *testing.T) {
 		Spec:       esov1alpha1.PushSecretSpec{Data: []esov1alpha1.PushSecretData{{Match: whole("keystone/db")}}},
 	}
 	c := fake.NewClientBuilder().WithScheme(testenv.NewScheme()).WithObjects(ps).Build()
-	b := testenv.NewSecretBackend(c)
-	if err := b.Push(ctx, client.ObjectKeyFromObject(ps)); !errors.Is(err, testenv.ErrSecretBackendUnsupported) {
+	b := simulate.NewSecretBackend(c)
+	if err := b.Push(ctx, client.ObjectKeyFromObject(ps)); !errors.Is(err, simulate.ErrSecretBackendUnsupported) {
 		t.Errorf("Push = %v, want ErrSecretBackendUnsupported", err)
 	}
 	if b.Writes() != 0 || len(b.Values()) != 0 {
@@ -280,7 +282,7 @@ func TestSecretBackendSync(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			b := testenv.NewSecretBackend(env.Client)
+			b := simulate.NewSecretBackend(env.Client)
 			for k, v := range held {
 				b.Set(k, v)
 			}
@@ -289,7 +291,7 @@ func TestSecretBackendSync(t *testing.T) {
 			targetKey := client.ObjectKey{Namespace: ns, Name: "restored"}
 			switch tc.previous {
 			case "ours":
-				if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"old": []byte("old")}); err != nil {
+				if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"old": []byte("old")}); err != nil {
 					t.Fatal(err)
 				}
 			case "theirs":
@@ -313,7 +315,7 @@ func TestSecretBackendSync(t *testing.T) {
 				t.Errorf("Ready = %s/%s (%s), want %s/%s", c.Status, c.Reason, c.Message, tc.wantStatus, tc.wantReason)
 			}
 			if tc.wantStatus == corev1.ConditionTrue {
-				if want := testenv.ESOResourceVersion(got.ObjectMeta); got.Status.SyncedResourceVersion != want {
+				if want := simulate.ESOResourceVersion(got.ObjectMeta); got.Status.SyncedResourceVersion != want {
 					t.Errorf("syncedResourceVersion = %q, want ESO's %q", got.Status.SyncedResourceVersion, want)
 				}
 				if got.Status.RefreshTime.IsZero() || got.Status.Binding.Name != targetKey.Name {
@@ -340,7 +342,7 @@ func TestSecretBackendSync(t *testing.T) {
 func TestSecretBackendSyncErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	b := testenv.NewSecretBackend(env.Client)
+	b := simulate.NewSecretBackend(env.Client)
 	if err := b.Sync(ctx, client.ObjectKey{Namespace: ns, Name: "absent"}); !apierrors.IsNotFound(err) {
 		t.Errorf("Sync of a missing ExternalSecret = %v, want NotFound", err)
 	}
@@ -354,7 +356,7 @@ func TestSecretBackendSyncErrors(t *testing.T) {
 	if err := env.Client.Create(ctx, es); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Sync(ctx, client.ObjectKeyFromObject(es)); !errors.Is(err, testenv.ErrSecretBackendUnsupported) {
+	if err := b.Sync(ctx, client.ObjectKeyFromObject(es)); !errors.Is(err, simulate.ErrSecretBackendUnsupported) {
 		t.Errorf("Sync of dataFrom without extract = %v, want ErrSecretBackendUnsupported", err)
 	}
 }
@@ -364,16 +366,16 @@ func TestSecretBackendSyncErrors(t *testing.T) {
 func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		verb testenv.Verb
+		verb faults.Verb
 		nth  int
 		push bool // Push the PushSecret; else Sync the ExternalSecret
 	}{
-		{"Push: get PushSecret", testenv.VerbGet, 1, true},
-		{"Push: get source", testenv.VerbGet, 2, true},
-		{"Sync: get ExternalSecret", testenv.VerbGet, 1, false},
-		{"Sync: get target", testenv.VerbGet, 2, false},
-		{"Sync: delete target", testenv.VerbDelete, 1, false},
-		{"Sync: status update", testenv.VerbStatusUpdate, 1, false},
+		{"Push: get PushSecret", faults.VerbGet, 1, true},
+		{"Push: get source", faults.VerbGet, 2, true},
+		{"Sync: get ExternalSecret", faults.VerbGet, 1, false},
+		{"Sync: get target", faults.VerbGet, 2, false},
+		{"Sync: delete target", faults.VerbDelete, 1, false},
+		{"Sync: status update", faults.VerbStatusUpdate, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -382,19 +384,19 @@ func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 			ps := createPushSecret(t, ns, "", prop("password", "keystone/admin", "password"))
 			es := newES(t, ns, esov1.DeletionPolicyDelete, "", nil, "keystone/absent")
 			esKey := client.ObjectKeyFromObject(es)
-			if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, esKey, map[string][]byte{"old": []byte("old")}); err != nil {
+			if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, esKey, map[string][]byte{"old": []byte("old")}); err != nil {
 				t.Fatal(err)
 			}
-			inj := testenv.NewFaultInjector()
-			b := testenv.NewSecretBackend(inj.Client(env.Client))
-			inj.Arm(tc.verb, tc.nth, testenv.FaultInternal)
+			inj := faults.NewInjector()
+			b := simulate.NewSecretBackend(inj.Client(env.Client))
+			inj.Arm(tc.verb, tc.nth, faults.Internal)
 			var err error
 			if tc.push {
 				err = b.Push(ctx, ps)
 			} else {
 				err = b.Sync(ctx, esKey)
 			}
-			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) {
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) {
 				t.Errorf("fired %v, error %v; want the injected fault returned", inj.Fired(), err)
 			}
 			if b.Writes() != 0 || len(b.Values()) != 0 {
@@ -411,7 +413,7 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 	createSource(t, ns, map[string][]byte{"password": []byte("pw")})
 	ps := createPushSecret(t, ns, "", prop("password", "keystone/admin", "password"))
 	es := client.ObjectKeyFromObject(newES(t, ns, esov1.DeletionPolicyMerge, "", []esov1.ExternalSecretData{esData("password", "keystone/admin", "password")}))
-	b := testenv.NewSecretBackend(env.Client)
+	b := simulate.NewSecretBackend(env.Client)
 	// The first sync creates the target Secret; concurrent creates would race.
 	if err := b.Sync(ctx, es); err != nil {
 		t.Fatal(err)

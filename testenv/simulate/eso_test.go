@@ -1,4 +1,4 @@
-package testenv_test
+package simulate_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // An ExternalSecret that finds nothing at its remote key under deletionPolicy Delete
@@ -36,10 +36,10 @@ func TestMarkExternalSecretEmpty(t *testing.T) {
 	}
 
 	key := newES("restore", esov1.DeletionPolicyDelete)
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"0": []byte("old")}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"0": []byte("old")}); err != nil {
 		t.Fatal(err)
 	}
-	es, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key)
+	es, err := simulate.MarkExternalSecretEmpty(ctx, env.Client, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +53,13 @@ func TestMarkExternalSecretEmpty(t *testing.T) {
 		t.Fatalf("target Secret after an empty sync: %v, want NotFound", err)
 	}
 	// A second empty sync with no target left is the same answer.
-	if _, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key); err != nil {
+	if _, err := simulate.MarkExternalSecretEmpty(ctx, env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 
 	// Under Retain ESO keeps the target and reports an error instead: refused.
 	retain := newES("retained", esov1.DeletionPolicyRetain)
-	if _, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, retain); err == nil || !strings.Contains(err.Error(), "deletionPolicy") {
+	if _, err := simulate.MarkExternalSecretEmpty(ctx, env.Client, retain); err == nil || !strings.Contains(err.Error(), "deletionPolicy") {
 		t.Fatalf("MarkExternalSecretEmpty under Retain = %v, want a refusal naming deletionPolicy", err)
 	}
 }

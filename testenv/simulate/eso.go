@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -37,14 +37,14 @@ const ESOManagedLabel = "reconcile.external-secrets.io/managed"
 func MarkExternalSecretSynced(ctx context.Context, c client.Client, key client.ObjectKey, data map[string][]byte) (*esov1.ExternalSecret, error) {
 	es := &esov1.ExternalSecret{}
 	if err := c.Get(ctx, key, es); err != nil {
-		return nil, fmt.Errorf("testenv: mark ExternalSecret %s synced: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark ExternalSecret %s synced: %w", key, err)
 	}
 	target := es.Spec.Target.Name
 	if target == "" {
 		target = es.Name
 	}
 	if err := writeTargetSecret(ctx, c, es, client.ObjectKey{Namespace: es.Namespace, Name: target}, data); err != nil {
-		return nil, fmt.Errorf("testenv: mark ExternalSecret %s synced: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark ExternalSecret %s synced: %w", key, err)
 	}
 	return setExternalSecretCondition(ctx, c, key, corev1.ConditionTrue,
 		esov1.ConditionReasonSecretSynced, SecretBackendSyncedMessage, target)
@@ -66,10 +66,10 @@ func MarkExternalSecretNotSynced(ctx context.Context, c client.Client, key clien
 func MarkExternalSecretEmpty(ctx context.Context, c client.Client, key client.ObjectKey) (*esov1.ExternalSecret, error) {
 	es := &esov1.ExternalSecret{}
 	if err := c.Get(ctx, key, es); err != nil {
-		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark ExternalSecret %s empty: %w", key, err)
 	}
 	if es.Spec.Target.DeletionPolicy != esov1.DeletionPolicyDelete {
-		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: deletionPolicy is %q; ESO deletes the target only under %q",
+		return nil, fmt.Errorf("simulate: mark ExternalSecret %s empty: deletionPolicy is %q; ESO deletes the target only under %q",
 			key, es.Spec.Target.DeletionPolicy, esov1.DeletionPolicyDelete)
 	}
 	target := es.Spec.Target.Name
@@ -78,7 +78,7 @@ func MarkExternalSecretEmpty(ctx context.Context, c client.Client, key client.Ob
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: es.Namespace, Name: target}}
 	if err := c.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("testenv: mark ExternalSecret %s empty: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark ExternalSecret %s empty: %w", key, err)
 	}
 	return setExternalSecretCondition(ctx, c, key, corev1.ConditionTrue,
 		esov1.ConditionReasonSecretDeleted, "secret deleted: no data at the remote keys", target)
@@ -223,7 +223,7 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 		return c.Status().Update(ctx, es)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: set ExternalSecret %s Ready=%s: %w", key, status, err)
+		return nil, fmt.Errorf("simulate: set ExternalSecret %s Ready=%s: %w", key, status, err)
 	}
 	return es, nil
 }
@@ -278,7 +278,7 @@ func setStoreCondition(ctx context.Context, c client.Client, key client.ObjectKe
 		if key.Namespace == "" {
 			kind = esov1.ClusterSecretStoreKind
 		}
-		return fmt.Errorf("testenv: set %s %s Ready=%s: %w", kind, key, status, err)
+		return fmt.Errorf("simulate: set %s %s Ready=%s: %w", kind, key, status, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -133,11 +133,11 @@ func (b *SecretBackend) Push(ctx context.Context, key client.ObjectKey) error {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("testenv: secret backend: push PushSecret %s: %w", key, err)
+		return fmt.Errorf("simulate: secret backend: push PushSecret %s: %w", key, err)
 	}
 	sel := ps.Spec.Selector.Secret
 	if sel == nil || sel.Name == "" {
-		return fmt.Errorf("testenv: secret backend: push PushSecret %s: spec.selector.secret: %w", key, ErrSecretBackendUnsupported)
+		return fmt.Errorf("simulate: secret backend: push PushSecret %s: spec.selector.secret: %w", key, ErrSecretBackendUnsupported)
 	}
 	srcKey := client.ObjectKey{Namespace: key.Namespace, Name: sel.Name}
 	src := &corev1.Secret{}
@@ -145,7 +145,7 @@ func (b *SecretBackend) Push(ctx context.Context, key client.ObjectKey) error {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("testenv: secret backend: push PushSecret %s: get source Secret %s: %w", key, srcKey, err)
+		return fmt.Errorf("simulate: secret backend: push PushSecret %s: get source Secret %s: %w", key, srcKey, err)
 	}
 	for _, d := range ps.Spec.Data {
 		if k := d.Match.SecretKey; k != "" {
@@ -212,11 +212,11 @@ func (b *SecretBackend) Push(ctx context.Context, key client.ObjectKey) error {
 func (b *SecretBackend) Sync(ctx context.Context, key client.ObjectKey) error {
 	es := &esov1.ExternalSecret{}
 	if err := b.c.Get(ctx, key, es); err != nil {
-		return fmt.Errorf("testenv: secret backend: sync ExternalSecret %s: %w", key, err)
+		return fmt.Errorf("simulate: secret backend: sync ExternalSecret %s: %w", key, err)
 	}
 	data, missing, err := b.fetch(es)
 	if err != nil {
-		return fmt.Errorf("testenv: secret backend: sync ExternalSecret %s: %w", key, err)
+		return fmt.Errorf("simulate: secret backend: sync ExternalSecret %s: %w", key, err)
 	}
 	target := es.Spec.Target.Name
 	if target == "" {
@@ -232,7 +232,7 @@ func (b *SecretBackend) Sync(ctx context.Context, key client.ObjectKey) error {
 		_, err = MarkExternalSecretSynced(ctx, b.c, key, data)
 	}
 	if err != nil {
-		return fmt.Errorf("testenv: secret backend: sync ExternalSecret %s: %w", key, err)
+		return fmt.Errorf("simulate: secret backend: sync ExternalSecret %s: %w", key, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package testenv_test
+package simulate_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // ESO v0.20 computes syncedResourceVersion as "<generation>-" followed by the hex
@@ -23,15 +23,15 @@ func TestESOResourceVersionIsESOsForm(t *testing.T) {
 	m := metav1.ObjectMeta{Generation: 3,
 		Annotations: map[string]string{"b": "2", "a": "1"}, Labels: map[string]string{"app": "keystone"}}
 	want := fmt.Sprintf("3-%x", sha3.Sum224([]byte("{annotations:map[a:1 b:2] labels:map[app:keystone]}")))
-	if got := testenv.ESOResourceVersion(m); got != want {
+	if got := simulate.ESOResourceVersion(m); got != want {
 		t.Errorf("= %q, want %q", got, want)
 	}
 	empty := fmt.Sprintf("1-%x", sha3.Sum224([]byte("{annotations:map[] labels:map[]}")))
-	if got := testenv.ESOResourceVersion(metav1.ObjectMeta{Generation: 1}); got != empty {
+	if got := simulate.ESOResourceVersion(metav1.ObjectMeta{Generation: 1}); got != empty {
 		t.Errorf("no labels or annotations: %q, want %q", got, empty)
 	}
 	m.Annotations["a"] = "changed"
-	if testenv.ESOResourceVersion(m) == want {
+	if simulate.ESOResourceVersion(m) == want {
 		t.Error("an annotation change left the value unchanged")
 	}
 }
@@ -72,19 +72,19 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	}
 
 	key := newPS("backup", src.Name, esov1alpha1.PushSecretUpdatePolicyReplace)
-	ps, err := testenv.MarkPushSecretSynced(ctx, env.Client, key)
+	ps, err := simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := ready(ps)
-	if c.Status != corev1.ConditionTrue || c.Reason != esov1alpha1.ReasonSynced || c.Message != testenv.PushSecretSyncedMessage ||
-		ps.Status.RefreshTime.IsZero() || ps.Status.SyncedResourceVersion != testenv.ESOResourceVersion(ps.ObjectMeta) ||
+	if c.Status != corev1.ConditionTrue || c.Reason != esov1alpha1.ReasonSynced || c.Message != simulate.PushSecretSyncedMessage ||
+		ps.Status.RefreshTime.IsZero() || ps.Status.SyncedResourceVersion != simulate.ESOResourceVersion(ps.ObjectMeta) ||
 		!strings.HasPrefix(ps.Status.SyncedResourceVersion, "1-") {
 		t.Fatalf("after a push: status = %+v", ps.Status)
 	}
 	first := ps.DeepCopy()
 
-	again, err := testenv.MarkPushSecretSynced(ctx, env.Client, key)
+	again, err := simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +96,12 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	if err := env.Client.Update(ctx, again); err != nil {
 		t.Fatal(err)
 	}
-	ps, err = testenv.MarkPushSecretSynced(ctx, env.Client, key)
+	ps, err = simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ps.Status.SyncedResourceVersion == first.Status.SyncedResourceVersion ||
-		ps.Status.SyncedResourceVersion != testenv.ESOResourceVersion(ps.ObjectMeta) {
+		ps.Status.SyncedResourceVersion != simulate.ESOResourceVersion(ps.ObjectMeta) {
 		t.Errorf("after an annotation change: syncedResourceVersion %q (before %q)", ps.Status.SyncedResourceVersion, first.Status.SyncedResourceVersion)
 	}
 	if ltt := ready(ps).LastTransitionTime; !ltt.Equal(&first.Status.Conditions[0].LastTransitionTime) {
@@ -109,7 +109,7 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	}
 	synced := ps.Status.SyncedResourceVersion
 
-	failed, err := testenv.MarkPushSecretFailed(ctx, env.Client, key, "set secret failed: permission denied")
+	failed, err := simulate.MarkPushSecretFailed(ctx, env.Client, key, "set secret failed: permission denied")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestMarkPushSecretSynced(t *testing.T) {
 		c.Message != "set secret failed: permission denied" || failed.Status.SyncedResourceVersion != synced {
 		t.Errorf("after a failed push: status = %+v; want Ready=False Errored, syncedResourceVersion %q kept", failed.Status, synced)
 	}
-	ps, err = testenv.MarkPushSecretSynced(ctx, env.Client, key)
+	ps, err = simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,16 +126,16 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	}
 
 	ifNotExists := newPS("generated", src.Name, esov1alpha1.PushSecretUpdatePolicyIfNotExists)
-	ps, err = testenv.MarkPushSecretSynced(ctx, env.Client, ifNotExists)
+	ps, err = simulate.MarkPushSecretSynced(ctx, env.Client, ifNotExists)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ready(ps).Message != testenv.PushSecretSyncedIfNotExistsMessage {
+	if ready(ps).Message != simulate.PushSecretSyncedIfNotExistsMessage {
 		t.Errorf("IfNotExists message %q", ready(ps).Message)
 	}
 
 	orphan := newPS("orphan", "absent", esov1alpha1.PushSecretUpdatePolicyReplace)
-	if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, orphan); err == nil || !strings.Contains(err.Error(), ns+"/absent") {
+	if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, orphan); err == nil || !strings.Contains(err.Error(), ns+"/absent") {
 		t.Errorf("missing source Secret: %v, want an error naming it", err)
 	}
 	stored := &esov1alpha1.PushSecret{}
@@ -148,8 +148,8 @@ func TestMarkPushSecretSynced(t *testing.T) {
 
 	missing := client.ObjectKey{Namespace: ns, Name: "missing"}
 	for name, mark := range map[string]func() error{
-		"synced": func() error { _, err := testenv.MarkPushSecretSynced(ctx, env.Client, missing); return err },
-		"failed": func() error { _, err := testenv.MarkPushSecretFailed(ctx, env.Client, missing, "x"); return err },
+		"synced": func() error { _, err := simulate.MarkPushSecretSynced(ctx, env.Client, missing); return err },
+		"failed": func() error { _, err := simulate.MarkPushSecretFailed(ctx, env.Client, missing, "x"); return err },
 	} {
 		if err := mark(); !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), missing.String()) {
 			t.Errorf("%s on a missing PushSecret: %v, want NotFound naming it", name, err)

@@ -1,4 +1,4 @@
-package testenv_test
+package simulate_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // ExampleSecretBackend plays OpenBao behind External Secrets Operator: an
@@ -20,7 +20,7 @@ import (
 func ExampleSecretBackend() {
 	ctx := context.Background()
 	ns := exampleNamespace(ctx)
-	bao := testenv.NewSecretBackend(env.Client)
+	bao := simulate.NewSecretBackend(env.Client)
 
 	restore := &esov1.ExternalSecret{
 		ObjectMeta: metav1.ObjectMeta{Name: "keystone-admin", Namespace: ns},

@@ -1,4 +1,4 @@
-package testenv
+package simulate
 
 import (
 	"context"
@@ -28,11 +28,11 @@ import (
 func MarkCertificateReady(ctx context.Context, c client.Client, key client.ObjectKey) (*certmanagerv1.Certificate, error) {
 	cert := &certmanagerv1.Certificate{}
 	if err := c.Get(ctx, key, cert); err != nil {
-		return nil, fmt.Errorf("testenv: mark Certificate %s ready: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark Certificate %s ready: %w", key, err)
 	}
 	crt, keyPEM, err := selfSigned(cert.Spec.CommonName, cert.Spec.DNSNames)
 	if err != nil {
-		return nil, fmt.Errorf("testenv: mark Certificate %s ready: %w", key, err)
+		return nil, fmt.Errorf("simulate: mark Certificate %s ready: %w", key, err)
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: key.Namespace,
@@ -43,10 +43,10 @@ func MarkCertificateReady(ctx context.Context, c client.Client, key client.Objec
 	if err := c.Create(ctx, secret); apierrors.IsAlreadyExists(err) {
 		err = c.Update(ctx, secret)
 		if err != nil {
-			return nil, fmt.Errorf("testenv: update TLS Secret %s/%s: %w", key.Namespace, secret.Name, err)
+			return nil, fmt.Errorf("simulate: update TLS Secret %s/%s: %w", key.Namespace, secret.Name, err)
 		}
 	} else if err != nil {
-		return nil, fmt.Errorf("testenv: create TLS Secret %s/%s: %w", key.Namespace, secret.Name, err)
+		return nil, fmt.Errorf("simulate: create TLS Secret %s/%s: %w", key.Namespace, secret.Name, err)
 	}
 	return setCertificateCondition(ctx, c, key, cmmeta.ConditionTrue, "Ready", "Certificate is up to date and has not expired")
 }
@@ -80,7 +80,7 @@ func setCertificateCondition(ctx context.Context, c client.Client, key client.Ob
 		return c.Status().Update(ctx, cert)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("testenv: set Certificate %s Ready=%s: %w", key, status, err)
+		return nil, fmt.Errorf("simulate: set Certificate %s Ready=%s: %w", key, status, err)
 	}
 	return cert, nil
 }

@@ -1,4 +1,4 @@
-package testenv_test
+package simulate_test
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func newJob(t *testing.T, ns, name string) client.ObjectKey {
 	t.Helper()
-	j := testenv.SimulatedJob(&batchv1.Job{
+	j := simulate.SimulatedJob(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: batchv1.JobSpec{
 			BackoffLimit: new(int32(2)),
@@ -28,8 +28,8 @@ func newJob(t *testing.T, ns, name string) client.ObjectKey {
 	if err := env.Client.Create(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
-	if j.Spec.ManagedBy == nil || *j.Spec.ManagedBy != testenv.SimulatedJobManager {
-		t.Fatalf("spec.managedBy = %v, want %q", j.Spec.ManagedBy, testenv.SimulatedJobManager)
+	if j.Spec.ManagedBy == nil || *j.Spec.ManagedBy != simulate.SimulatedJobManager {
+		t.Fatalf("spec.managedBy = %v, want %q", j.Spec.ManagedBy, simulate.SimulatedJobManager)
 	}
 	return client.ObjectKeyFromObject(j)
 }
@@ -48,7 +48,7 @@ func TestMarkJobCompleteAndFailed(t *testing.T) {
 	ns := env.Namespace(t)
 
 	done := newJob(t, ns, "done")
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, done); err != nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, done); err != nil {
 		t.Fatal(err)
 	}
 	stored := &batchv1.Job{}
@@ -60,7 +60,7 @@ func TestMarkJobCompleteAndFailed(t *testing.T) {
 	}
 
 	failed := newJob(t, ns, "failed")
-	if _, err := testenv.MarkJobFailed(ctx, env.Client, failed); err != nil {
+	if _, err := simulate.MarkJobFailed(ctx, env.Client, failed); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Client.Get(ctx, failed, stored); err != nil {
@@ -70,7 +70,7 @@ func TestMarkJobCompleteAndFailed(t *testing.T) {
 		t.Errorf("failed Job status = %+v", stored.Status)
 	}
 
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "absent"}); err == nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "absent"}); err == nil {
 		t.Error("MarkJobComplete of a missing Job succeeded")
 	}
 }
@@ -87,7 +87,7 @@ func TestSetHTTPRouteAccepted(t *testing.T) {
 	if err := env.Client.Create(ctx, route); err != nil {
 		t.Fatal(err)
 	}
-	got, err := testenv.SetHTTPRouteAccepted(ctx, env.Client, client.ObjectKeyFromObject(route), metav1.ConditionFalse, "NotAllowedByListeners", "no listener", 0)
+	got, err := simulate.SetHTTPRouteAccepted(ctx, env.Client, client.ObjectKeyFromObject(route), metav1.ConditionFalse, "NotAllowedByListeners", "no listener", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSetHTTPRouteAccepted(t *testing.T) {
 	}
 	for _, p := range got.Status.Parents {
 		c := p.Conditions[0]
-		if p.ControllerName != testenv.SimulatedGatewayController || c.Type != "Accepted" ||
+		if p.ControllerName != simulate.SimulatedGatewayController || c.Type != "Accepted" ||
 			c.Status != metav1.ConditionFalse || c.Reason != "NotAllowedByListeners" || c.ObservedGeneration != route.Generation {
 			t.Errorf("parent status = %+v", p)
 		}
