@@ -22,43 +22,13 @@ import (
 // select their candidates by it on the server.
 const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 
-// CreateImmutableConfigMap creates an immutable ConfigMap named baseName-<hash>, where
-// hash is [ContentHash] of data, and returns that name.
-//
-// The ConfigMap carries data, Immutable: true, the label [ConfigBaseLabel] = baseName
-// and a controller reference to owner (through an apply.Applier with
-// ApplierOptions.Remote: owner's claim, see apply.SetOwnership). It is read first,
-// through c (with a manager's cached client, from its informer), and created only when
-// it is missing. If it
-// exists, or the create meets AlreadyExists (it was created since the read, or the
-// cache had not seen it yet: it is then read again, as unstructured, which a manager's
-// client sends to the API server), the name is returned without error, provided the
-// existing ConfigMap is controlled by owner and holds data immutably. Otherwise nothing
-// is written and the existing ConfigMap is left as it is:
-//
-//   - one being deleted is refused with an error matching apply.ErrBeingDeleted; the
-//     caller retries, and once it is gone the next call creates it again, so the
-//     configuration is never lost to a deletion in flight;
-//   - one that owner does not control (another controller, or none: made by kubectl or
-//     Helm) is refused with an error matching [ErrForeignObject] and
-//     apply.ErrNotControlled that names its controller (apply.CheckControlled). One
-//     without a controller that carries the annotation apply.AdoptAnnotation = "true"
-//     and holds data immutably is adopted instead: owner becomes its controller and it
-//     gets the [ConfigBaseLabel] label, with an optimistic-lock patch of its metadata;
-//   - one holding other data (a hash collision) or not immutable is refused with
-//     [ErrContentMismatch].
-//
-// Input that cannot succeed is refused before any API call: a nil scheme
-// (apply.ErrNilScheme), a base name that does not make a valid object name and label
-// value ([ErrInvalidBaseName]), an empty namespace ([ErrInvalidNamespace]), and a nil,
-// never persisted or unsuitable owner (apply.ErrNilOwner, apply.ErrOwnerNotPersisted,
-// apply.ErrInvalidOwner). API errors are wrapped with the ConfigMap's namespace and
-// name. data is not modified.
-//
-// The create and an adoption are reported through apply.Record (apply.ActionCreated,
-// apply.ActionConfigured); a call that finds the ConfigMap in place writes nothing
-// and records nothing. Through an apply.Applier over a manager's cached client such a
-// converged call sends no request at all; through an uncached client it costs one GET.
+// CreateImmutableConfigMap makes sure the immutable ConfigMap baseName-<hash> ([ContentHash]
+// of data) holds data, carries [ConfigBaseLabel] = baseName and is owner's (its controller
+// reference, or its claim through an Applier for a target cluster), and returns its name.
+// An existing one is reused when owner controls it and it holds data immutably; anything
+// else is refused and left in place ([ErrForeignObject], [apply.ErrBeingDeleted],
+// [ErrContentMismatch]; the package documentation, "Immutable, content-addressed objects").
+// A converged call writes nothing.
 func CreateImmutableConfigMap(
 	ctx context.Context,
 	c client.Client,
@@ -76,12 +46,10 @@ func CreateImmutableConfigMap(
 		})
 }
 
-// CreateImmutableSecret is [CreateImmutableConfigMap] for a Secret of type Opaque: it
-// creates the immutable Secret baseName-<hash> holding data and returns its name, with
-// the same label, owner reference, idempotency, refusals, opt-in adoption and reported
-// writes. Error texts never contain the data. Its read goes through the client's cache
-// for Secrets only when the manager caches Secrets: with Secrets read past the cache
-// (reconcile.UncachedObjects recommends it), a converged call costs one GET.
+// CreateImmutableSecret is [CreateImmutableConfigMap] for a Secret of type Opaque, with
+// the same label, ownership, refusals and adoption. No error contains the data. A
+// converged call is served by the manager's Secret informer when it caches the Secret
+// ([apply.CacheOptions] caches the ones the Applier wrote), else it costs one GET.
 func CreateImmutableSecret(
 	ctx context.Context,
 	c client.Client,

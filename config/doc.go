@@ -12,10 +12,12 @@
 // turns the single-valued map a CRD usually carries into [Sections].
 //
 // Whatever [RenderINI] accepts, oslo.config parses back to the same data: a value
-// spanning several lines is written with indented continuation lines, and a first line
-// that oslo.config would strip or unquote is wrapped in quotes. Input that cannot
-// survive the round trip is refused with an error naming the section and option, so
-// user input can never inject a section or an option. Names that are empty, not valid
+// spanning several lines is written with indented continuation lines (oslo.config joins
+// them with "\n"), and a first line that oslo.config would strip or unquote (leading or
+// trailing white space, or enclosed in matching quotes) is wrapped in double quotes,
+// which oslo.config removes again; one blank line separates sections. Input that
+// cannot survive the round trip is refused with an error naming the section and option,
+// so user input can never inject a section or an option. Names that are empty, not valid
 // UTF-8, start or end with white space, or contain a line break (LF or CR), "[", "]" or
 // "=" wrap [ErrInvalidName], and so do option names containing ":" (oslo.config
 // splits on it too) or starting with "#" or ";" (a comment). Values with a carriage
@@ -32,18 +34,28 @@
 // always maps to the same, already existing object. Each object is Immutable, carries
 // the label [ConfigBaseLabel] = baseName and a controller reference to its owner.
 //
-// An existing object of that name is reused only when the owner controls it and it
-// holds the data immutably. One that the owner does not control (made by kubectl or
-// Helm, or controlled by another object) is never taken over: it is refused with
-// [ErrForeignObject] (and apply.ErrNotControlled, naming its controller), unless it has
-// no controller and its manager opted in with the annotation apply.AdoptAnnotation =
-// "true", in which case it is adopted. One being deleted is refused with
-// apply.ErrBeingDeleted, so the caller retries and creates it again once it is gone,
-// rather than taking for present a configuration that is about to vanish. A nil scheme
-// is an error (apply.ErrNilScheme), never a panic.
+// The object is read first and created only when it is missing; a create that meets
+// AlreadyExists (created since the read, or not in the cache yet) reads it again past
+// the cache. An existing object is reused only when the owner controls it and it holds
+// the data immutably; otherwise nothing is written and it is left as it is. Ownership
+// follows the SDK's rule (package [apply], "Ownership"): an object the owner does not
+// control is refused with [ErrForeignObject] (wrapping [apply.ErrNotControlled]), one
+// being deleted with [apply.ErrBeingDeleted] (the caller retries and creates it again
+// once it is gone, rather than taking for present a configuration about to vanish), and
+// one without a controller that carries [apply.AdoptAnnotation] = "true" and holds the
+// data immutably is adopted: an optimistic-lock patch of its metadata adds the owner and
+// [ConfigBaseLabel]. One holding other data (a hash collision) or not immutable is
+// refused with [ErrContentMismatch].
+//
+// Input that cannot succeed is refused before any API call: a nil scheme
+// ([apply.ErrNilScheme], never a panic), a base name that makes no valid object name and
+// label value ([ErrInvalidBaseName]), an empty namespace ([ErrInvalidNamespace]), and a
+// nil, never persisted or unsuitable owner ([apply.ErrNilOwner],
+// [apply.ErrOwnerNotPersisted], [apply.ErrInvalidOwner]). API errors are wrapped with the
+// object's namespace and name; no error quotes the data, which is not modified.
 //
 // Through an apply.Applier with ApplierOptions.Remote (a target cluster; see "Target
-// clusters" in package apply) each object carries the owner's claim labels and
+// clusters" in package [apply]) each object carries the owner's claim labels and
 // annotation instead of a controller reference, and "controls" means "claims"
 // (apply.IsControlled), for creation, adoption and pruning alike. Nothing on a target
 // cluster deletes these objects with their owner: the operator sweeps them itself, by
@@ -85,8 +97,8 @@
 // nothing. Through an apply.Applier over a manager's cached client it sends no request
 // at all: the read is served by the ConfigMap (or Secret) informer and the prune's list
 // by a metadata informer. Through an uncached client it costs one GET and one LIST. A
-// manager that reads Secrets past its cache (reconcile.UncachedObjects) pays one GET
-// per [CreateImmutableSecret] call.
+// manager that reads Secrets past its cache (an operator without an Applier adds Secrets
+// to reconcile.UncachedObjects) pays one GET per [CreateImmutableSecret] call.
 //
 // # Footprint
 //

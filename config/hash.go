@@ -13,13 +13,11 @@ import (
 // name.
 const HashLength = 8
 
-// ContentHash returns the content hash [CreateImmutableConfigMap] and
-// [CreateImmutableSecret] append to a base name: the first [HashLength] hex characters
-// of a SHA-256 over the keys of data in sorted order, each key and each value preceded
-// by its length as 8 bytes big-endian. The length prefixes make the encoding
-// unambiguous: no two different maps encode to the same bytes, whatever characters
-// keys and values contain. A string and a []byte map with the same content hash
-// alike.
+// ContentHash returns the hash [CreateImmutableConfigMap] and [CreateImmutableSecret]
+// append to a base name: the first [HashLength] hex characters of a SHA-256 over data's
+// keys in sorted order, each key and value prefixed by its length (8 bytes big-endian),
+// so no two different maps encode alike. A string and a []byte map of the same content
+// hash alike.
 func ContentHash[V ~string | ~[]byte](data map[string]V) string {
 	h := sha256.New()
 	var buf [4096]byte

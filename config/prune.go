@@ -28,23 +28,12 @@ type PruneOptions struct {
 	// Retain is the number of newest historical objects kept besides the current one.
 	// It must not be negative.
 	Retain int
-	// SpareInUse also keeps every candidate that a workload of the namespace
-	// references: as a volume (configMap, secret or a projected source), through
-	// envFrom, env valueFrom or, for Secrets, imagePullSecrets, in any container, init
-	// container or ephemeral container. The workloads are, unless being deleted:
-	//
-	//   - Pods not yet Succeeded or Failed;
-	//   - the pod templates of Deployments, StatefulSets and DaemonSets (what their
-	//     controllers roll out next) and of ReplicaSets at any replica count (the
-	//     history a Deployment keeps for `kubectl rollout undo`);
-	//   - the pod templates recorded in ControllerRevisions (the history of
-	//     StatefulSets and DaemonSets, for their rollbacks);
-	//   - Jobs that have not finished (no Complete or Failed condition) and the job
-	//     templates of CronJobs.
-	//
-	// The workloads are listed only when there is something to delete; if one list
-	// fails, or the revision of a StatefulSet or DaemonSet holds no readable
-	// template, nothing is deleted.
+	// SpareInUse also keeps every candidate a workload of the namespace (not being
+	// deleted) references, as a volume, envFrom, env valueFrom or imagePullSecrets of any
+	// container: Pods not yet Succeeded or Failed; the pod templates of Deployments,
+	// StatefulSets, DaemonSets, ControllerRevisions and ReplicaSets at any replica count
+	// (the rollback history, revisionHistoryLimit of them per Deployment); unfinished
+	// Jobs and CronJobs' job templates. If a list fails, nothing is deleted.
 	SpareInUse bool
 }
 
@@ -54,33 +43,14 @@ func DefaultPruneOptions() PruneOptions {
 	return PruneOptions{Retain: DefaultRetain, SpareInUse: true}
 }
 
-// PruneImmutableConfigMaps deletes stale ConfigMaps created by
-// [CreateImmutableConfigMap] for baseName, keeping currentName and the newest retain
-// others.
-//
-// It lists the ConfigMaps of namespace labelled [ConfigBaseLabel] = baseName; keeps as
-// candidates those named baseName + "-" + anything, other than currentName, that owner
-// controls (apply.IsControlled: a ConfigMap without a controller or claim, or with
-// another one, is never deleted) and that are not already being deleted; sorts them by
-// CreationTimestamp, newest first, ties broken by name in descending order; and, when
-// there are more than retain, deletes those from index retain on, oldest first,
-// logging each deletion at info level. Each delete is conditioned on the UID that was
-// listed. A ConfigMap that is already gone (NotFound), or that was replaced by an
-// object with another UID since the list (the delete's Conflict, confirmed by reading
-// it again), is skipped. Delete failures do not stop the other deletions; they are
-// returned joined. A ConfigMap lacking the label is never seen, so never pruned; on the
-// management cluster its owner reference still lets the garbage collector remove it with
-// the owner (on a target cluster nothing does: sweep by apply.ClaimLabels). Each
-// deletion is reported through apply.Record (apply.ActionDeleted).
-//
-// The list reads metadata only; with a manager's cached client it is served from a
-// metadata informer, so a prune with nothing to delete sends no request.
-//
-// currentName is required: an empty currentName, or one outside baseName-*, is
-// refused with [ErrInvalidCurrentName], since such a prune (with retain 0, or after a
-// configuration was reverted to an older, already existing object) would delete the
-// ConfigMap in use. Other bad input is refused before any API call, as for
-// CreateImmutableConfigMap, and a negative retain with [ErrInvalidRetain].
+// PruneImmutableConfigMaps deletes the ConfigMaps of namespace labelled [ConfigBaseLabel] =
+// baseName and named baseName-* that owner controls and that are not being deleted, except
+// currentName and the newest retain others (by CreationTimestamp, ties by name), oldest
+// first. Each delete is conditioned on the listed UID, logged and recorded
+// (apply.ActionDeleted); one gone or replaced since the list is skipped; failures are
+// returned joined. currentName must be baseName-* ([ErrInvalidCurrentName]: a prune without
+// it could delete the ConfigMap in use), a negative retain wraps [ErrInvalidRetain], other
+// bad input is refused as by [CreateImmutableConfigMap].
 func PruneImmutableConfigMaps(
 	ctx context.Context,
 	c client.Client,

@@ -23,19 +23,11 @@ const continuationIndent = "    "
 // any rendered option.
 type Sections map[string]map[string][]string
 
-// RenderINI renders s as an oslo.config INI file.
-//
-// The output is deterministic byte for byte: [DefaultSection] first, then the other
-// sections sorted, options sorted within a section, values in slice order, one blank
-// line between sections. A value spanning lines is written with its further lines
-// indented, which oslo.config joins back with "\n"; a first line that oslo.config
-// would strip or unquote (leading or trailing white space, or enclosed in matching
-// quotes) is wrapped in double quotes, which oslo.config removes again.
-//
-// RenderINI refuses, naming the section and option, every input that oslo.config
-// would not read back as the same data: names failing the rules of the package
-// documentation wrap [ErrInvalidName], values wrap [ErrUnrepresentableValue]. An
-// empty s renders as "". s is not modified.
+// RenderINI renders s as an oslo.config INI file, byte for byte deterministically
+// ([DefaultSection] first, then sorted sections and options, values in order; the
+// package documentation, "Rendering"). Input oslo.config would not read back as the same
+// data is refused, naming the section and option ([ErrInvalidName],
+// [ErrUnrepresentableValue]). An empty s renders as ""; s is not modified.
 func RenderINI(s Sections) (string, error) {
 	names := sectionOrder(s)
 	var b strings.Builder
