@@ -228,6 +228,16 @@ func setExternalSecretCondition(ctx context.Context, c client.Client, key client
 	return es, nil
 }
 
+// externalSecretReady returns the Ready condition of es, nil when it has none.
+func externalSecretReady(es *esov1.ExternalSecret) *esov1.ExternalSecretStatusCondition {
+	for i := range es.Status.Conditions {
+		if es.Status.Conditions[i].Type == esov1.ExternalSecretReady {
+			return &es.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 // esoResourceVersion is what External Secrets Operator (v0.20) records in the
 // status.syncedResourceVersion of an object it has synced, from the object's metadata
 // as it read it: "<generation>-<hex SHA3-224 of the annotations and labels>" (ESO's

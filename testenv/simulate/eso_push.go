@@ -54,20 +54,31 @@ func MarkPushSecretSynced(ctx context.Context, c client.Client, key client.Objec
 		if ps.Spec.UpdatePolicy == esov1alpha1.PushSecretUpdatePolicyIfNotExists {
 			msg = PushSecretSyncedIfNotExistsMessage
 		}
-		version := esoResourceVersion(ps.ObjectMeta)
-		if cond := pushSecretReady(ps); cond != nil && cond.Status == corev1.ConditionTrue && cond.Reason == esov1alpha1.ReasonSynced &&
-			cond.Message == msg && ps.Status.SyncedResourceVersion == version {
+		if PushSecretSynced(ps) {
 			return nil
 		}
 		setPushSecretReady(ps, corev1.ConditionTrue, esov1alpha1.ReasonSynced, msg)
 		ps.Status.RefreshTime = metav1.Now()
-		ps.Status.SyncedResourceVersion = version
+		ps.Status.SyncedResourceVersion = esoResourceVersion(ps.ObjectMeta)
 		return c.Status().Update(ctx, ps)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("simulate: mark PushSecret %s synced: %w", key, err)
 	}
 	return ps, nil
+}
+
+// PushSecretSynced reports whether ps's status records a successful push of its current
+// generation, labels and annotations, with ESO's message for its updatePolicy: what
+// [MarkPushSecretSynced] leaves, and what makes it write nothing.
+func PushSecretSynced(ps *esov1alpha1.PushSecret) bool {
+	msg := PushSecretSyncedMessage
+	if ps.Spec.UpdatePolicy == esov1alpha1.PushSecretUpdatePolicyIfNotExists {
+		msg = PushSecretSyncedIfNotExistsMessage
+	}
+	cond := pushSecretReady(ps)
+	return cond != nil && cond.Status == corev1.ConditionTrue && cond.Reason == esov1alpha1.ReasonSynced &&
+		cond.Message == msg && ps.Status.SyncedResourceVersion == esoResourceVersion(ps.ObjectMeta)
 }
 
 // MarkPushSecretFailed stands in for External Secrets Operator failing to push the

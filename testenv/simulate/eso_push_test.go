@@ -83,6 +83,9 @@ func TestMarkPushSecretSynced(t *testing.T) {
 		t.Fatalf("after a push: status = %+v", ps.Status)
 	}
 	first := ps.DeepCopy()
+	if !simulate.PushSecretSynced(ps) {
+		t.Errorf("PushSecretSynced after a push = false")
+	}
 
 	again, err := simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
@@ -95,6 +98,9 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	again.Annotations = map[string]string{"stamp": "2"}
 	if err := env.Client.Update(ctx, again); err != nil {
 		t.Fatal(err)
+	}
+	if simulate.PushSecretSynced(again) {
+		t.Errorf("PushSecretSynced after an annotation change = true")
 	}
 	ps, err = simulate.MarkPushSecretSynced(ctx, env.Client, key)
 	if err != nil {
@@ -112,6 +118,9 @@ func TestMarkPushSecretSynced(t *testing.T) {
 	failed, err := simulate.MarkPushSecretFailed(ctx, env.Client, key, "set secret failed: permission denied")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if simulate.PushSecretSynced(failed) {
+		t.Errorf("PushSecretSynced after a failed push = true")
 	}
 	if c := ready(failed); c.Status != corev1.ConditionFalse || c.Reason != esov1alpha1.ReasonErrored ||
 		c.Message != "set secret failed: permission denied" || failed.Status.SyncedResourceVersion != synced {

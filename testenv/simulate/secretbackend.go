@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,7 +53,11 @@ const (
 // SecretBackend is safe for concurrent use.
 type SecretBackend struct {
 	c client.Client
+	s *backendStore
+}
 
+// backendStore is what a SecretBackend holds, shared by the views of [SecretBackend.On].
+type backendStore struct {
 	mu     sync.Mutex
 	values map[string]map[string]string // remote key -> property -> value
 	writes int
@@ -61,24 +66,31 @@ type SecretBackend struct {
 // NewSecretBackend returns an empty backend that reads and writes the objects of ESO
 // through c.
 func NewSecretBackend(c client.Client) *SecretBackend {
-	return &SecretBackend{c: c, values: map[string]map[string]string{}}
+	return &SecretBackend{c: c, s: &backendStore{values: map[string]map[string]string{}}}
+}
+
+// On returns the backend seen through c: the same provider secrets and write count,
+// with the objects of ESO read and written through c (a target cluster's client, a
+// fault-injecting one).
+func (b *SecretBackend) On(c client.Client) *SecretBackend {
+	return &SecretBackend{c: c, s: b.s}
 }
 
 // Get returns a copy of the provider secret at remoteKey (its properties) and whether
 // the backend holds it.
 func (b *SecretBackend) Get(remoteKey string) (map[string]string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	v, ok := b.values[remoteKey]
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	v, ok := b.s.values[remoteKey]
 	return maps.Clone(v), ok
 }
 
 // Property returns one property of the provider secret at remoteKey and whether the
 // backend holds it.
 func (b *SecretBackend) Property(remoteKey, property string) (string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	v, ok := b.values[remoteKey][property]
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	v, ok := b.s.values[remoteKey][property]
 	return v, ok
 }
 
@@ -89,17 +101,17 @@ func (b *SecretBackend) Set(remoteKey string, data map[string][]byte) {
 	for k, d := range data {
 		v[k] = string(d)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.values[remoteKey] = v
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	b.s.values[remoteKey] = v
 }
 
 // Values returns a copy of every provider secret the backend holds, by remote key.
 func (b *SecretBackend) Values() map[string]map[string]string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make(map[string]map[string]string, len(b.values))
-	for k, v := range b.values {
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	out := make(map[string]map[string]string, len(b.s.values))
+	for k, v := range b.s.values {
 		out[k] = maps.Clone(v)
 	}
 	return out
@@ -108,9 +120,9 @@ func (b *SecretBackend) Values() map[string]map[string]string {
 // Writes returns how many values (a property, or a whole Secret) [SecretBackend.Push]
 // has written.
 func (b *SecretBackend) Writes() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.writes
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
+	return b.s.writes
 }
 
 // Push runs ESO's PushSecret reconcile for the PushSecret at key against the backend:
@@ -155,32 +167,32 @@ func (b *SecretBackend) Push(ctx context.Context, key client.ObjectKey) error {
 		}
 	}
 	ifNotExists := ps.Spec.UpdatePolicy == esov1alpha1.PushSecretUpdatePolicyIfNotExists
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
 	for _, d := range ps.Spec.Data {
 		ref := d.Match.RemoteRef
 		if d.Match.SecretKey == "" {
-			if _, exists := b.values[ref.RemoteKey]; exists && ifNotExists {
+			if _, exists := b.s.values[ref.RemoteKey]; exists && ifNotExists {
 				continue
 			}
 			v := make(map[string]string, len(src.Data))
 			for k, s := range src.Data {
 				v[k] = string(s)
 			}
-			b.values[ref.RemoteKey] = v
-			b.writes++
+			b.s.values[ref.RemoteKey] = v
+			b.s.writes++
 			continue
 		}
-		props, ok := b.values[ref.RemoteKey]
+		props, ok := b.s.values[ref.RemoteKey]
 		if _, exists := props[ref.Property]; exists && ifNotExists {
 			continue
 		}
 		if !ok {
 			props = map[string]string{}
-			b.values[ref.RemoteKey] = props
+			b.s.values[ref.RemoteKey] = props
 		}
 		props[ref.Property] = string(src.Data[d.Match.SecretKey])
-		b.writes++
+		b.s.writes++
 	}
 	return nil
 }
@@ -237,16 +249,85 @@ func (b *SecretBackend) Sync(ctx context.Context, key client.ObjectKey) error {
 	return nil
 }
 
+// Synced reports whether the ExternalSecret at key already holds what [SecretBackend.Sync]
+// would write: its Ready condition (status and reason, recorded for its current
+// metadata when True) and the target Secret's data, or the target's absence where Sync
+// deletes it. A test that plays ESO on every poll calls Sync only when Synced is false,
+// so a converged world sees no write. It errors as Sync does.
+func (b *SecretBackend) Synced(ctx context.Context, key client.ObjectKey) (bool, error) {
+	es := &esov1.ExternalSecret{}
+	if err := b.c.Get(ctx, key, es); err != nil {
+		return false, fmt.Errorf("simulate: secret backend: read ExternalSecret %s: %w", key, err)
+	}
+	data, missing, err := b.fetch(es)
+	if err != nil {
+		return false, fmt.Errorf("simulate: secret backend: read ExternalSecret %s: %w", key, err)
+	}
+	cond := externalSecretReady(es)
+	is := func(status corev1.ConditionStatus, reason string) bool {
+		return cond != nil && cond.Status == status && cond.Reason == reason &&
+			(status != corev1.ConditionTrue || es.Status.SyncedResourceVersion == esoResourceVersion(es.ObjectMeta))
+	}
+	target := client.ObjectKey{Namespace: es.Namespace, Name: es.Spec.Target.Name}
+	if target.Name == "" {
+		target.Name = es.Name
+	}
+	policy, creation := es.Spec.Target.DeletionPolicy, es.Spec.Target.CreationPolicy
+	switch {
+	case missing && (policy == "" || policy == esov1.DeletionPolicyRetain):
+		return is(corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError), nil
+	case len(data) == 0 && policy == esov1.DeletionPolicyDelete:
+		if creation != "" && creation != esov1.CreatePolicyOwner {
+			return is(corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError), nil
+		}
+		s := &corev1.Secret{}
+		switch err := b.c.Get(ctx, target, s); {
+		case apierrors.IsNotFound(err):
+			return is(corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted), nil
+		case err != nil:
+			return false, fmt.Errorf("simulate: secret backend: read ExternalSecret %s: get target Secret %s: %w", key, target, err)
+		case !metav1.IsControlledBy(s, es):
+			return is(corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError), nil
+		}
+		return false, nil // Sync deletes the target
+	}
+	if !is(corev1.ConditionTrue, esov1.ConditionReasonSecretSynced) {
+		return false, nil
+	}
+	if creation == esov1.CreatePolicyNone {
+		return true, nil
+	}
+	s := &corev1.Secret{}
+	if err := b.c.Get(ctx, target, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("simulate: secret backend: read ExternalSecret %s: get target Secret %s: %w", key, target, err)
+	}
+	if creation == esov1.CreatePolicyMerge {
+		for k, v := range data {
+			if !bytes.Equal(s.Data[k], v) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if (creation == "" || creation == esov1.CreatePolicyOwner) && !metav1.IsControlledBy(s, es) {
+		return false, nil
+	}
+	return maps.EqualFunc(s.Data, data, bytes.Equal), nil
+}
+
 // fetch reads the values es asks for; missing reports a value the backend lacks.
 func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte, missing bool, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.s.mu.Lock()
+	defer b.s.mu.Unlock()
 	data = map[string][]byte{}
 	for i, from := range es.Spec.DataFrom {
 		if from.Extract == nil {
 			return nil, false, fmt.Errorf("spec.dataFrom[%d]: only extract: %w", i, ErrSecretBackendUnsupported)
 		}
-		props, ok := b.values[from.Extract.Key]
+		props, ok := b.s.values[from.Extract.Key]
 		if !ok {
 			missing = true
 			continue
@@ -256,7 +337,7 @@ func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte,
 		}
 	}
 	for i, d := range es.Spec.Data {
-		props, ok := b.values[d.RemoteRef.Key]
+		props, ok := b.s.values[d.RemoteRef.Key]
 		if !ok {
 			missing = true
 			continue

@@ -300,8 +300,14 @@ func TestSecretBackendSync(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if synced, err := b.Synced(ctx, key); err != nil || synced {
+				t.Errorf("Synced before Sync = %v, %v; want false", synced, err)
+			}
 			if err := b.Sync(ctx, key); err != nil {
 				t.Fatal(err)
+			}
+			if synced, err := b.Synced(ctx, key); err != nil || !synced {
+				t.Errorf("Synced after Sync = %v, %v; want true", synced, err)
 			}
 			got := &esov1.ExternalSecret{}
 			if err := env.Client.Get(ctx, key, got); err != nil {
@@ -336,6 +342,108 @@ func TestSecretBackendSync(t *testing.T) {
 				t.Errorf("Sync counted %d writes", b.Writes())
 			}
 		})
+	}
+}
+
+// Synced turns false on every change Sync would answer (a new value in the backend, a
+// lost or edited target, new metadata on the ExternalSecret) and true again after it.
+func TestSecretBackendSynced(t *testing.T) {
+	for name, tc := range map[string]struct {
+		reason string
+		change func(t *testing.T, b *simulate.SecretBackend, es *esov1.ExternalSecret)
+	}{
+		"backend value": {
+			reason: "a rotated value is synced again",
+			change: func(_ *testing.T, b *simulate.SecretBackend, _ *esov1.ExternalSecret) {
+				b.Set("app/admin", map[string][]byte{"password": []byte("rotated")})
+			},
+		},
+		"target deleted": {
+			reason: "ESO writes a lost target again",
+			change: func(t *testing.T, _ *simulate.SecretBackend, es *esov1.ExternalSecret) {
+				s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: es.Namespace}}
+				if err := env.Client.Delete(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		"target edited": {
+			reason: "a drifted value is written again",
+			change: func(t *testing.T, _ *simulate.SecretBackend, es *esov1.ExternalSecret) {
+				s := &corev1.Secret{}
+				if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: es.Namespace, Name: "restored"}, s); err != nil {
+					t.Fatal(err)
+				}
+				s.Data["password"] = []byte("edited")
+				if err := env.Client.Update(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		"ExternalSecret labelled": {
+			reason: "syncedResourceVersion covers the labels",
+			change: func(t *testing.T, _ *simulate.SecretBackend, es *esov1.ExternalSecret) {
+				es.Labels["rollout"] = "2"
+				if err := env.Client.Update(context.Background(), es); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ns := env.Namespace(t)
+			b := simulate.NewSecretBackend(env.Client)
+			b.Set("app/admin", map[string][]byte{"password": []byte("pw")})
+			es := newES(t, ns, "", "", []esov1.ExternalSecretData{esData("password", "app/admin", "password")})
+			key := client.ObjectKeyFromObject(es)
+			if err := b.Sync(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			if err := env.Client.Get(ctx, key, es); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, b, es)
+			if synced, err := b.Synced(ctx, key); err != nil || synced {
+				t.Fatalf("%s: Synced after the change = %v, %v; want false", tc.reason, synced, err)
+			}
+			if err := b.Sync(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			if synced, err := b.Synced(ctx, key); err != nil || !synced {
+				t.Errorf("%s: Synced after Sync = %v, %v; want true", tc.reason, synced, err)
+			}
+		})
+	}
+}
+
+// On shares the provider secrets and the write count, and reads and writes through
+// its own client.
+func TestSecretBackendOn(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	b := simulate.NewSecretBackend(env.Client)
+	inj := faults.NewInjector()
+	view := b.On(inj.Client(env.Client))
+	b.Set("app/admin", map[string][]byte{"password": []byte("pw")})
+	if v, ok := view.Property("app/admin", "password"); !ok || v != "pw" {
+		t.Errorf("view.Property = %q, %v; want the backend's value", v, ok)
+	}
+	createSource(t, ns, map[string][]byte{"password": []byte("pushed")})
+	ps := createPushSecret(t, ns, esov1alpha1.PushSecretUpdatePolicyReplace, prop("password", "app/pushed", "password"))
+	if err := view.Push(ctx, ps); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := b.Property("app/pushed", "password"); v != "pushed" || b.Writes() != 1 {
+		t.Errorf("backend after the view's push: %q, %d writes; want pushed, 1", v, b.Writes())
+	}
+	es := newES(t, ns, "", "", []esov1.ExternalSecretData{esData("password", "app/admin", "password")})
+	inj.Arm(faults.VerbGet, 1, faults.Internal)
+	if err := view.Sync(ctx, client.ObjectKeyFromObject(es)); !errors.Is(err, faults.ErrInjected) {
+		t.Errorf("view.Sync = %v, want the fault of the view's client", err)
+	}
+	if inj.Calls(faults.VerbGet) != 1 {
+		t.Errorf("the view read %d times through its client, want 1", inj.Calls(faults.VerbGet))
 	}
 }
 
