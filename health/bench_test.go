@@ -7,20 +7,20 @@ import (
 	"github.com/c5c3/reconciler-sdk/health"
 )
 
-// BenchmarkCheckCacheHit measures the common path of a converged CR: a passing probe
+// BenchmarkFlowCacheHit measures the common path of a converged CR: a passing probe
 // reused from the TTL cache (no request).
-func BenchmarkCheckCacheHit(b *testing.B) {
+func BenchmarkFlowCacheHit(b *testing.B) {
 	s := newServer(b, status(200, ""))
 	opts := health.DefaultOptions()
 	opts.Outbound = loopback
 	p := health.NewProber(opts)
 	ctx := context.Background()
-	if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+	if _, err := p.Flow(ctx, app, "APIReady", s.URL); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+		if _, err := p.Flow(ctx, app, "APIReady", s.URL); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -30,8 +30,8 @@ func BenchmarkCheckCacheHit(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckMiss measures a real probe over loopback (cache disabled).
-func BenchmarkCheckMiss(b *testing.B) {
+// BenchmarkFlowMiss measures a real probe over loopback (cache disabled).
+func BenchmarkFlowMiss(b *testing.B) {
 	s := newServer(b, status(200, ""))
 	opts := health.DefaultOptions()
 	opts.Outbound = loopback
@@ -40,7 +40,7 @@ func BenchmarkCheckMiss(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := p.Check(ctx, uid, s.URL, "HorizonAPIReady"); err != nil {
+		if _, err := p.Flow(ctx, app, "APIReady", s.URL); err != nil {
 			b.Fatal(err)
 		}
 	}

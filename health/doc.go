@@ -1,6 +1,6 @@
-// Package health probes the cluster-local HTTP endpoint of the API an operator runs
-// (Horizon's login page, Keystone's version document) and reports the result as a
-// condition: the HealthCheck step of the Horizon reconciler, reusable by any operator.
+// Package health probes the cluster-local HTTP endpoint of the API an operator runs (a
+// login page, a version document) and reports the result as a condition: the
+// health-check step of a reconciler.
 //
 // A [Prober] sends one HTTP GET per probe, bounded by [Options.Timeout], and keeps a TTL
 // cache of passing probes ([Options.TTL], 30 s by default) keyed by the CR's UID and the
@@ -12,8 +12,9 @@
 //
 // # Outcomes
 //
-// [Prober.Check] returns the condition (of the caller's type, e.g. HorizonAPIReady; the
-// caller stamps observedGeneration), a ctrl.Result and an error:
+// [Prober.Flow] answers in the reconcile.Outcome shape: the condition of the caller's
+// type (e.g. APIReady; [reconcile.Settle] stamps observedGeneration), True or False
+// with one of these reasons:
 //
 //	Reason               Status  When
 //	APIHealthy           True    the endpoint answered 2xx (and Options.Validate, if set, accepted the answer)
@@ -30,7 +31,7 @@
 //
 // A Service whose pods are not ready yet usually shows as ConnectionFailed, not
 // EndpointNotReady: its name resolves, and kube-proxy rejects the connection. Run the
-// probe after the step that waits for the Deployment, as the Horizon pipeline does.
+// probe after the step that waits for the Deployment.
 //
 // Every False outcome requeues after [RetryInterval] (10 s) and returns no error; a True
 // outcome returns a zero result. Messages carry the method, the URL with any password
@@ -66,7 +67,7 @@
 // # Cancellation
 //
 // A probe cut short because the caller's context was cancelled or hit its deadline says
-// nothing about the API: Check and Probe then return the context's error (errors.Is
+// nothing about the API: Flow and Probe then return the context's error (errors.Is
 // context.Canceled or context.DeadlineExceeded) with a zero condition and a zero result,
 // so the caller leaves the condition as it was. Only the probe's own Options.Timeout
 // yields HealthCheckTimeout.
@@ -78,6 +79,6 @@
 //
 // # Footprint
 //
-// No Kubernetes API request and no RBAC: [Prober.Check] and [Prober.Probe] send one HTTP
+// No Kubernetes API request and no RBAC: [Prober.Flow] and [Prober.Probe] send one HTTP
 // GET to the URL given (plus the redirects it allows); no informer is started.
 package health

@@ -6,16 +6,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"k8s.io/apimachinery/pkg/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/outbound"
 )
 
-// ExampleProber_Check is the HealthCheck step of a reconciler: probe the cluster-local
-// login page (here an httptest server stands in for it), set the returned condition and
-// return the result. The second pass within the TTL is answered from the cache.
-func ExampleProber_Check() {
+// ExampleProber_Flow is the health-check step of a reconciler: probe the cluster-local
+// login page (here an httptest server stands in for it) and hand the outcome to
+// reconcile.Settle. The second pass within the TTL is answered from the cache.
+func ExampleProber_Flow() {
 	login := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`<form id="login">`))
 	}))
@@ -25,19 +26,20 @@ func ExampleProber_Check() {
 	// The stand-in listens on loopback, which the default outbound policy refuses.
 	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	prober := health.NewProber(opts) // one per controller
-	uid := types.UID("horizon-uid")  // the CR's metadata.uid
+	// The custom resource (any client.Object): its UID keys the cache.
+	app := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "demo", UID: "app-uid"}}
 
 	for range 2 {
-		cond, res, err := prober.Check(context.Background(), uid, login.URL+"/auth/login/", "HorizonAPIReady")
-		fmt.Println(cond.Type, cond.Status, cond.Reason, res.RequeueAfter, err)
+		out, err := prober.Flow(context.Background(), app, "APIReady", login.URL+"/auth/login/")
+		fmt.Println(out.Condition.Type, out.Condition.Status, out.Condition.Reason, out.Result.RequeueAfter, err)
 	}
 
 	login.Close()
-	prober.Forget(uid) // e.g. the CR was deleted
-	cond, res, err := prober.Check(context.Background(), uid, login.URL+"/auth/login/", "HorizonAPIReady")
-	fmt.Println(cond.Type, cond.Status, cond.Reason, res.RequeueAfter, err)
+	prober.Forget(app.UID) // e.g. the CR was deleted
+	out, err := prober.Flow(context.Background(), app, "APIReady", login.URL+"/auth/login/")
+	fmt.Println(out.Condition.Type, out.Condition.Status, out.Condition.Reason, out.Result.RequeueAfter, err)
 	// Output:
-	// HorizonAPIReady True APIHealthy 0s <nil>
-	// HorizonAPIReady True APIHealthy 0s <nil>
-	// HorizonAPIReady False ConnectionFailed 10s <nil>
+	// APIReady True APIHealthy 0s <nil>
+	// APIReady True APIHealthy 0s <nil>
+	// APIReady False ConnectionFailed 10s <nil>
 }

@@ -175,10 +175,11 @@ func TestProbeCapsServerText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			opts := testOptions(newClock())
 			opts.Validate = tc.validate
-			cond, _, err := health.NewProber(opts).Check(context.Background(), uid, rawServer(t, tc.response), "HorizonAPIReady")
+			out, err := health.NewProber(opts).Flow(context.Background(), app, "APIReady", rawServer(t, tc.response))
 			if err != nil {
 				t.Fatal(err)
 			}
+			cond := out.Condition
 			if cond.Reason != tc.reason {
 				t.Errorf("reason %s, want %s (%.200s)", cond.Reason, tc.reason, cond.Message)
 			}

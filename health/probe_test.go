@@ -12,15 +12,21 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/outbound"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 const uid = types.UID("0b5c7a0e-0000-4000-8000-000000000001")
+
+// app is the custom resource a probe is for; its UID keys the cache.
+var app = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns", UID: uid}}
 
 func testOptions(clock *fakeClock) health.Options {
 	opts := health.DefaultOptions()
@@ -135,17 +141,18 @@ func TestProbeClassification(t *testing.T) {
 			if tc.client != nil {
 				opts.Client = tc.client(t)
 			}
-			cond, res, err := health.NewProber(opts).Check(context.Background(), uid, target, "HorizonAPIReady")
+			out, err := health.NewProber(opts).Flow(context.Background(), app, "APIReady", target)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
+			cond, res := out.Condition, out.Result
 			wantStatus, wantRes := metav1.ConditionFalse, ctrl.Result{RequeueAfter: 10 * time.Second}
 			if tc.reason == health.ReasonHealthy {
 				wantStatus, wantRes = metav1.ConditionTrue, ctrl.Result{}
 			}
 			got := cond
 			got.Message = ""
-			want := metav1.Condition{Type: "HorizonAPIReady", Status: wantStatus, Reason: tc.reason}
+			want := metav1.Condition{Type: "APIReady", Status: wantStatus, Reason: tc.reason}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("condition (-want +got):\n%s\nmessage: %s", diff, cond.Message)
 			}
@@ -265,12 +272,12 @@ func TestProbeCancellation(t *testing.T) {
 		s := newServer(t, blockUntilCancelled(entered))
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-entered; cancel() }()
-		cond, res, err := health.NewProber(testOptions(newClock())).Check(ctx, uid, s.URL, "HorizonAPIReady")
+		out, err := health.NewProber(testOptions(newClock())).Flow(ctx, app, "APIReady", s.URL)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
-		if cond != (metav1.Condition{}) || res != (ctrl.Result{}) {
-			t.Errorf("condition %+v / result %+v reported for a cancelled probe, want zero", cond, res)
+		if diff := cmp.Diff(reconcile.Outcome{}, out); diff != "" {
+			t.Errorf("outcome reported for a cancelled probe, want zero (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("cancelled before", func(t *testing.T) {
@@ -315,20 +322,75 @@ func TestProbeBadInput(t *testing.T) {
 		"://missing-scheme",
 	} {
 		t.Run(raw, func(t *testing.T) {
-			cond, res, err := p.Check(context.Background(), uid, raw, "HorizonAPIReady")
+			out, err := p.Flow(context.Background(), app, "APIReady", raw)
 			if !errors.Is(err, health.ErrInvalidURL) {
 				t.Fatalf("err = %v, want ErrInvalidURL", err)
 			}
 			if strings.Contains(err.Error(), "s3cr3t") {
 				t.Errorf("error %q leaks the password", err)
 			}
-			if cond != (metav1.Condition{}) || res != (ctrl.Result{}) {
-				t.Errorf("condition %+v / result %+v returned with an error", cond, res)
+			if diff := cmp.Diff(reconcile.Outcome{}, out); diff != "" {
+				t.Errorf("outcome returned with an error (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if _, _, err := p.Check(context.Background(), uid, "http://127.0.0.1/", ""); !errors.Is(err, health.ErrNoConditionType) {
-		t.Errorf("empty condition type: err = %v, want ErrNoConditionType", err)
+	for name, tc := range map[string]struct {
+		reason   string
+		obj      client.Object
+		condType string
+		want     error
+	}{
+		"EmptyConditionType": {reason: "A condition needs a type.", obj: app, want: health.ErrNoConditionType},
+		"NilObject":          {reason: "The cache is keyed by the object's UID.", condType: "APIReady", want: health.ErrNilObject},
+		"TypedNilObject": {reason: "A typed nil is no object either.", obj: (*corev1.ConfigMap)(nil), condType: "APIReady",
+			want: health.ErrNilObject},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := p.Flow(context.Background(), tc.obj, tc.condType, "http://127.0.0.1/")
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s\nerr = %v, want %v", tc.reason, err, tc.want)
+			}
+			if diff := cmp.Diff(reconcile.Outcome{}, out); diff != "" {
+				t.Errorf("%s\noutcome with an error (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestCheckIsFlow: the deprecated Check answers what Flow does, as (condition, result,
+// error), and shares its cache by UID.
+func TestCheckIsFlow(t *testing.T) {
+	s := newServer(t, status(200, "ok"))
+	down := "http://" + closedPort(t) + "/"
+	p := health.NewProber(testOptions(newClock()))
+	type answer struct {
+		Condition metav1.Condition
+		Result    ctrl.Result
+		Err       bool
+	}
+	for name, tc := range map[string]struct {
+		reason   string
+		url      string
+		condType string
+	}{
+		"Healthy":            {reason: "A passing probe is True with no requeue.", url: s.URL + "/", condType: "APIReady"},
+		"Failing":            {reason: "A failing probe is False with the retry.", url: down, condType: "APIReady"},
+		"EmptyConditionType": {reason: "An empty type is an error with a zero condition and result.", url: s.URL + "/"},
+		"InvalidURL":         {reason: "An invalid URL is an error with a zero condition and result.", url: "ftp://x/", condType: "APIReady"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, ferr := p.Flow(context.Background(), app, tc.condType, tc.url)
+			cond, res, cerr := p.Check(context.Background(), uid, tc.url, tc.condType) //nolint:staticcheck // the deprecated wrapper under test
+			want := answer{Condition: out.Condition, Result: out.Result, Err: ferr != nil}
+			got := answer{Condition: cond, Result: res, Err: cerr != nil}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s\nCheck differs from Flow (-flow +check):\n%s", tc.reason, diff)
+			}
+		})
+	}
+	hits := s.hits.Load()
+	if _, _, err := p.Check(context.Background(), uid, s.URL+"/", "APIReady"); err != nil || s.hits.Load() != hits { //nolint:staticcheck // under test
+		t.Errorf("Check after Flow: err %v, %d new requests; want the probe Flow cached for the UID", err, s.hits.Load()-hits)
 	}
 }
 
@@ -376,10 +438,11 @@ var loopback = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 func TestDefaultOptionsRefuseLoopback(t *testing.T) {
 	s := newServer(t, status(200, "ok"))
 	for _, target := range []string{s.URL + "/?token=abc", "http://localhost:" + portOf(t, s) + "/"} {
-		cond, res, err := health.NewProber(health.DefaultOptions()).Check(context.Background(), uid, target, "APIReady")
+		out, err := health.NewProber(health.DefaultOptions()).Flow(context.Background(), app, "APIReady", target)
 		if err != nil {
 			t.Fatal(err)
 		}
+		cond, res := out.Condition, out.Result
 		if cond.Status != metav1.ConditionFalse || cond.Reason != health.ReasonConnectionFailed || res.RequeueAfter != health.RetryInterval {
 			t.Fatalf("%s: %+v %+v, want ConnectionFailed with the retry", target, cond, res)
 		}

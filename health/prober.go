@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -17,11 +18,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/outbound"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Condition reasons, spelled as in the Horizon condition table (HorizonAPIReady).
+// Condition reasons of a probe (see "Outcomes" in the package documentation).
 const (
 	// ReasonHealthy (True): the endpoint answered 2xx and passed Options.Validate.
 	ReasonHealthy = "APIHealthy"
@@ -38,7 +41,7 @@ const (
 	ReasonCheckFailed = "HealthCheckFailed"
 )
 
-// Intervals of the probe: the Horizon reconciler's health-check retry and probe cache.
+// Intervals and bounds of a probe.
 const (
 	// DefaultTTL is how long a passing probe is reused: 30 s.
 	DefaultTTL = 30 * time.Second
@@ -66,8 +69,10 @@ const (
 var (
 	// ErrInvalidURL reports a URL that is not an absolute http(s) URL with a host.
 	ErrInvalidURL = errors.New("invalid health-check URL")
-	// ErrNoConditionType reports an empty condition type passed to [Prober.Check].
+	// ErrNoConditionType reports an empty condition type passed to [Prober.Flow].
 	ErrNoConditionType = errors.New("health: condition type is empty")
+	// ErrNilObject reports a nil object passed to [Prober.Flow].
+	ErrNilObject = errors.New("health: object is nil")
 )
 
 // Options configure a [Prober]. Start from [DefaultOptions].
@@ -187,22 +192,37 @@ func NewProber(opts Options) *Prober {
 	return p
 }
 
-// Check probes rawURL for the object uid (see [Prober.Probe]) and returns the outcome as
-// a condition of type condType: True with a zero result when healthy, False with a
-// requeue after [RetryInterval] otherwise. On error (a cancelled context, an invalid
-// URL) the condition and the result are zero.
+// Flow probes rawURL for obj (cached by its UID, see [Prober.Probe]) in the
+// [reconcile.Outcome] shape: condType True when healthy, False with a requeue after
+// [RetryInterval] otherwise; a zero outcome with the error for a nil obj, an empty
+// condType, an invalid URL or a cancelled context.
+func (p *Prober) Flow(ctx context.Context, obj client.Object, condType, rawURL string) (reconcile.Outcome, error) {
+	if rv := reflect.ValueOf(obj); obj == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return reconcile.Outcome{}, ErrNilObject
+	}
+	return p.flow(ctx, obj.GetUID(), rawURL, condType)
+}
+
+// Check is [Prober.Flow] for the object uid, answering (condition, result, error).
+//
+// Deprecated: use [Prober.Flow].
 func (p *Prober) Check(ctx context.Context, uid types.UID, rawURL, condType string) (metav1.Condition, ctrl.Result, error) {
+	out, err := p.flow(ctx, uid, rawURL, condType)
+	return out.Condition, out.Result, err
+}
+
+func (p *Prober) flow(ctx context.Context, uid types.UID, rawURL, condType string) (reconcile.Outcome, error) {
 	if condType == "" {
-		return metav1.Condition{}, ctrl.Result{}, ErrNoConditionType
+		return reconcile.Outcome{}, ErrNoConditionType
 	}
 	out, err := p.Probe(ctx, uid, rawURL)
 	if err != nil {
-		return metav1.Condition{}, ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	if !out.Healthy {
-		return out.Condition(condType), ctrl.Result{RequeueAfter: RetryInterval}, nil
+		return reconcile.Requeue(out.Condition(condType), RetryInterval), nil
 	}
-	return out.Condition(condType), ctrl.Result{}, nil
+	return reconcile.Done(out.Condition(condType)), nil
 }
 
 // Probe returns the outcome of probing rawURL for the object uid: from the cache when a

@@ -21,20 +21,20 @@ func TestEndpointURL(t *testing.T) {
 	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	p := health.NewProber(opts)
 
-	cond, _, err := p.Check(context.Background(), "uid-1", health.EndpointURL("", "/v3"), "APIReady")
-	if err != nil || cond.Reason != health.ReasonEndpointNotReady || requested != "" {
-		t.Fatalf("no endpoint: %+v, %v, requested %q; want EndpointNotReady and no request", cond, err, requested)
+	out, err := p.Flow(context.Background(), app, "APIReady", health.EndpointURL("", "/v3"))
+	if cond := out.Condition; err != nil || cond.Reason != health.ReasonEndpointNotReady || requested != "" {
+		t.Fatalf("no endpoint: %+v, %v, requested %q; want EndpointNotReady and no request", out, err, requested)
 	}
-	cond, _, err = p.Check(context.Background(), "uid-1", health.EndpointURL(srv.URL, "/v3"), "APIReady")
-	if err != nil || cond.Reason != health.ReasonHealthy || requested != "/v3" {
-		t.Fatalf("with an endpoint: %+v, %v, requested %q; want Healthy after a GET of /v3", cond, err, requested)
+	out, err = p.Flow(context.Background(), app, "APIReady", health.EndpointURL(srv.URL, "/v3"))
+	if cond := out.Condition; err != nil || cond.Reason != health.ReasonHealthy || requested != "/v3" {
+		t.Fatalf("with an endpoint: %+v, %v, requested %q; want Healthy after a GET of /v3", out, err, requested)
 	}
 }
 
 func ExampleEndpointURL() {
 	fmt.Printf("%q\n", health.EndpointURL("", "/v3"))
-	fmt.Println(health.EndpointURL("http://keystone.openstack.svc:5000", "/v3"))
+	fmt.Println(health.EndpointURL("http://identity.demo.svc:5000", "/v3"))
 	// Output:
 	// ""
-	// http://keystone.openstack.svc:5000/v3
+	// http://identity.demo.svc:5000/v3
 }
