@@ -27,29 +27,37 @@ var conditionTimeout = ConditionTimeout
 
 // WaitForCondition polls the object at obj's key through c, reading it into obj, until
 // its status.conditions hold a condition of conditionType with the wanted status that
-// is current: its observedGeneration equals the object's metadata.generation. A
-// condition written for an older generation is not accepted, so the wait does not end
-// on a status written before the test's last change.
+// is current: its observedGeneration equals the object's metadata.generation, so the
+// wait does not end on a status written before the test's last change.
 //
-// The conditions are read generically (status.conditions as []metav1.Condition, through
-// the unstructured converter), so obj may be any typed object whose status carries
-// metav1.Conditions — a CRD of your own — or an *unstructured.Unstructured with its
-// GroupVersionKind set.
-//
-// The wait ends when ctx ends or after [ConditionTimeout], whichever is first. The
-// error then names the object, its generation and every condition it has (type, status,
-// reason, message, observedGeneration), or the last error reading it.
+// The conditions are read generically (status.conditions as []metav1.Condition), so obj
+// may be any typed object whose status carries metav1.Conditions, or an
+// *unstructured.Unstructured with its GroupVersionKind set. The wait ends with ctx or
+// after [ConditionTimeout]; the error then names the object, its generation and every
+// condition it has, or the last error reading it.
 func WaitForCondition(ctx context.Context, c client.Client, obj client.Object, conditionType string, status metav1.ConditionStatus) error {
+	return WaitForConditionWhile(ctx, c, obj, conditionType, status, nil)
+}
+
+// WaitForConditionWhile is [WaitForCondition] running hook before every read, so that
+// the test plays the object's dependencies while it waits (world.World.Hook). A hook
+// error does not end the wait: the last one is part of the timeout error. A nil hook
+// makes it WaitForCondition.
+func WaitForConditionWhile(ctx context.Context, c client.Client, obj client.Object, conditionType string,
+	status metav1.ConditionStatus, hook func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, conditionTimeout)
 	defer cancel()
 	key := client.ObjectKeyFromObject(obj)
-	var lastErr error
+	var lastErr, hookErr error
 	var conds []metav1.Condition
 	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		// Each read has its own bound, so that the wait's deadline never cuts a read
+		// Each call has its own bound, so that the wait's deadline never cuts a read
 		// short and hides the last real answer behind a context error.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
 		defer cancel()
+		if hook != nil {
+			hookErr = hook(rctx)
+		}
 		if err := c.Get(rctx, key, obj); err != nil {
 			lastErr = err
 			return false, nil
@@ -66,21 +74,33 @@ func WaitForCondition(ctx context.Context, c client.Client, obj client.Object, c
 		return nil
 	}
 	what := fmt.Sprintf("%s %s", kindIn(obj, c.Scheme()), key)
+	hookNote := ""
+	if hookErr != nil {
+		hookNote = fmt.Sprintf(" (last hook error: %v)", hookErr)
+	}
 	if lastErr != nil {
-		return fmt.Errorf("testenv: %s: condition %s=%s not reached: %w (last read: %w)", what, conditionType, status, err, lastErr)
+		return fmt.Errorf("testenv: %s: condition %s=%s not reached: %w (last read: %w)%s", what, conditionType, status, err, lastErr, hookNote)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("testenv: %s: %w", what, err)
 	}
-	return fmt.Errorf("testenv: %s: no current condition %s=%s (observedGeneration %d): %w\n%s",
-		what, conditionType, status, obj.GetGeneration(), err, DescribeConditions(obj.GetGeneration(), conds))
+	return fmt.Errorf("testenv: %s: no current condition %s=%s (observedGeneration %d): %w%s\n%s",
+		what, conditionType, status, obj.GetGeneration(), err, hookNote, DescribeConditions(obj.GetGeneration(), conds))
 }
 
 // ExpectCondition is [WaitForCondition] for a test: it fails the test (t.Fatal) with
-// WaitForCondition's error, which lists the object's generation and conditions.
+// WaitForCondition's error.
 func ExpectCondition(t testing.TB, c client.Client, obj client.Object, conditionType string, status metav1.ConditionStatus) {
 	t.Helper()
-	if err := WaitForCondition(context.Background(), c, obj, conditionType, status); err != nil {
+	ExpectConditionWhile(t, c, obj, conditionType, status, nil)
+}
+
+// ExpectConditionWhile is [WaitForConditionWhile] for a test: it fails the test
+// (t.Fatal) with its error.
+func ExpectConditionWhile(t testing.TB, c client.Client, obj client.Object, conditionType string,
+	status metav1.ConditionStatus, hook func(context.Context) error) {
+	t.Helper()
+	if err := WaitForConditionWhile(context.Background(), c, obj, conditionType, status, hook); err != nil {
 		t.Fatal(err)
 	}
 }

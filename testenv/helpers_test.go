@@ -111,6 +111,91 @@ func TestWaitForConditionTimeoutNamesConditions(t *testing.T) {
 	}
 }
 
+// WaitForConditionWhile runs its hook before every read, keeps waiting through hook
+// errors and names the last one when the wait ends.
+func TestWaitForConditionWhile(t *testing.T) {
+	defer testenv.SetConditionTimeout(2 * time.Second)()
+	ready := func(db *mariadbv1alpha1.Database, calls *int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			*calls++
+			if *calls < 3 { // the dependency is not there yet: the wait goes on
+				return errors.New("MariaDB not created yet")
+			}
+			_, err := simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db))
+			return err
+		}
+	}
+	failing := func(_ *mariadbv1alpha1.Database, calls *int) func(context.Context) error {
+		return func(context.Context) error { *calls++; return errors.New("store not ready") }
+	}
+	for name, tc := range map[string]struct {
+		reason    string
+		hook      func(db *mariadbv1alpha1.Database, calls *int) func(context.Context) error
+		wantErr   []string // nil: the wait succeeds
+		wantCalls int      // at least
+	}{
+		"the hook makes the condition true": {
+			reason: "the wait runs the hook until it plays the dependency", hook: ready, wantCalls: 3,
+		},
+		"the hook keeps failing": {
+			reason:    "a hook error does not end the wait; the last one is reported",
+			hook:      failing,
+			wantErr:   []string{"no current condition Ready=True", "last hook error: store not ready"},
+			wantCalls: 2,
+		},
+		"no hook": {
+			reason:  "a nil hook is WaitForCondition",
+			wantErr: []string{"no current condition Ready=True"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db := newDatabase(t, env.Namespace(t))
+			calls := 0
+			var hook func(context.Context) error
+			if tc.hook != nil {
+				hook = tc.hook(db, &calls)
+			}
+			err := testenv.WaitForConditionWhile(context.Background(), env.Client, db, "Ready", metav1.ConditionTrue, hook)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("%s: %v", tc.reason, err)
+			case tc.wantErr != nil && err == nil:
+				t.Fatalf("%s: the wait succeeded", tc.reason)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: error %q does not contain %q", tc.reason, err, want)
+				}
+			}
+			if calls < tc.wantCalls {
+				t.Errorf("%s: the hook ran %d times, want at least %d", tc.reason, calls, tc.wantCalls)
+			}
+		})
+	}
+}
+
+// ExpectConditionWhile fails the test with WaitForConditionWhile's error.
+func TestExpectConditionWhile(t *testing.T) {
+	defer testenv.SetConditionTimeout(time.Second)()
+	db := newDatabase(t, env.Namespace(t))
+	rec := runTB(t, func(tb testing.TB) {
+		testenv.ExpectConditionWhile(tb, env.Client, db, "Ready", metav1.ConditionTrue,
+			func(context.Context) error { return errors.New("store not ready") })
+	})
+	if rec.finished || !strings.Contains(rec.fatal, "last hook error: store not ready") {
+		t.Errorf("finished %v, failure %q; want a t.Fatal naming the hook error", rec.finished, rec.fatal)
+	}
+	ok := runTB(t, func(tb testing.TB) {
+		testenv.ExpectConditionWhile(tb, env.Client, db, "Ready", metav1.ConditionTrue, func(ctx context.Context) error {
+			_, err := simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKeyFromObject(db))
+			return err
+		})
+	})
+	if !ok.finished || ok.fatal != "" {
+		t.Errorf("finished %v, failure %q; want the wait to pass", ok.finished, ok.fatal)
+	}
+}
+
 func TestExpectUnchanged(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
