@@ -37,13 +37,10 @@ type ApplierOptions struct {
 	// ConfigMaps): such a cache does not hold an object without the label, so a Get it
 	// cannot answer is read from the API server. Nil reads only through the client.
 	APIReader client.Reader
-	// Remote, when set, makes the Applier write to a target cluster whose children's
-	// owners live on another cluster, the management cluster Remote names: the SDK's
-	// helpers then claim every child with labels (ClaimLabels) and OwnerAnnotation
-	// instead of a controller owner reference, and decide what is the owner's by that
-	// claim (see "Target clusters" in the package documentation). Nil: children get a
-	// controller owner reference. EnsureObject and SetOwnership refuse an invalid one
-	// (RemoteOwnership.Validate) before any API call.
+	// Remote, when set, makes the Applier write to a target cluster whose owners live on
+	// the management cluster Remote names: the helpers claim children with labels
+	// instead of an owner reference ("Target clusters" in the package documentation).
+	// Nil: controller owner references. An invalid one is refused before any API call.
 	Remote *RemoteOwnership
 }
 
@@ -53,14 +50,10 @@ func DefaultApplierOptions() ApplierOptions {
 	return ApplierOptions{FieldManager: FieldManager, MaxTracked: DefaultMaxTracked}
 }
 
-// Applier is a client.Client built once per controller (or per manager) that carries
-// the operator's field manager and remembers what it applied, so that a converged
-// EnsureObject sends no request at all. Pass it wherever the SDK takes a client.Client:
-// every Ensure*/flow helper of the SDK then writes under the operator's field manager
-// and skips converged applies, without a signature change. See the package
-// documentation for how the skip decides and what it cannot see.
-//
-// An Applier is safe for concurrent use by several workers and several controllers.
+// Applier is a client.Client, built once per manager (or controller), that carries the
+// operator's field manager and remembers what it applied, so that a converged EnsureObject
+// sends no request at all. Pass it wherever the SDK takes a client.Client (package
+// documentation, "The Applier"). It is safe for concurrent use.
 type Applier struct {
 	client.Client
 	opts  ApplierOptions

@@ -12,23 +12,18 @@ import (
 // by it.
 const ManagedByLabel = "app.kubernetes.io/managed-by"
 
-// CacheOptions returns the manager cache options that keep the operator's memory from
-// growing with the cluster: Secrets and ConfigMaps are cached only when they carry
-// ManagedByLabel=fieldManager, i.e. the ones this operator's Applier wrote. Every other
-// kind is cached as usual (the children the controller Owns are watched anyway).
+// CacheOptions returns the manager cache options that cache Secrets and ConfigMaps only
+// when they carry [ManagedByLabel] = fieldManager (the ones this operator's Applier wrote),
+// and every other kind as usual. Give the Applier the manager's APIReader, so a Get of one
+// the operator did not write is read from the API server, never taken for missing
+// (package documentation, "Cache memory that does not grow with the cluster"):
 //
 //	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-//		Cache:  apply.CacheOptions("keystone-operator"),
+//		Cache:  apply.CacheOptions("my-operator"),
 //		Client: client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
 //	})
 //	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
-//		FieldManager: "keystone-operator", APIReader: mgr.GetAPIReader()})
-//
-// With such a cache a Get of a Secret or ConfigMap the operator did not write (a user's
-// password Secret, a policy override ConfigMap) is not found in the cache; the Applier
-// confirms such a miss through ApplierOptions.APIReader, so it costs one GET and is never
-// taken for missing. A List of Secrets or ConfigMaps through the cache sees only the
-// labelled ones: the SDK lists them only to prune what it created itself.
+//		FieldManager: "my-operator", APIReader: mgr.GetAPIReader()})
 func CacheOptions(fieldManager string) cache.Options {
 	sel := labels.SelectorFromSet(labels.Set{ManagedByLabel: fieldManager})
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{

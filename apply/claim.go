@@ -49,12 +49,10 @@ var ErrInvalidRemoteOwnership = errors.New("invalid remote ownership")
 // an owner reference: its client writes to a target cluster, while the owners live on
 // the management cluster (see "Target clusters" in the package documentation).
 type RemoteOwnership struct {
-	// ManagementCluster identifies the cluster the owners live on. It is written to
-	// OwnerClusterLabel on every child, so it must be a non-empty valid label value
-	// (at most 63 characters, alphanumerics, '-', '_' and '.', starting and ending
-	// with an alphanumeric), and distinct for every management cluster that writes to
-	// the same target cluster: two management clusters with the same identity can
-	// take each other's children.
+	// ManagementCluster identifies the cluster the owners live on, written to
+	// OwnerClusterLabel on every child: a non-empty valid label value, distinct for
+	// every management cluster writing to the same target cluster (two with the same
+	// identity can take each other's children).
 	ManagementCluster string
 }
 
@@ -84,7 +82,7 @@ type Claim struct {
 	Name string
 }
 
-// String renders the claim as `Horizon.horizon.example/ns/name of management cluster
+// String renders the claim as `Memo.memo.example/ns/name of management cluster
 // "mgmt-a"`: the owner as OwnerAnnotation holds it, and the cluster.
 func (c Claim) String() string {
 	return fmt.Sprintf("%s of management cluster %q", c.annotation(), c.ManagementCluster)
@@ -115,13 +113,10 @@ func claimFor(remote RemoteOwnership, ownerGVK schema.GroupVersionKind, owner cl
 	}
 }
 
-// ClaimLabels returns the four labels (OwnerClusterLabel, OwnerKindLabel,
-// OwnerNamespaceLabel, OwnerNameLabel) that claim a child for owner, of kind ownerGVK,
-// on behalf of the management cluster remote names. They select all of owner's
-// children on a target cluster, and nothing of another owner or another management
-// cluster: pass them as client.MatchingLabels to list (and sweep) them. The labels alone
-// do not make a claim: ClaimOf also wants OwnerAnnotation, which SetOwnership writes
-// with them.
+// ClaimLabels returns the four labels that claim a child for owner (of kind ownerGVK) on
+// behalf of the management cluster remote names. As client.MatchingLabels they select
+// exactly owner's children on a target cluster, to list and sweep them; a claim also needs
+// [OwnerAnnotation] ([ClaimOf]), which SetOwnership writes with them.
 func ClaimLabels(remote RemoteOwnership, ownerGVK schema.GroupVersionKind, owner client.Object) map[string]string {
 	return claimFor(remote, ownerGVK, owner).labels()
 }
@@ -178,14 +173,11 @@ func hasClaimLabel(obj client.Object) bool {
 // claimPrefixLength is how many characters of a shortened value ClaimLabelValue keeps.
 const claimPrefixLength = 52
 
-// ClaimLabelValue returns v as the claim labels carry it. A v that is a valid label
-// value (at most 63 characters of alphanumerics, '-', '_' and '.', starting and ending
-// with an alphanumeric, or empty) is returned unchanged. Any other v is shortened
-// deterministically: its first 52 bytes (characters, for the ASCII names Kubernetes
-// allows), each character not allowed in a label value replaced by '-', with leading
-// and trailing non-alphanumerics trimmed, then "-" and the first 10 hex digits of the
-// SHA-256 of the whole v (only the 10 hex digits when nothing of the prefix is left). The result is a valid label value of at most 63
-// characters; OwnerAnnotation keeps the exact value.
+// ClaimLabelValue returns v as the claim labels carry it: unchanged when it is a valid
+// label value (empty included), otherwise a valid one of at most 63 characters made
+// deterministically from it: its first 52 bytes with disallowed characters replaced by '-'
+// and trimmed to alphanumerics, "-" and 10 hex digits of the SHA-256 of v (the digits
+// alone when no prefix is left). [OwnerAnnotation] keeps the exact value.
 func ClaimLabelValue(v string) string {
 	if len(validation.IsValidLabelValue(v)) == 0 {
 		return v
@@ -223,21 +215,12 @@ func remoteOf(c client.Client) *RemoteOwnership {
 	return nil
 }
 
-// SetOwnership makes owner the owner of obj, the way c's cluster records it, before obj
-// is created or applied through c:
-//
-//   - through a client other than an *Applier with ApplierOptions.Remote (the
-//     management cluster itself), owner becomes obj's controller reference
-//     (controllerutil.SetControllerReference, with owner's kind from scheme);
-//   - through an *Applier with ApplierOptions.Remote (a target cluster), obj gets the
-//     claim labels (ClaimLabels) and OwnerAnnotation, merged into its labels and
-//     annotations, and no owner reference. obj may then live in any namespace, or be
-//     cluster-scoped, whatever owner's namespace.
-//
-// Errors wrap ErrInvalidOwner (an owner of a kind scheme does not know, a namespaced
-// owner of a cluster-scoped object or one in another namespace on the management
-// cluster, an object that already has another controller), ErrNilScheme or
-// ErrInvalidRemoteOwnership. SetOwnership makes no API call.
+// SetOwnership makes owner the owner of obj the way c's cluster records it, before obj is
+// created or applied through c: owner's controller reference, or through an Applier with
+// ApplierOptions.Remote the claim labels ([ClaimLabels]) and [OwnerAnnotation] and no owner
+// reference (obj may then live in any namespace). Errors wrap [ErrInvalidOwner] (also for
+// an obj with another controller), [ErrNilScheme] or [ErrInvalidRemoteOwnership]. It makes
+// no API call.
 func SetOwnership(c client.Client, scheme *runtime.Scheme, owner, obj client.Object) error {
 	if err := CheckScheme(scheme); err != nil {
 		return err
@@ -293,13 +276,10 @@ func OwnershipFields(c client.Client) []string {
 	return append(out, "metadata.annotations."+OwnerAnnotation)
 }
 
-// IsControlled reports whether owner owns obj the way c's cluster records it: through a
-// client other than an *Applier with ApplierOptions.Remote, owner is obj's controller
-// reference (metav1.IsControlledBy); through an *Applier with ApplierOptions.Remote,
-// ClaimOf(obj) is owner's claim, management cluster included (owner's kind comes from
-// c.GroupVersionKindFor). A claim names the owner, not its UID: an owner deleted and
-// made again under the same name owns the children its predecessor left. A nil owner or
-// obj is controlled by nothing.
+// IsControlled reports whether owner owns obj the way c's cluster records it: owner is
+// obj's controller reference, or through an Applier with ApplierOptions.Remote [ClaimOf]
+// obj is owner's claim, management cluster included (a claim names the owner, not its
+// UID). A nil owner or obj is controlled by nothing.
 func IsControlled(c client.Client, owner, obj client.Object) bool {
 	if isNil(owner) || isNil(obj) {
 		return false
@@ -316,14 +296,10 @@ func IsControlled(c client.Client, owner, obj client.Object) bool {
 	return ok && claim == claimFor(*remote, gvk, owner)
 }
 
-// Unclaimed reports whether obj has no owner the way c's cluster records one, so that
-// an owner may adopt it on consent (AdoptAnnotation): through a client other than an
-// *Applier with ApplierOptions.Remote, obj has no controller reference; through an
-// *Applier with ApplierOptions.Remote, obj carries none of the four claim labels and no
-// controller reference either (an object some controller of the target cluster itself
-// owns is not unclaimed). An object with only some of the claim labels, or with labels
-// that disagree with OwnerAnnotation, is not unclaimed, and not anyone's either: it is
-// refused until someone removes those labels.
+// Unclaimed reports whether obj has no owner the way c's cluster records one, so that an
+// owner may adopt it on consent ([AdoptAnnotation]): no controller reference, and through
+// an Applier with ApplierOptions.Remote none of the claim labels either. An object with
+// some claim labels but no valid claim is not unclaimed ("Target clusters").
 func Unclaimed(c client.Client, obj client.Object) bool {
 	if metav1.GetControllerOfNoCopy(obj) != nil {
 		return false

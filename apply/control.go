@@ -13,11 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// AdoptAnnotation is the annotation that, set to "true" on an existing object that has
-// no controller, lets an owner adopt it: EnsureObject then applies over it and makes the
-// owner its controller. Without it such an object is refused with a *NotControlledError.
-// The consent is given by whoever manages the existing object (kubectl annotate ...
-// cobaltcore.c5c3.io/adopt=true), object by object, and is visible on the object; an
+// AdoptAnnotation, set to "true" by whoever manages an existing object without a
+// controller, lets an owner adopt it ("Ownership" in the package documentation); an
 // object with another controller is never adopted, annotated or not.
 const AdoptAnnotation = "cobaltcore.c5c3.io/adopt"
 

@@ -10,19 +10,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// DeleteControlled removes the child at key that owner no longer wants: it reads it
-// into obj (an empty object of the child's kind) and deletes it with background
-// propagation when owner controls it (IsControlled: on the management cluster owner is
-// its controller reference; through an Applier with ApplierOptions.Remote it carries
-// owner's claim). It is the counterpart of EnsureObject for optional children (an HPA,
-// an HTTPRoute, a NetworkPolicy that the owner no longer asks for).
-//
-// An object that exists but is not controlled by owner is someone else's (another
-// controller's, another owner's or another management cluster's claim, or nobody's: made
-// by kubectl): it is left alone and DeleteControlled reports foreign=true, so the caller
-// can say so in its condition. A missing object, one already being deleted and a kind
-// the cluster does not serve are no error. The delete is preconditioned on the UID that
-// was read, so an object re-created in between is never removed.
+// DeleteControlled deletes the child at key that owner no longer wants (read into obj, an
+// empty object of its kind) when owner controls it ([IsControlled]), with background
+// propagation and preconditioned on the UID it read: the counterpart of EnsureObject for
+// optional children. Someone else's object is left alone and reported as foreign=true; a
+// missing object, one being deleted and a kind the cluster does not serve are no error.
 func DeleteControlled(ctx context.Context, c client.Client, owner, obj client.Object, key client.ObjectKey) (foreign bool, err error) {
 	if isNil(obj) {
 		return false, fmt.Errorf("delete %s: %w", key, ErrNilObject)

@@ -37,7 +37,7 @@
 // server (or filled by a previous EnsureObject call) carries the server's defaults, and
 // applying it would claim them.
 //
-// # Never taking what is not ours
+// # Ownership
 //
 // An owner reference with controller=true makes the garbage collector delete the child
 // with its owner, so making a CR the controller of an object someone else made would
@@ -59,7 +59,9 @@
 // since: the reference is re-asserted (on the management cluster only; see "Target
 // clusters").
 // [CheckControlled] is the same check for helpers that delete or recreate an object they
-// read.
+// read, and [DeleteControlled] leaves someone else's object of the child's name alone.
+// Every helper of the SDK that writes follows these rules; its doc comment links here
+// instead of repeating them.
 //
 // # Target clusters
 //
@@ -114,7 +116,7 @@
 // [NewApplier] wraps the manager's client once per operator (or per controller) into an
 // [Applier], itself a client.Client:
 //
-//	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: "keystone-operator"})
+//	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: "my-operator"})
 //
 // Every helper of the SDK takes a client.Client, so passing the Applier there is all it
 // takes: the helpers keep their signatures (EnsureObject, CreateImmutableConfigMap,
@@ -169,8 +171,9 @@
 // manager. [CacheOptions] makes the manager cache only the Secrets and ConfigMaps that
 // carry it, so the operator does not hold every Secret and ConfigMap of the cluster;
 // with ApplierOptions.APIReader set, a Get of one the operator did not write (a user's
-// Secret, an override ConfigMap) misses the cache and is read from the API server, never
-// taken for missing. Pods, ReplicaSets' pod templates and ControllerRevisions are better
+// Secret, an override ConfigMap) misses the cache and is read from the API server (one
+// GET), never taken for missing. A List of Secrets or ConfigMaps through such a cache sees
+// only the labelled ones: the SDK lists them only to prune what it created itself. Pods, ReplicaSets' pod templates and ControllerRevisions are better
 // not cached at all (reconcile.UncachedObjects).
 //
 // # Writes as data

@@ -52,32 +52,13 @@ func CheckScheme(scheme *runtime.Scheme) error {
 	return nil
 }
 
-// EnsureObject creates or updates obj via Server-Side Apply under fieldManager and makes
-// owner its owner (SetOwnership): its controller reference, or, through an Applier with
-// ApplierOptions.Remote (a target cluster), its claim labels and OwnerAnnotation.
-//
-// It stamps obj's GVK from scheme, sets the ownership (on every call, so a removed
-// reference is re-added), strips the zero values and server-owned fields described in
-// the package documentation, and applies with client.FieldOwner(fieldManager) and
-// client.ForceOwnership inside retry.RetryOnConflict. On success the server's response
-// is decoded back into obj.
-//
-// Before applying, EnsureObject reads the existing object through c (a cached client
-// serves this read from its informer). It never takes over an object that owner does not
-// control (CheckControlled): one controlled or claimed by someone else, or one without a
-// controller or claim (made by kubectl or Helm) is refused with a *NotControlledError
-// (errors.Is ErrNotControlled) and left untouched, unless it is unclaimed (Unclaimed)
-// and carries AdoptAnnotation="true" (it is adopted) or, on the management cluster, was
-// applied under fieldManager before (someone removed the reference from an object this
-// operator made: the reference is re-asserted). An object being deleted is refused with
-// ErrBeingDeleted.
-//
-// Input that cannot be applied (nil obj or owner, an owner without UID, an unknown kind,
-// a missing name, an owner in another namespace or a namespaced owner of a
-// cluster-scoped object on the management cluster, an invalid
-// ApplierOptions.Remote) is refused with an error wrapping one of the package's
-// sentinels before any API call. API errors are returned wrapped with the object's kind
-// and namespace/name; apierrors helpers (IsForbidden, IsInvalid, ...) still see them.
+// EnsureObject creates or updates obj by Server-Side Apply under fieldManager
+// (ForceOwnership, retried on conflict), with owner as its owner on every call
+// ([SetOwnership]) and the zero values and server-owned fields stripped ("What the field
+// manager owns"), and decodes the server's answer into obj. An existing object owner does
+// not control, or one being deleted, is refused and left untouched ("Ownership"). Bad
+// input is refused before any API call with the package's sentinels; API errors are
+// wrapped with the object's kind and namespace/name (apierrors helpers still see them).
 func EnsureObject[T client.Object](
 	ctx context.Context,
 	c client.Client,
