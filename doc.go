@@ -1,6 +1,7 @@
 // Package reconcilersdk is the root of reconciler-sdk, a set of building blocks for
-// Kubernetes operators that manage OpenStack services (Keystone, Horizon, Glance, ...)
-// and, more generally, any operator whose custom resource owns a tree of children.
+// Kubernetes operators that manage OpenStack services (an identity service, a dashboard,
+// an image service, ...) and, more generally, any operator whose custom resource owns a
+// tree of children.
 //
 // The root package holds no code; the packages below it do, each with one concern:
 //
@@ -37,6 +38,8 @@
 //     upstream CRDs, optionally real controllers (garbage collector, Deployments, Jobs),
 //     a namespace per test, request counting, status simulators and a second control
 //     plane as a target cluster.
+//   - conformance: the behavioural suite an operator runs against itself on that kit
+//     (convergence, quiet converged passes, ownership, faults, drift, deletion, ...).
 //
 // The packages are independent of each other unless one builds on apply; the core
 // (apply, config, reconcile) imports none of the External Secrets, cert-manager,
@@ -50,12 +53,32 @@
 // manager with the custom resource as controller. Readiness comes back as data, the
 // step sets a condition and asks for a requeue when a child is not ready yet.
 //
+// # Ownership
+//
+// No helper of the SDK takes what is not its owner's. Before it applies over, deletes,
+// re-creates or prunes an existing object, it checks that the owner controls it: a
+// controller owner reference, or on a target cluster the owner's claim labels. An
+// object the owner does not control (another object's child, or one without a
+// controller, made by kubectl, Helm or a script) is refused with an error wrapping
+// apply.ErrNotControlled that names its controller, and left in place; an object being
+// deleted is refused with apply.ErrBeingDeleted, and the caller retries once it is
+// gone; a delete of a child the owner no longer wants leaves someone else's object of
+// that name alone. An object without a controller is adopted only when whoever manages
+// it consents, with the annotation apply.AdoptAnnotation = "true" on the object.
+// Generated credentials are never generated again while a backup that may restore them
+// is pending (package credential). Package apply holds the mechanism (its "Ownership"
+// and "Target clusters" sections, apply.CheckControlled); the helpers' doc comments
+// link there instead of repeating it.
+//
 // # One applier per operator, and what it wrote
 //
 // Build one apply.Applier from the manager's client with the operator's own field-manager
 // name and pass it wherever a helper takes a client.Client: every write of the SDK is then
 // made under that name, and a converged apply sends nothing (the Applier remembers what
-// it applied and compares with the informer's copy). Helpers answer in the shapes their
+// it applied and compares with the informer's copy). The helpers find the Applier through
+// the apply.Capable interface, never by the client's concrete type, so a client wrapped
+// around it with apply.Wrap (an interceptor, a fault injector) keeps the field manager,
+// the skip and the ownership mode. Helpers answer in the shapes their
 // signatures give (a readiness bool, a condition, a result); what they wrote comes back
 // in one shape for all of them: wrap the pass's context with apply.WithWrites and read
 // the collected apply.Write values (Created, Configured with the changed field paths,
