@@ -17,6 +17,8 @@ var (
 	ErrNilPushSecret = errors.New("PushSecret is nil")
 	// ErrNilConditions reports a nil condition slice pointer passed to GateStoreReady.
 	ErrNilConditions = errors.New("conditions pointer is nil")
+	// ErrNilObject reports a nil object passed to StoreGate.
+	ErrNilObject = errors.New("object is nil")
 	// ErrInvalidGeneratedSecret reports a GeneratedSecret that cannot be created: no
 	// name or namespace, no data key, or a length outside the allowed range.
 	ErrInvalidGeneratedSecret = errors.New("invalid generated secret")
@@ -24,4 +26,6 @@ var (
 	// with: nil, without a resourceVersion, in another namespace, or not the Secret the
 	// PushSecret selects by name.
 	ErrInvalidPushSource = errors.New("invalid PushSecret source")
+	// ErrInvalidSyncParams reports SyncParams or an owner that Sync cannot run with.
+	ErrInvalidSyncParams = errors.New("invalid Secret sync parameters")
 )

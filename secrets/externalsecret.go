@@ -34,15 +34,24 @@ func WaitForExternalSecret(
 	c client.Client,
 	key client.ObjectKey,
 ) (exists, ready bool, err error) {
-	es := &esov1.ExternalSecret{}
-	if err := c.Get(ctx, key, es); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, false, nil
-		}
-		return false, false, fmt.Errorf("get ExternalSecret %s: %w", key, err)
+	es, err := getExternalSecret(ctx, c, key)
+	if err != nil || es == nil {
+		return false, false, err
 	}
 	ready, _ = externalSecretSynced(es)
 	return true, ready, nil
+}
+
+// getExternalSecret reads the ExternalSecret at key; (nil, nil) when it does not exist.
+func getExternalSecret(ctx context.Context, c client.Client, key client.ObjectKey) (*esov1.ExternalSecret, error) {
+	es := &esov1.ExternalSecret{}
+	if err := c.Get(ctx, key, es); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get ExternalSecret %s: %w", key, err)
+	}
+	return es, nil
 }
 
 // externalSecretSynced reports whether es has a Ready=True condition for its current

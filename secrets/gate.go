@@ -10,19 +10,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Condition reasons GateStoreReady sets on the caller's condition.
+// Condition reasons the store gates set on the caller's condition.
 const (
-	// ReasonSecretStoreNotReady is the reason when the selected store does not exist or
-	// its Ready condition is not True.
+	// ReasonSecretStoreNotReady: the selected store does not exist or is not Ready.
 	ReasonSecretStoreNotReady = "SecretStoreNotReady"
-	// ReasonClusterSecretStoreUnsupported is the reason when a namespace-scoped operator
-	// is asked to gate on a ClusterSecretStore, which its Role cannot grant.
+	// ReasonClusterSecretStoreUnsupported: a namespace-scoped operator was asked to gate
+	// on a ClusterSecretStore, which its Role cannot grant.
 	ReasonClusterSecretStoreUnsupported = "ClusterSecretStoreUnsupported"
 )
 
-// Message formats of the conditions GateStoreReady sets.
+// Message formats of the conditions the store gates set.
 const (
 	// MessageSecretStoreNotReady formats the SecretStoreNotReady message with the store
 	// kind and name.
@@ -33,31 +33,43 @@ const (
 		"set spec.secretStoreRef to a SecretStore in namespace %q"
 )
 
-// GateStoreReady is the store-ref-aware readiness gate a reconciler runs before it
-// reads ESO-synced Secrets, so an outage of the secret backend surfaces on the CR even
-// while each ExternalSecret still reports the Ready of its last successful sync.
-//
-// ref is the CR's store reference (resolved with [EffectiveStoreRef]; an unresolved
-// ref is resolved here), namespace the CR's namespace, and conds, generation and
-// conditionType the condition the gate reports through.
-//
-//   - With namespaceScoped set (an operator started with --namespace, whose Role cannot
-//     grant a cluster-scoped kind), a ref of kind ClusterSecretStore is refused without
-//     any client call: conditionType is set False with reason
-//     [ReasonClusterSecretStoreUnsupported] and the message
-//     `ClusterSecretStore "<name>" cannot be read by a namespace-scoped operator; set
-//     spec.secretStoreRef to a SecretStore in namespace "<namespace>"`, and the gate
-//     returns (false, nil). The refusal clears once the ref selects a SecretStore.
-//   - A store that is missing or not Ready sets conditionType False with reason
-//     [ReasonSecretStoreNotReady] and the message `<Kind> "<name>" is not ready; upstream
-//     secret backend unreachable`, and returns (false, nil): the caller requeues.
-//   - A Ready store returns (true, nil) and leaves conds alone: the caller's next gate
-//     (the synced Secret) owns the True condition.
-//   - An API error, an unknown kind or a missing name returns (false, err) without
-//     touching conds; a nil conds returns an error wrapping [ErrNilConditions].
-//
-// Every condition carries observedGeneration = generation; lastTransitionTime moves
-// only when the status flips.
+// StoreGate is the secret-store gate ("Gates" in the package documentation) for obj, a
+// CR holding ref, in the Outcome shape: a Ready store gives the zero Outcome; a missing
+// or not-Ready one, or a ClusterSecretStore for a namespaceScoped operator (refused
+// without an API call), a False conditionType and a requeue after [PollInterval]. An API
+// error, an unknown kind, a missing name or a nil obj gives (zero Outcome, err).
+func StoreGate(
+	ctx context.Context,
+	c client.Client,
+	obj client.Object,
+	conditionType string,
+	ref commonv1.SecretStoreRefSpec,
+	namespaceScoped bool,
+) (reconcile.Outcome, error) {
+	ref = EffectiveStoreRef(&ref)
+	if obj == nil {
+		return reconcile.Outcome{}, fmt.Errorf("gate on %s %q: %w", ref.Kind, ref.Name, ErrNilObject)
+	}
+	namespace := obj.GetNamespace()
+	logger := log.FromContext(ctx).WithValues("storeKind", ref.Kind, "storeName", ref.Name, "namespace", namespace)
+	if namespaceScoped && ref.Kind == commonv1.ClusterSecretStoreKind {
+		logger.V(1).Info("refusing ClusterSecretStore in namespace-scoped mode")
+		return reconcile.Requeue(reconcile.FalseCondition(conditionType, ReasonClusterSecretStoreUnsupported,
+			fmt.Sprintf(MessageClusterSecretStoreUnsupported, ref.Name, namespace)), PollInterval), nil
+	}
+	ready, err := IsStoreRefReady(ctx, c, ref, namespace)
+	if err != nil || ready {
+		return reconcile.Outcome{}, err
+	}
+	logger.V(1).Info("secret store not ready")
+	return reconcile.Requeue(reconcile.FalseCondition(conditionType, ReasonSecretStoreNotReady,
+		fmt.Sprintf(MessageSecretStoreNotReady, ref.Kind, ref.Name)), PollInterval), nil
+}
+
+// GateStoreReady is [StoreGate] writing through conds: a refusal or a store that is not
+// ready sets conditionType on conds (observedGeneration = generation) and returns
+// (false, nil); a Ready store returns (true, nil) and leaves conds alone; an error
+// returns (false, err) and leaves conds alone, a nil conds one wrapping [ErrNilConditions].
 func GateStoreReady(
 	ctx context.Context,
 	c client.Client,
@@ -71,35 +83,15 @@ func GateStoreReady(
 	if conds == nil {
 		return false, fmt.Errorf("gate on %s %q: %w", kindOrUnset(ref.Kind), ref.Name, ErrNilConditions)
 	}
-	ref = EffectiveStoreRef(&ref)
-	logger := log.FromContext(ctx).WithValues("storeKind", ref.Kind, "storeName", ref.Name)
-
-	if namespaceScoped && ref.Kind == commonv1.ClusterSecretStoreKind {
-		meta.SetStatusCondition(conds, metav1.Condition{
-			Type:               conditionType,
-			Status:             metav1.ConditionFalse,
-			ObservedGeneration: generation,
-			Reason:             ReasonClusterSecretStoreUnsupported,
-			Message:            fmt.Sprintf(MessageClusterSecretStoreUnsupported, ref.Name, namespace),
-		})
-		logger.V(1).Info("refusing ClusterSecretStore in namespace-scoped mode", "namespace", namespace)
-		return false, nil
-	}
-
-	ready, err := IsStoreRefReady(ctx, c, ref, namespace)
+	owner := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
+	out, err := StoreGate(ctx, c, owner, conditionType, ref, namespaceScoped)
 	if err != nil {
 		return false, err
 	}
-	if ready {
-		return true, nil
+	if out.Condition.Type != "" {
+		cond := out.Condition
+		cond.ObservedGeneration = generation
+		meta.SetStatusCondition(conds, cond)
 	}
-	meta.SetStatusCondition(conds, metav1.Condition{
-		Type:               conditionType,
-		Status:             metav1.ConditionFalse,
-		ObservedGeneration: generation,
-		Reason:             ReasonSecretStoreNotReady,
-		Message:            fmt.Sprintf(MessageSecretStoreNotReady, ref.Kind, ref.Name),
-	})
-	logger.V(1).Info("secret store not ready", "namespace", namespace)
-	return false, nil
+	return out.Continue(), nil
 }

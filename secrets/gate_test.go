@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -255,6 +257,98 @@ func TestGateStoreReadyErrors(t *testing.T) {
 			}
 			if len(conds) != 0 {
 				t.Errorf("conditions set on error: %+v", conds)
+			}
+		})
+	}
+}
+
+// TestStoreGate has one row per answer of the gate in the Outcome shape.
+func TestStoreGate(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	readyCluster := clusterName("storegate-ready")
+	createClusterStore(t, readyCluster, true)
+	createStore(t, ns, "tenant-bao", true)
+	createStore(t, ns, "tenant-down", false)
+	unavailable := interceptor.NewClient(fakeBase(t), interceptor.Funcs{
+		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+			return apierrors.NewServiceUnavailable("etcd leader changed")
+		},
+	})
+	notReady := func(reason, msg string) reconcile.Outcome {
+		return reconcile.Requeue(reconcile.FalseCondition(condSecretsReady, reason, msg), secrets.PollInterval)
+	}
+	cases := map[string]struct {
+		reason          string
+		c               client.Client
+		obj             client.Object
+		ref             commonv1.SecretStoreRefSpec
+		namespaceScoped bool
+		want            reconcile.Outcome
+		wantErr         func(error) bool
+	}{
+		"ReadyClusterSecretStore": {
+			reason: "A Ready store passes: zero Outcome, the condition is left alone.",
+			ref:    commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: readyCluster},
+		},
+		"ReadySecretStoreNamespaceScoped": {
+			reason: "A namespace-scoped operator reads a SecretStore of the CR's namespace.",
+			ref:    commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"}, namespaceScoped: true,
+		},
+		"NotReadySecretStore": {
+			reason: "A store without Ready=True stops the pass and polls.",
+			ref:    commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-down"},
+			want: notReady(secrets.ReasonSecretStoreNotReady,
+				`SecretStore "tenant-down" is not ready; upstream secret backend unreachable`),
+		},
+		"MissingSharedStore": {
+			reason: "An unset ref gates on the shared ClusterSecretStore.",
+			ref:    commonv1.SecretStoreRefSpec{},
+			want: notReady(secrets.ReasonSecretStoreNotReady,
+				`ClusterSecretStore "openbao-cluster-store" is not ready; upstream secret backend unreachable`),
+		},
+		"ClusterSecretStoreUnsupported": {
+			reason: "A namespace-scoped operator refuses a ClusterSecretStore, with the same message as GateStoreReady.",
+			c:      unavailable, // refused before any call
+			ref:    commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: readyCluster}, namespaceScoped: true,
+			want: notReady(secrets.ReasonClusterSecretStoreUnsupported,
+				fmt.Sprintf(secrets.MessageClusterSecretStoreUnsupported, readyCluster, ns)),
+		},
+		"APIError": {
+			reason:  "A failed read is the error alone.",
+			c:       unavailable,
+			ref:     commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
+			wantErr: apierrors.IsServiceUnavailable,
+		},
+		"UnknownKind": {
+			reason:  "A kind other than the two store kinds is an error.",
+			ref:     commonv1.SecretStoreRefSpec{Kind: "VaultStore", Name: "x"},
+			wantErr: func(err error) bool { return errors.Is(err, secrets.ErrUnknownStoreKind) },
+		},
+		"NilObject": {
+			reason:  "A nil object is an error, not a panic.",
+			obj:     (*corev1.ConfigMap)(nil),
+			ref:     commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
+			wantErr: func(err error) bool { return errors.Is(err, secrets.ErrNilObject) },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := tc.c
+			if c == nil {
+				c = env.Client
+			}
+			var obj client.Object = owner
+			if tc.obj != nil {
+				obj = nil
+			}
+			got, err := secrets.StoreGate(ctx, c, obj, condSecretsReady, tc.ref, tc.namespaceScoped)
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !tc.wantErr(err) {
+				t.Fatalf("%s\nerror = %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nStoreGate (-want +got):\n%s", tc.reason, diff)
 			}
 		})
 	}

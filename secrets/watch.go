@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -20,20 +21,41 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
-// ErrNilStoreMapper is returned by AddStoreWatches for a nil mapper.
-var ErrNilStoreMapper = errors.New("secrets: store watch mapper must not be nil")
+// Errors of the watch helpers, returned before anything is registered.
+var (
+	// ErrNilStoreMapper is returned by AddStoreWatches and WatchStores for a nil mapper.
+	ErrNilStoreMapper = errors.New("secrets: store watch mapper must not be nil")
+	// ErrNilSecretMapper is returned by AddSecretWatches and WatchSecrets for a nil map
+	// function.
+	ErrNilSecretMapper = errors.New("secrets: secret watch map function must not be nil")
+	// ErrNilBuilder is returned by WatchStores and WatchSecrets for a nil builder.
+	ErrNilBuilder = errors.New("secrets: watch builder must not be nil")
+)
 
-// AddStoreWatches adds the multicluster.AddInputWatch legs for the stores a CR can
-// select through spec.secretStoreRef: ClusterSecretStore unless namespaceScoped (an
-// operator started with --namespace cannot watch a cluster-scoped kind), then
-// SecretStore, each mapped through mapper(c, kind) (for example a [StoreRefFanOut]),
-// so a store that changes on the management cluster or on a target cluster
-// re-triggers exactly the CRs that select it there, without waiting for a periodic
-// requeue.
-//
-// A nil mapper returns [ErrNilStoreMapper] ("secrets: store watch mapper must not be
-// nil"); an AddInputWatch error ("resolving input kind for remote watch: ...") is
-// returned unchanged. Both return a nil builder.
+// storeLeg is one store watch: the kind it observes and the map function of its events.
+type storeLeg struct {
+	obj   client.Object
+	mapFn handler.MapFunc
+}
+
+// storeLegs returns the store watches a CR's spec.secretStoreRef calls for (see "Watches"
+// in the package documentation), each mapped through mapper(c, kind).
+func storeLegs(c client.Reader, namespaceScoped bool, mapper StoreMapper) ([]storeLeg, error) {
+	if mapper == nil {
+		return nil, ErrNilStoreMapper
+	}
+	var legs []storeLeg
+	if !namespaceScoped {
+		legs = append(legs, storeLeg{&esov1.ClusterSecretStore{}, mapper(c, commonv1.ClusterSecretStoreKind)})
+	}
+	return append(legs, storeLeg{&esov1.SecretStore{}, mapper(c, commonv1.SecretStoreKind)}), nil
+}
+
+// AddStoreWatches adds the store watches ("Watches" in the package documentation) to a
+// multicluster builder through multicluster.AddInputWatch, so a store change on the
+// management or a target cluster re-triggers the CRs that select it there. A nil mapper
+// returns [ErrNilStoreMapper]; an AddInputWatch error ("resolving input kind for remote
+// watch: ...") is returned unchanged; both with a nil builder.
 func AddStoreWatches(
 	b *mcbuilder.Builder,
 	scheme *runtime.Scheme,
@@ -42,21 +64,31 @@ func AddStoreWatches(
 	c client.Reader,
 	mapper func(client.Reader, commonv1.SecretStoreRefKind) handler.MapFunc,
 ) (*mcbuilder.Builder, error) {
-	if mapper == nil {
-		return nil, ErrNilStoreMapper
+	legs, err := storeLegs(c, namespaceScoped, mapper)
+	if err != nil {
+		return nil, err
 	}
-	var err error
-	if !namespaceScoped {
-		b, err = multicluster.AddInputWatch(b, scheme, targets, &esov1.ClusterSecretStore{},
-			mapper(c, commonv1.ClusterSecretStoreKind))
-		if err != nil {
+	for _, leg := range legs {
+		if b, err = multicluster.AddInputWatch(b, scheme, targets, leg.obj, leg.mapFn); err != nil {
 			return nil, err
 		}
 	}
-	b, err = multicluster.AddInputWatch(b, scheme, targets, &esov1.SecretStore{},
-		mapper(c, commonv1.SecretStoreKind))
+	return b, nil
+}
+
+// WatchStores is [AddStoreWatches] for a single-cluster operator's plain controller
+// builder: the same store watches, every mapped request enqueued. A nil builder returns
+// [ErrNilBuilder], a nil mapper [ErrNilStoreMapper], both with a nil builder.
+func WatchStores(b *builder.Builder, c client.Reader, namespaceScoped bool, mapper StoreMapper) (*builder.Builder, error) {
+	if b == nil {
+		return nil, ErrNilBuilder
+	}
+	legs, err := storeLegs(c, namespaceScoped, mapper)
 	if err != nil {
 		return nil, err
+	}
+	for _, leg := range legs {
+		b = b.Watches(leg.obj, handler.EnqueueRequestsFromMapFunc(leg.mapFn))
 	}
 	return b, nil
 }
@@ -65,11 +97,9 @@ func AddStoreWatches(
 // of the Secrets of its own namespace that a CR reads.
 const SecretRefIndex = "secrets.reconciler-sdk.c5c3.io/secret-refs"
 
-// IndexSecretRefs registers the SecretRefIndex field index on the CR kind of obj with
-// indexer (mgr.GetLocalManager().GetFieldIndexer()): names returns the names of the
-// Secrets, in the CR's namespace, that a CR reads (a synced SECRET_KEY, a password
-// Secret). SecretRefFanOut then finds the CRs of a Secret without listing every CR.
-// A nil names panics, so a wiring mistake fails at manager setup.
+// IndexSecretRefs registers [SecretRefIndex] on the CR kind of obj with indexer (the
+// manager's field indexer): names returns the Secrets, in the CR's namespace, that a CR
+// reads. A nil names panics, so a wiring mistake fails at manager setup.
 func IndexSecretRefs[T client.Object](ctx context.Context, indexer client.FieldIndexer, obj T, names func(T) []string) error {
 	if names == nil {
 		panic("secrets: IndexSecretRefs needs a names function")
@@ -87,11 +117,10 @@ func IndexSecretRefs[T client.Object](ctx context.Context, indexer client.FieldI
 	return nil
 }
 
-// SecretRefFanOut returns the map function of a Secret watch: it lists, through c (the
-// manager's cached client, so no request is sent), the CRs of the Secret's namespace
-// whose SecretRefIndex holds the Secret's name, and enqueues them, sorted by name.
-// newList returns an empty list of the CR kind. A failed List is logged through the
-// context's logger and enqueues nothing. A nil newList panics.
+// SecretRefFanOut returns the map function of a Secret watch: the CRs of the Secret's
+// namespace whose [SecretRefIndex] holds its name, listed through c (the manager's
+// cached client) and sorted by name. newList returns an empty list of the CR kind. A
+// failed List is logged and enqueues nothing; a nil newList panics.
 func SecretRefFanOut(c client.Reader, newList func() client.ObjectList) handler.MapFunc {
 	if newList == nil {
 		panic("secrets: SecretRefFanOut needs a newList function")
@@ -115,14 +144,10 @@ func SecretRefFanOut(c client.Reader, newList func() client.ObjectList) handler.
 	}
 }
 
-// AddSecretWatches adds the multicluster.AddInputWatch legs for the Secrets the CRs
-// read, mapped through mapFn (for example a [SecretRefFanOut]): a Secret that changes
-// on the management cluster re-triggers the CRs without a target cluster that read it,
-// one on a target cluster the CRs that name that cluster. Only the Secrets the
-// operator's cache holds raise events: with apply.CacheOptions those carrying the
-// operator's managed-by label, so label the Secrets it reads (an ExternalSecret's
-// target template can). A nil mapFn returns [ErrNilSecretMapper]; an AddInputWatch
-// error is returned unchanged. Both return a nil builder.
+// AddSecretWatches adds the Secret watch ("Watches" in the package documentation) to a
+// multicluster builder through multicluster.AddInputWatch, mapped through mapFn (a
+// [SecretRefFanOut]). A nil mapFn returns [ErrNilSecretMapper]; an AddInputWatch error
+// is returned unchanged; both with a nil builder.
 func AddSecretWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, targets multicluster.TargetClusterFunc, mapFn handler.MapFunc) (*mcbuilder.Builder, error) {
 	if mapFn == nil {
 		return nil, ErrNilSecretMapper
@@ -130,5 +155,15 @@ func AddSecretWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, targets mult
 	return multicluster.AddInputWatch(b, scheme, targets, &corev1.Secret{}, mapFn)
 }
 
-// ErrNilSecretMapper is returned by AddSecretWatches for a nil map function.
-var ErrNilSecretMapper = errors.New("secrets: secret watch map function must not be nil")
+// WatchSecrets is [AddSecretWatches] for a single-cluster operator's plain controller
+// builder. A nil builder returns [ErrNilBuilder], a nil mapFn [ErrNilSecretMapper], both
+// with a nil builder.
+func WatchSecrets(b *builder.Builder, mapFn handler.MapFunc) (*builder.Builder, error) {
+	if b == nil {
+		return nil, ErrNilBuilder
+	}
+	if mapFn == nil {
+		return nil, ErrNilSecretMapper
+	}
+	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(mapFn)), nil
+}
