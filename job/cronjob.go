@@ -11,21 +11,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
-// EnsureCronJob creates or updates the CronJob cronJob, controlled by owner, through
-// Server-Side Apply under apply.FieldManager. A converged CronJob is not rewritten;
-// a changed spec is applied and takes effect from the next scheduled run (Jobs already
-// started keep their template). On return cronJob holds the server's copy. The apply
-// is reported through apply.Record like every apply.EnsureObject. A converged call
-// costs one GET and one no-op PATCH through a plain client, and no request at all
-// through an apply.Applier over a manager's cached client (the GET is served by the
-// informer and the Applier skips the converged apply).
-//
-// A CronJob of that name that owner does not control (made by kubectl or Helm, or
-// controlled by another object) is refused with an error wrapping apply.ErrNotControlled
-// that names its controller, and one being deleted with apply.ErrBeingDeleted; neither
-// is written (see apply.EnsureObject, which also adopts an uncontrolled CronJob marked
-// with apply.AdoptAnnotation). A nil scheme is refused with apply.ErrNilScheme before any
-// request.
+// EnsureCronJob creates or updates cronJob, owned by owner, with [apply.EnsureObject]
+// (the ownership rule and the converged-apply skip included), and leaves the server's
+// copy in cronJob. A changed spec takes effect from the next scheduled run. A nil scheme
+// is refused with [apply.ErrNilScheme] before any request.
 func EnsureCronJob(
 	ctx context.Context,
 	c client.Client,

@@ -9,9 +9,11 @@
 // created again, so a Job that failed under a since fixed spec (a new image, a
 // corrected ConfigMap) runs again instead of wedging; a permanently failed Job whose
 // key is unchanged returns an error wrapping [ErrJobFailed]. Running Jobs are never
-// touched and Jobs are never updated in place.
+// touched and Jobs are never updated in place. When the old Job is still there after
+// its delete (a finalizer holds it), RunJob reports not done and creates the new one on
+// a later call. On return the job passed in holds the server's copy.
 //
-//	done, err := job.RunJob(ctx, c, scheme, keystone, dbSyncJob(keystone))
+//	done, err := job.RunJob(ctx, c, scheme, cr, dbSyncJob(cr))
 //	switch {
 //	case errors.Is(err, job.ErrJobFailed):
 //		// set a False condition; wait for a spec change, do not requeue
@@ -45,31 +47,30 @@
 // anyone who can read the Job can still test guesses of the key offline. So never key
 // a Job on a password or an unkeyed digest of one; pass a non-secret version that
 // changes with it, such as a rotation counter, the resourceVersion of the Secret that
-// holds it, or a digest you compute with a key you keep. A finished Job created before
-// the digest was keyed carries an unkeyed digest that never matches, so it runs once
-// more after the upgrade.
+// holds it, or a digest you compute with a key you keep (the generation of the object
+// that asks for the rotation will do; a Secret's resourceVersion also changes, and
+// re-runs the Job, on any other write to that Secret). Keying with a per-owner secret
+// instead of the UID would need a Secret of its own, read on every pass, and only move
+// the problem to that Secret. A finished Job created before the digest was keyed
+// carries an unkeyed digest that never matches, so it runs once more after the upgrade.
 //
-// # Never taking what is not ours
+// # Ownership
 //
-// A Job of the desired name that the owner does not control (made by kubectl or Helm,
-// or controlled by another object) is neither read for its result, nor deleted, nor
-// re-created: RunJob fails with an error wrapping [ErrNotControlled]
-// (apply.ErrNotControlled; a *apply.NotControlledError naming the controller) and
-// writes nothing. A Job is never adopted, not even one annotated with
-// apply.AdoptAnnotation: a run cannot be taken over, only redone. A Job of someone
-// else's that is being deleted is refused with apply.ErrBeingDeleted; the owner's own
-// Job being deleted is waited for. Through an apply.Applier with ApplierOptions.Remote
-// (children on a target cluster) "controls" means "claims" (apply.IsControlled): the
-// Job carries the owner's claim labels instead of an owner reference, and a Job claimed
-// by another owner or another management cluster is refused the same way. Two managers running the same RunJob at once (a
-// leader-election overlap) create the Job once: a create that finds the Job already
-// there is no error, and a delete acting on a stale read fails on its UID
+// Both helpers follow the SDK's ownership rule (package [apply], "Ownership"): a Job or
+// CronJob the owner does not control is refused with an error wrapping
+// [ErrNotControlled] (a *apply.NotControlledError naming the controller) and nothing is
+// written; on a target cluster "controls" means "claims". A Job is never even read for
+// its result, and never adopted, not even one annotated with [apply.AdoptAnnotation]: a
+// run cannot be taken over, only redone (delete it to let the owner run its own). A Job
+// of someone else's that is being deleted is refused with [apply.ErrBeingDeleted]; the
+// owner's own Job being deleted is waited for. Two managers running the same RunJob at
+// once (a leader-election overlap) create the Job once: a create that finds the Job
+// already there is no error, and a delete acting on a stale read fails on its UID
 // precondition instead of removing the other manager's run.
 //
-// [EnsureCronJob] applies a CronJob through Server-Side Apply (package apply); spec
-// changes take effect from the next scheduled run. It refuses, like apply.EnsureObject,
-// a CronJob the owner does not control unless it has no controller and carries
-// apply.AdoptAnnotation.
+// [EnsureCronJob] applies a CronJob through [apply.EnsureObject] (adoption included);
+// spec changes take effect from the next scheduled run, and Jobs already started keep
+// their template.
 //
 // # Requests and caches
 //

@@ -17,13 +17,10 @@ import (
 // caller's explicit key ([RunJobWithKey]).
 const PodSpecHashAnnotation = "cobaltcore.c5c3.io/pod-spec-hash"
 
-// PodTemplateHash returns the SHA-256 digest (hex) of the JSON encoding of tpl: the
-// re-run key [RunJob] uses. It is deterministic (struct fields in declaration order,
-// map keys sorted) and covers the template's metadata as well as its spec, so a
-// content-derived pod annotation (a rotated credential digest, a config hash) changes
-// it even when the pod spec is byte-identical. Build the template the same way on
-// every pass: a field set on one pass and left to the server's default on the next
-// changes the digest.
+// PodTemplateHash returns the SHA-256 (hex) of the JSON encoding of tpl, metadata
+// included, so a content-derived pod annotation (a config hash) changes it: the re-run
+// key [RunJob] uses. Build the template the same way on every pass: a field set on one
+// pass and left to the server's default on the next changes the digest.
 func PodTemplateHash(tpl *corev1.PodTemplateSpec) (string, error) {
 	raw, err := json.Marshal(tpl)
 	if err != nil {

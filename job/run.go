@@ -23,61 +23,13 @@ const MaxNameLength = 63
 // jobGVK names the Job kind in errors about Jobs the owner does not control.
 var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
 
-// RunJob runs job once, controlled by owner, and reports whether it has completed. Its
-// re-run key is [PodTemplateHash] of job.Spec.Template: a changed pod template (a new
-// image, a new config hash annotation) runs the Job again once the previous run has
-// finished.
-//
-// It returns
-//
-//   - (true, nil) when the Job has a Complete condition with status True and its
-//     re-run key is unchanged;
-//   - (false, nil) when the Job was just created, is still running, is being deleted,
-//     or was deleted and re-created because its re-run key changed;
-//   - (false, err) with err wrapping [ErrJobFailed] when the Job has a Failed condition
-//     (e.g. it exceeded its backoffLimit) and its re-run key is unchanged: running it
-//     again would fail again, so nothing is touched and the caller stops requeueing
-//     until the spec is fixed;
-//   - (false, err) on API failures, on bad input ([ErrInvalidJob], refused before any
-//     request; a Job that sets spec.ttlSecondsAfterFinished also wraps
-//     [ErrTTLAfterFinished]; a nil scheme wraps apply.ErrNilScheme) and when a Job of
-//     that name exists that owner does not control ([ErrNotControlled]).
-//
-// Behaviour:
-//
-//   - A missing Job is created with owner as controller (through an apply.Applier
-//     with ApplierOptions.Remote: with owner's claim labels and no owner reference,
-//     see apply.SetOwnership) and the re-run key in the [PodSpecHashAnnotation]
-//     annotation; on return job holds the server's copy.
-//   - A running Job is never touched, whatever its key.
-//   - A completed or permanently failed Job whose stored key differs from the desired
-//     one is deleted with background propagation (the garbage collector removes its
-//     pods; the delete is preconditioned on the UID that was read, so a Job created
-//     in between is never removed) and created again in the same call. If the old Job
-//     is still there (a finalizer holds it), RunJob returns (false, nil) and creates
-//     the new one on a later call.
-//   - Jobs are never updated in place (their pod template is immutable).
-//   - A Job of that name that owner does not control (made by kubectl or Helm, or
-//     controlled by another object) is neither read for its result nor deleted nor
-//     re-created: the call fails with an error wrapping [ErrNotControlled] (a
-//     *apply.NotControlledError naming the controller, or saying there is none) and
-//     sends no write. RunJob never adopts a Job, not even one marked with
-//     apply.AdoptAnnotation: a run cannot be taken over, only redone; delete the Job
-//     to let owner run its own. One that owner does not control and that is being
-//     deleted is refused with an error wrapping apply.ErrBeingDeleted; once it is gone
-//     RunJob creates owner's Job.
-//
-// RunJob keeps no record of a run outside the Job: deleting the Job (by hand, or by a
-// TTL, which is why a Job with spec.ttlSecondsAfterFinished is refused) runs it again
-// on the next call.
-//
-// The Job it creates and a finished run it deletes for a re-run are reported through
-// apply.Record (apply.ActionCreated, apply.ActionDeleted); a call that writes nothing
-// records nothing.
-//
-// Call it on every reconcile pass; once the Job has completed, further calls write
-// nothing and cost one GET, which a manager's cached client (or an apply.Applier over
-// it) serves from its informer: no request at all.
+// RunJob runs job once, owned by owner, with [PodTemplateHash] of its pod template as
+// the re-run key, and reports whether it has completed: (true, nil) once it is Complete
+// with the current key; (false, nil) while it is created, running, being deleted or
+// re-run because its key changed; an error wrapping [ErrJobFailed] when it failed with
+// the current key. A Job owner does not control is refused ([ErrNotControlled]), bad
+// input before any request ([ErrInvalidJob]). Call it on every pass: a completed Job
+// costs one GET, none through a cached client (the package documentation).
 func RunJob(
 	ctx context.Context,
 	c client.Client,
@@ -99,32 +51,11 @@ func RunJob(
 }
 
 // RunJobWithKey is [RunJob] with an explicit re-run key instead of the pod template's
-// digest: the Job runs again (once finished) only when rerunKey changes. Use it for a
-// Job whose template changes for reasons that must not re-run it, such as a bootstrap
-// Job that must run again when the admin password is rotated but not on every image
-// upgrade. An empty rerunKey is refused with [ErrInvalidJob].
-//
-// The re-run key must not be a secret. Pass non-secret material that changes when the
-// secret does: a version you keep for it (a rotation counter, the generation of the
-// object that asks for the rotation), the resourceVersion of the Secret that holds it
-// (which also changes, and re-runs the Job, on any other write to that Secret), or a
-// digest you compute with a key only your operator holds. Never pass the password, nor
-// an unkeyed digest of it.
-//
-// The [PodSpecHashAnnotation] annotation stores HMAC-SHA256 of rerunKey (and of the
-// Job's namespace/name), keyed with owner's UID, never the key itself. Keying with the
-// UID, which is random and differs for every owner, makes the same key give unrelated
-// digests for different owners and Jobs, so digests cannot be compared across Jobs or
-// looked up in a table computed in advance. It does not keep a guessable key secret:
-// the UID is visible in the Job's owner reference, so anyone who can read the Job can
-// test guesses one by one, offline. That is why the key must not be a secret; a
-// per-owner secret to key the digest with would need a Secret of its own, read on
-// every pass, and would only move the problem to that Secret. Deriving from the UID
-// needs no extra object, request or permission.
-//
-// A finished Job created by an SDK version before the keyed digest carries an unkeyed
-// SHA-256 in the annotation, which never matches: each such Job runs once more, and is
-// then stable again.
+// digest: the finished Job runs again only when rerunKey changes (a bootstrap Job re-run
+// on a password rotation, not on every image upgrade). rerunKey must not be a secret:
+// the Job stores an HMAC of it keyed with owner's UID, against which anyone who can read
+// the Job can test guesses (package documentation, "Re-run keys are not secrets"). An
+// empty rerunKey wraps [ErrInvalidJob].
 func RunJobWithKey(
 	ctx context.Context,
 	c client.Client,
