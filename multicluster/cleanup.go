@@ -146,7 +146,7 @@ func (cl *Cleanup) Track(ctx context.Context, c client.Client, obj reconcile.Obj
 // name and removes each finalizer once its cluster holds none of obj's children, so the
 // API server can delete obj. While a cluster is unavailable (or a child is still being
 // deleted) it reports the pending sweep on CleanupOptions.ConditionType and requeues
-// after reconcile.TargetClusterRetryInterval (a cluster obj's namespace may no longer
+// after [RetryInterval] (a cluster obj's namespace may no longer
 // use, [AllowedNamespacesAnnotation], counts as unavailable: nothing is swept there);
 // once GiveUpAfter has passed since the deletion started it records a Warning event
 // (ReasonTargetClusterSweepAbandoned) naming the cluster and removes the finalizer:
@@ -198,7 +198,7 @@ func (cl *Cleanup) Finalize(ctx context.Context, c client.Client, obj reconcile.
 			ObservedGeneration: obj.GetGeneration(),
 		})
 	}
-	wait := min(reconcile.TargetClusterRetryInterval, max(giveUpAt.Sub(cl.now()), time.Second))
+	wait := min(RetryInterval, max(giveUpAt.Sub(cl.now()), time.Second))
 	return ctrl.Result{RequeueAfter: wait}, nil
 }
 

@@ -13,12 +13,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// TargetClusterUnavailable is the condition reason every step reports, ahead of any
-// other work, when spec.targetClusterRef names a cluster that is not registered, no
-// longer answers, is refused (its kubeconfig Secret, [KubeconfigOptions]) or may not be
-// used from the CR's namespace ([AllowedNamespacesAnnotation]). The condition message
-// carries the resolver's error; the CR requeues after
-// reconcile.TargetClusterRetryInterval and nothing is written on any cluster.
+// TargetClusterUnavailable is the reason [TargetGate] sets, ahead of any other work,
+// when spec.targetClusterRef names a cluster that is not registered, does not answer,
+// is refused ([KubeconfigOptions]) or may not be used from the CR's namespace
+// ([AllowedNamespacesAnnotation]); the message is the resolver's error.
 const TargetClusterUnavailable = "TargetClusterUnavailable"
 
 // ErrTargetClusterUnavailable is wrapped by every error a [Resolver] returns for a
@@ -47,16 +45,15 @@ type Target struct {
 // IsLocal reports whether t is the management cluster.
 func (t *Target) IsLocal() bool { return t.Name == "" }
 
-// Recheck is the result a converged pass returns: zero on the management cluster, and
-// a requeue after reconcile.TargetClusterRetryInterval on a target cluster, so that a
-// target API server that stops answering (which sends no event) is noticed and
-// reported as TargetClusterUnavailable. Such a pass costs no write and, within the
-// resolver's ReachabilityTTL, no request.
+// Recheck is the result a converged pass returns: zero on the management cluster, a
+// requeue after [RetryInterval] on a target cluster, so that a target API server that
+// stops answering (which sends no event) is noticed. Such a pass costs no write and,
+// within the resolver's ReachabilityTTL, no request.
 func (t *Target) Recheck() ctrl.Result {
 	if t.IsLocal() {
 		return ctrl.Result{}
 	}
-	return ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval}
+	return ctrl.Result{RequeueAfter: RetryInterval}
 }
 
 // PassOptions returns reconcile.DefaultPassOptions(conditions...) with t's APIReader,
@@ -82,13 +79,13 @@ type Resolver interface {
 type targetKey struct{}
 
 // WithTarget returns a copy of ctx that carries t, so that the steps of a pipeline,
-// which see only the context and the CR, write to the cluster [GateTarget] resolved:
+// which see only the context and the CR, write to the cluster [TargetGate] resolved:
 //
-//	target, res, err := multicluster.GateTarget(ctx, r.resolver, h.Spec.TargetClusterRef, ...)
-//	if target == nil {
-//		return res, err
+//	g, err := multicluster.TargetGate(ctx, r.resolver, cr, "Ready", cr.Spec.TargetClusterRef)
+//	if g.Target == nil {
+//		return reconcile.Settle(cr, g.Outcome, err)
 //	}
-//	return r.pipeline.Run(multicluster.WithTarget(ctx, target), h)
+//	return r.pipeline.Run(multicluster.WithTarget(ctx, g.Target), cr)
 func WithTarget(ctx context.Context, t *Target) context.Context {
 	return context.WithValue(ctx, targetKey{}, t)
 }
