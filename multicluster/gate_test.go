@@ -70,9 +70,9 @@ func TestTargetGate(t *testing.T) {
 			want:     want{err: "resolve target cluster: context canceled"},
 		},
 		"NoTargetNoError": {
-			reason:   "A resolver that answers nothing is an error, not a nil target that passes.",
-			ref:      &commonv1.TargetClusterRefSpec{Name: "edge"},
-			want:     want{err: "returned no target and no error"},
+			reason: "A resolver that answers nothing is an error, not a nil target that passes.",
+			ref:    &commonv1.TargetClusterRefSpec{Name: "edge"},
+			want:   want{err: "returned no target and no error"},
 		},
 	}
 	for name, tc := range cases {
