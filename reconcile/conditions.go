@@ -71,23 +71,13 @@ func validReason(r string) bool {
 	return true
 }
 
-// SetCondition sets the condition condType on obj with observedGeneration stamped from
-// obj's metadata.generation. lastTransitionTime moves only when the status flips (or
-// the condition is new); reason, message and observedGeneration are always updated. It
-// reports whether anything changed.
-//
-// The condition is always one the API server accepts, so that one bad reason or message
-// cannot make every status write of the object fail with 422 Unprocessable Entity:
-//
-//   - a reason that [ValidateReason] refuses (empty, too long, not CamelCase — such as a
-//     status line or an error text used as a reason) is replaced by
-//     [ReasonInvalidReason], and the message starts with a note quoting the refused
-//     reason (cut to 64 bytes) before the original message. The status is kept as
-//     given, so the condition still says whether the step is ready. [RunPass] logs every
-//     such condition at error level on each pass that sets it; test for it with
-//     [ValidateReason] in step tests;
-//   - invalid UTF-8 in the message is replaced by U+FFFD, and a message longer than
-//     [MaxMessageLength] bytes is cut on a rune boundary and ends in "…".
+// SetCondition sets condType on obj with observedGeneration stamped from its
+// metadata.generation; lastTransitionTime moves only when the status flips (or the
+// condition is new). It reports whether anything changed. The condition is always one
+// the API server accepts: a reason [ValidateReason] refuses becomes
+// [ReasonInvalidReason] (the message quotes the refused one), invalid UTF-8 in the
+// message becomes U+FFFD, and a message longer than [MaxMessageLength] bytes is cut on a
+// rune boundary, ending in "…".
 func SetCondition(obj Object, condType string, status metav1.ConditionStatus, reason, message string) bool {
 	reason, message = sanitize(reason, message)
 	return meta.SetStatusCondition(obj.Conditions(), metav1.Condition{
@@ -108,13 +98,9 @@ func sanitize(reason, message string) (string, string) {
 	return reason, truncate(message, MaxMessageLength)
 }
 
-// ApplyCondition sets c on obj as [SetCondition] does: the flows of the SDK (the
-// HTTPRoute, NetworkPolicy, HPA, VPA and health-check flows) return their condition as
-// data, and a step hands it over with one call. c's observedGeneration and
-// lastTransitionTime are ignored: the generation is stamped from obj and the transition
-// time moves only when the status flips. A zero condition (no Type), which a failed flow
-// returns together with its error, changes nothing, so the condition obj has is kept.
-// It reports whether anything changed.
+// ApplyCondition sets c, the condition a flow returned as data, on obj as [SetCondition]
+// does (c's observedGeneration and lastTransitionTime are ignored), and reports whether
+// anything changed. A zero condition (no Type; see [Outcome]) changes nothing.
 func ApplyCondition(obj Object, c metav1.Condition) bool {
 	if c.Type == "" {
 		return false
@@ -142,16 +128,11 @@ func IsTrue(obj Object, condType string) bool {
 	return meta.IsStatusConditionTrue(*obj.Conditions(), condType)
 }
 
-// AggregateReady sets readyType on obj from subConditions and reports whether it changed.
-//
-// readyType is True with reason [ReasonAllReady] exactly when every listed sub-condition
-// is True for the object's current generation. Otherwise it is False, and its reason and
-// message name the first blocking sub-condition in list order: a sub-condition that is
-// False or Unknown lends its own reason (or [ReasonNotReady]) and the message
-// "<Type> is <Status>: <message>"; an absent sub-condition, or one whose
-// observedGeneration is older than metadata.generation, gives [ReasonPending] and a
-// message saying it has not been reported (for this generation). The sub-condition's
-// message is copied as is, so steps keep secrets out of their messages.
+// AggregateReady sets readyType on obj from subConditions and reports whether it changed:
+// True with reason [ReasonAllReady] exactly when every listed sub-condition is True for
+// the current generation; otherwise False, naming the first blocking one in list order
+// (its own reason, or [ReasonNotReady], and "<Type> is <Status>: <message>"; absent or of
+// an older generation: [ReasonPending]). Messages are copied as they are.
 func AggregateReady(obj Object, readyType string, subConditions []string) bool {
 	status, reason, message := readiness(obj, subConditions)
 	return SetCondition(obj, readyType, status, reason, message)

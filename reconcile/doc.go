@@ -42,19 +42,32 @@
 // [SetCondition], [MarkTrue], [MarkFalse] and [MarkUnknown] set a metav1.Condition on an
 // [Object] with observedGeneration stamped; lastTransitionTime moves only when the
 // status flips. The condition they set is always one the API server accepts (see
-// [SetCondition] for how an invalid reason or an over-long message is repaired). [AggregateReady] sets Ready True with reason AllReady exactly when every
-// listed sub-condition is True for the current generation, and otherwise False with a
-// reason and message that name the first sub-condition holding it back.
+// [SetCondition] for how an invalid reason or an over-long message is repaired).
+// [AggregateReady] sets Ready True with reason AllReady exactly when every listed
+// sub-condition is True for the current generation, and otherwise False with a reason
+// and message that name the first sub-condition holding it back.
 //
 // # Status on every exit path
 //
 // [RunPass] wraps a whole pass — the preamble (fetch, finalizers, deletion path,
-// target-cluster resolution) and the pipeline. Whatever the pass returns, it
-// re-aggregates Ready and writes the status subresource when, and only when, it
-// changed. A 409 Conflict on that write is resolved by re-reading the object and
-// reapplying this pass's own status changes. [AddFinalizer] and [RemoveFinalizer] are
-// idempotent and leave the in-memory status alone, and [IgnoreStatusWrites] keeps the
-// controller from being woken by its own status writes.
+// target-cluster resolution) and the pipeline. Whatever the pass returns — a zero
+// result, a requeue, an error, or a panic, recovered into an error wrapping [ErrPanic]
+// — it re-aggregates Ready and writes the status subresource when, and only when, it
+// differs from the status it read. An object gone by then (its last finalizer was
+// removed) is not written; a type without a status subresource (a 404 while the object
+// exists) is an error wrapping [ErrStatusNotServed], never a silent drop.
+//
+// The write is an Update of the status subresource, guarded by the object's
+// resourceVersion. On a 409 Conflict RunPass re-reads the object and reapplies this
+// pass's own changes to it — each condition type the pass set, changed or removed, and
+// each other top-level status field it changed — re-aggregates Ready there and writes
+// again, within [PassOptions].ConflictBackoff; conditions others wrote meanwhile are
+// kept. When the re-read object has a newer metadata.generation, the pass's status
+// describes a spec that is no longer current and is not written at all. Afterwards obj
+// holds the pass's view of the object, not necessarily what was stored after a
+// conflict. [AddFinalizer] and [RemoveFinalizer] are idempotent and leave the in-memory
+// status alone, and [IgnoreStatusWrites] keeps the controller from being woken by its
+// own status writes.
 //
 // # Writes and converged passes
 //
@@ -98,6 +111,24 @@
 // The package's tests prove each of these on envtest, with a fault injected into each
 // API call of a pass in turn, two managers reconciling one object, and passes stopped
 // between their writes.
+//
+// # What to read past the cache
+//
+// A manager's client serves every Get and List from an informer, and the first read of
+// a kind starts a list and watch of it (cluster-wide unless cache.Options
+// DefaultNamespaces says otherwise) that holds every object of the kind in memory for
+// the life of the process. [UncachedObjects] lists the two kinds the SDK reads that are
+// costly to cache that way and read rarely: Pods and ControllerRevisions, which the
+// in-use guard of config.PruneImmutableConfigMaps lists in one namespace only when a
+// prune has something to delete. Secrets and ConfigMaps are read on every pass, so they
+// belong in the cache, but only the operator's own: apply.CacheOptions. An operator
+// without an Applier adds &corev1.Secret{} to the list instead (then each Secret read
+// is one GET), and never restricts the Secret cache with a label selector without an
+// Applier's APIReader: a Secret outside the selector would read as not found, and a
+// helper would take it for missing. The other kinds the SDK reads (its children,
+// Deployments, ReplicaSets, Jobs, the ESO and mariadb-operator kinds) are usually
+// watched by the controller anyway (Owns), so reading them from the cache costs
+// nothing more.
 //
 // # Flows answer with an Outcome
 //

@@ -56,19 +56,10 @@ func IsTerminal(err error) bool {
 	return err != nil && errors.Is(err, crreconcile.TerminalError(nil))
 }
 
-// JoinErrors joins errs as errors.Join does — nil errors are dropped, nil is returned
-// when none is left, a single error is returned as it is, and the message lists every
-// error on a line of its own — with one difference: the joined error is terminal (see
-// [IsTerminal]) only when every part is.
-//
-// errors.Join would make the join terminal as soon as one part is, because errors.Is
-// finds the terminal mark in any branch of the tree: a step's terminal error joined to a
-// transient failure of the status write, or one Parallel member's terminal error joined
-// to another's transient one, would never be retried, and the transient failure never
-// repaired. When the parts disagree, each terminal part is wrapped so that errors.Is
-// still finds every error it wraps (and errors.As every type) but no longer the terminal
-// mark. The groups of this package ([Sequential], [Parallel]) and [RunPass] join their
-// errors with it; steps that join errors of their own should too.
+// JoinErrors joins errs as errors.Join does (nil dropped, a single error returned as it
+// is), except that the join is terminal ([IsTerminal]) only when every part is: a
+// terminal error joined to a transient one is retried. errors.Is and errors.As still see
+// every part. The groups, [RunPass] and steps that join errors of their own use it.
 func JoinErrors(errs ...error) error {
 	parts := make([]error, 0, len(errs))
 	for _, err := range errs {

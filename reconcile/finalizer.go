@@ -11,16 +11,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
-// AddFinalizer adds finalizer to obj on the API server and reports whether it wrote.
-// It is idempotent: an object that already carries the finalizer costs no request.
-//
-// The write is a merge patch of metadata.finalizers guarded by obj's resourceVersion
-// (a concurrent change gives a 409 Conflict instead of losing another party's
-// finalizer). Only obj's finalizers and resourceVersion are updated from the response:
-// conditions and other status the pass has set in memory are kept for the status write
-// at the end of the pass. The patch is reported through apply.Record as
-// apply.ActionConfigured of obj with the field metadata.finalizers; through an
-// apply.Applier it is made under the operator's field manager.
+// AddFinalizer adds finalizer to obj on the API server, with a merge patch of
+// metadata.finalizers guarded by obj's resourceVersion, and reports whether it wrote; an
+// object that carries it already costs no request. Only obj's finalizers and
+// resourceVersion are updated from the answer: the status the pass set in memory is kept.
 func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) (bool, error) {
 	if controllerutil.ContainsFinalizer(obj, finalizer) {
 		return false, nil

@@ -29,8 +29,8 @@ var metricPrefixRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 
 // MetricsOptions configure [NewMetrics].
 type MetricsOptions struct {
-	// Prefix starts both metric names, e.g. "horizon_operator" gives
-	// horizon_operator_reconcile_duration_seconds and horizon_operator_reconcile_errors_total.
+	// Prefix starts both metric names, e.g. "memo_operator" gives
+	// memo_operator_reconcile_duration_seconds and memo_operator_reconcile_errors_total.
 	Prefix string
 	// Registerer receives the collectors; controller-runtime's metrics.Registry (served
 	// by the manager's metrics endpoint) by default.

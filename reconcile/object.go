@@ -5,15 +5,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Object is a custom resource whose status carries a list of metav1.Condition. The type
-// parameter of [Pipeline], [Step] and [RunPass] is always a pointer type, such as
-// *v1alpha1.Horizon, that implements it.
+// Object is a custom resource whose status carries a list of metav1.Condition: the type
+// parameter of [Pipeline], [Step] and [RunPass], always a pointer type. Conditions returns
+// a pointer to that list, so the SDK's helpers change it in place:
 //
-// Conditions returns a pointer to the status' condition list, so that the helpers of this
-// package and of the other SDK packages (which take a *[]metav1.Condition) change it in
-// place:
-//
-//	func (h *Horizon) Conditions() *[]metav1.Condition { return &h.Status.Conditions }
+//	func (m *Memo) Conditions() *[]metav1.Condition { return &m.Status.Conditions }
 type Object interface {
 	client.Object
 	// Conditions returns a pointer to the object's status.conditions; never nil.

@@ -34,30 +34,21 @@ type PassOptions struct {
 	// ConflictBackoff bounds the refetch-and-reapply attempts after a 409 Conflict on the
 	// status write. A zero value means retry.DefaultBackoff.
 	ConflictBackoff wait.Backoff
-	// StatusWriteTimeout bounds the status write at the end of the pass: the write, its
-	// conflict retries and the read that confirms a 404. Zero means
-	// [StatusWriteTimeout]. The write runs on a context of its own, derived from the
-	// pass's context without its cancellation (context.WithoutCancel keeps the logger
-	// and other values), so that a pass cut short by its deadline or by the manager
-	// shutting down still persists the conditions it set.
+	// StatusWriteTimeout bounds the status write at the end of the pass (the write, its
+	// conflict retries and the read that confirms a 404), run on a context without the
+	// pass's cancellation (context.WithoutCancel keeps its values). Zero means
+	// [StatusWriteTimeout].
 	StatusWriteTimeout time.Duration
-	// APIReader reads the object from the API server, bypassing any cache, when the
-	// status write needs a fresh copy: to re-read after a 409 Conflict, and to tell a
-	// deleted object from a type without a status subresource after a 404. Pass the
-	// manager's mgr.GetAPIReader() when the client is the manager's cached client; a
-	// cache that has not seen the object's deletion yet would otherwise make a
-	// finished deletion look like [ErrStatusNotServed], and a stale re-read after a
-	// conflict would conflict again. When nil, the client is used: the 404 is
-	// confirmed with an unstructured read, which controller-runtime's manager client
-	// sends to the API server (unless its cache was told to cache unstructured
-	// objects), and the conflict re-read goes through the client as it is.
+	// APIReader reads the object past any cache when the status write needs a fresh
+	// copy: the re-read after a 409 Conflict and the check of a 404. Pass
+	// mgr.GetAPIReader() with the manager's cached client ("Under faults, races and
+	// shutdown" in the package documentation). Nil: the client, the 404 confirmed by an
+	// unstructured read.
 	APIReader client.Reader
-	// LogWrites logs, once the pass and its status write are done, every write the
-	// SDK's helpers made with the pass's context (see apply.WithWrites): those that
-	// changed something (created, configured, deleted) at info level, the others
-	// (unchanged, skipped) at V(1), each as "Kind namespace/name action" with the
-	// changed field paths. The writes still reach a collection that the context given
-	// to RunPass carries.
+	// LogWrites logs, once the pass is done, every write the SDK's helpers made with
+	// its context (apply.WithWrites) as "Kind namespace/name action" with the changed
+	// field paths: changes at info level, unchanged and skipped ones at V(1). A
+	// collection the context given to RunPass carries still gets them.
 	LogWrites bool
 }
 
@@ -77,55 +68,13 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // RunPass runs one reconcile pass with the status persisted on every exit path. Call it
 // from Reconcile with an empty object of the custom resource's type:
 //
-//	return reconcile.RunPass(ctx, r.Client, req.NamespacedName, &v1.Horizon{}, r.passOptions, r.pass)
+//	return reconcile.RunPass(ctx, r.Client, req.NamespacedName, &v1.Memo{}, r.passOptions, r.pass)
 //
-// It reads the object at key into obj (a missing object ends the pass with a zero
-// result and no error: it was deleted), snapshots its status and calls pass, which holds
-// the whole pass: the preamble (finalizers, the deletion path, target-cluster
-// resolution) and [Pipeline.Run]. Whatever pass returns — a zero result, a requeue, an
-// error, or a panic, which is recovered into an error wrapping [ErrPanic] — RunPass
-// then re-aggregates the Ready condition (see [PassOptions]) and writes the status
-// subresource when, and only when, it differs from the snapshot; an unchanged pass makes
-// no write. An object that is gone by then (its last finalizer was removed) is not
-// written; an object whose type has no status subresource (the write answers 404 while
-// the object exists) is an error wrapping [ErrStatusNotServed], never a silent drop.
-//
-// The write has a context of its own, bounded by [PassOptions].StatusWriteTimeout and
-// not cancelled with ctx: a pass that ends because its deadline passed or the manager
-// is shutting down still persists what it set. Before writing, every condition the API
-// server would refuse is repaired as [SetCondition] repairs it (an invalid reason
-// becomes [ReasonInvalidReason], an over-long message is cut, a missing
-// lastTransitionTime is set) and logged at error level, so one bad condition cannot
-// make every status write of the object fail.
-//
-// The write is an Update of the status subresource, guarded by the object's
-// resourceVersion. On a 409 Conflict (someone else wrote the object since it was read)
-// RunPass re-reads the object (through [PassOptions].APIReader when set) and reapplies
-// this pass's own status changes to it — each condition type the pass set, changed or
-// removed, and each other top-level status field it changed — re-aggregates Ready there
-// and writes again, within ConflictBackoff. Conditions that others wrote meanwhile and
-// that this pass did not touch are kept. When the re-read object has a newer
-// metadata.generation than this pass read, the pass's status describes a spec that is
-// no longer current and is not written at all: another pass (the generation change
-// enqueues one) or another reconciler — such as a second manager during a
-// leader-election overlap — writes the status of the new generation, and reapplying
-// the old view over it would flip conditions back and forth.
-//
-// The status write is reported through apply.Record as apply.ActionConfigured of the
-// object, with the paths of the top-level status fields it changed
-// ("status.conditions", ...), so a caller collecting its writes with apply.WithWrites
-// (or logging them with [PassOptions].LogWrites) sees it with the children's. Through
-// an apply.Applier it is made under the operator's field manager. A pass that changes no
-// status writes nothing, and its read of the object is served by the informer of a
-// manager's cached client: with steps that are converged too, such a pass sends no
-// request at all.
-//
-// RunPass returns pass's result or error, never both (the error wins). When the status
-// write fails, its error is returned joined to pass's error with [JoinErrors], and a
-// result is dropped: controller-runtime then retries with backoff, even when pass's
-// error was terminal (the join is terminal only when every part is). obj holds the
-// pass's view of the object afterwards, not necessarily what was stored after a
-// conflict.
+// It reads the object at key into obj (a missing one ends the pass: zero result, no
+// error), runs pass, re-aggregates Ready and writes the status subresource when, and only
+// when, it changed, repairing conditions the API server would refuse (the package
+// documentation, "Status on every exit path"). It returns pass's result or error, never
+// both; a failed status write is joined to pass's error with [JoinErrors].
 func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, opts PassOptions, pass StepFunc[T]) (ctrl.Result, error) {
 	if opts.LogWrites {
 		outer := ctx

@@ -6,16 +6,13 @@ import "context"
 // different types never collide.
 type stateKey[S any] struct{}
 
-// WithState returns ctx carrying s, the state the steps of one pass hand to each other:
-// a digest the Secrets step computes and the Deployment step puts on the pod template,
-// the name of a Secret one step projects and a later step mounts. Call it in the pass,
-// before Pipeline.Run, with a fresh *S, so nothing leaks from one pass into the next:
+// WithState returns ctx carrying s, the state the steps of one pass hand to each other
+// through [StateFrom] (a digest one step computes and a later one puts on a pod
+// template). Call it before Pipeline.Run with a fresh *S, so nothing leaks into the next
+// pass; what must outlive the pass belongs in the status or a child:
 //
-//	type passState struct{ secretKeyHash string }
+//	type passState struct{ configHash string }
 //	res, err := pipeline.Run(reconcile.WithState(ctx, &passState{}), obj)
-//
-// Steps read and write it through StateFrom. The state lives as long as the pass; what
-// must survive it belongs in the object's status or in a child.
 func WithState[S any](ctx context.Context, s *S) context.Context {
 	return context.WithValue(ctx, stateKey[S]{}, s)
 }
