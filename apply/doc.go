@@ -108,8 +108,8 @@
 // deletes the children with their owner: the operator deletes them itself when the owner
 // goes (in its finalizer): it lists the owner's children of each kind with
 // client.MatchingLabels(apply.ClaimLabels(remote, ownerGVK, owner)) ([ClaimLabels]) and
-// deletes each with [DeleteControlled] or [DeleteObject]. An owner deleted and made again under the same name owns what its
-// predecessor left.
+// deletes each with [DeleteControlled] or [DeleteObject]. An owner deleted and made again
+// under the same name owns what its predecessor left.
 //
 // # The Applier: the operator's field manager, and converged applies that send nothing
 //
@@ -172,9 +172,9 @@
 // carry it, so the operator does not hold every Secret and ConfigMap of the cluster;
 // with ApplierOptions.APIReader set, a Get of one the operator did not write (a user's
 // Secret, an override ConfigMap) misses the cache and is read from the API server (one
-// GET), never taken for missing. A List of Secrets or ConfigMaps through such a cache sees
-// only the labelled ones: the SDK lists them only to prune what it created itself. Pods, ReplicaSets' pod templates and ControllerRevisions are better
-// not cached at all (reconcile.UncachedObjects).
+// GET), never taken for missing. A List of Secrets or ConfigMaps through such a cache
+// sees only the labelled ones: the SDK lists them only to prune what it created itself.
+// Pods and ControllerRevisions are better not cached at all (reconcile.UncachedObjects).
 //
 // # Writes as data
 //

@@ -22,13 +22,13 @@ import (
 // select their candidates by it on the server.
 const ConfigBaseLabel = "cobaltcore.c5c3.io/config-base"
 
-// CreateImmutableConfigMap makes sure the immutable ConfigMap baseName-<hash> ([ContentHash]
-// of data) holds data, carries [ConfigBaseLabel] = baseName and is owner's (its controller
-// reference, or its claim through an Applier for a target cluster), and returns its name.
-// An existing one is reused when owner controls it and it holds data immutably; anything
-// else is refused and left in place ([ErrForeignObject], [apply.ErrBeingDeleted],
-// [ErrContentMismatch]; the package documentation, "Immutable, content-addressed objects").
-// A converged call writes nothing.
+// CreateImmutableConfigMap makes sure the immutable ConfigMap baseName-<hash>
+// ([ContentHash] of data) holds data, carries [ConfigBaseLabel] = baseName and is owner's
+// (its controller reference, or its claim through an Applier for a target cluster), and
+// returns its name. An existing one is reused when owner controls it and it holds data
+// immutably; anything else is refused and left in place ([ErrForeignObject],
+// [apply.ErrBeingDeleted], [ErrContentMismatch]; the package documentation, "Immutable,
+// content-addressed objects"). A converged call writes nothing.
 func CreateImmutableConfigMap(
 	ctx context.Context,
 	c client.Client,

@@ -8,8 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// checkValidation is [CheckValidation]: every invalid sample is refused at admission with a message that
-// names its field.
+// checkValidation is [CheckValidation]: every invalid sample is refused at admission
+// with a message that names its field.
 func (w *world) checkValidation() error {
 	if len(w.opts.Invalid) == 0 {
 		return w.violation("", "Options.Invalid",
