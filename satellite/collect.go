@@ -7,18 +7,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// CollectParams are the inputs of [Collect].
-//
-// T is the satellite's Go type (GlanceBackend) and PT its pointer (*GlanceBackend).
-// Items is the caller's List result, usually read through an index on the parent name
-// the satellites carry. A List holds values; turn it into a pointer slice with
-//
-//	items := make([]*v1.GlanceBackend, 0, len(list.Items))
-//	for i := range list.Items {
-//		items = append(items, &list.Items[i])
-//	}
-//
-// (never &item of a range variable, which would make every pointer the same object).
+// CollectParams are the inputs of [Collect]: T is the satellite's Go type and PT its
+// pointer. Build Items from a List with &list.Items[i] for each i.
 type CollectParams[T any, PT interface {
 	*T
 	client.Object
@@ -52,22 +42,11 @@ type Collection[T any, PT interface {
 	Valid bool
 }
 
-// Collect sorts and filters the satellites of one parent for the parent's aggregation
-// step, which then renders one section per Gated satellite.
-//
-// A satellite with a deletion timestamp drops out at once, so its section is removed
-// from the rendered configuration without waiting for the object to go. The others
-// are Attached; those passing Gate are Gated; those IsDefault marks among them are the
-// DefaultCandidates. A satellite that is not gated is skipped, and the step goes on
-// with the rest; Gate reads the satellite's gate condition, never its Ready (which
-// waits for the projection this step makes). With a default rule, Valid is false when
-// no gated satellite, or more than one, is marked as the default: the operator decides
-// what that means (Glance refuses to render without exactly one default backend).
-//
-// The order is by name, then namespace, whatever the order of Items, so the rendered
-// configuration, and the hash in its Secret's name, stay the same from one pass to the
-// next. Collect makes no API call and returns no error; the returned pointers are the
-// caller's Items, not copies.
+// Collect sorts and filters the satellites of one parent for its aggregation step (see
+// [Collection]): one being deleted drops out at once, so its section is de-projected
+// without waiting for it to go. Gate reads the gate condition, never Ready (which waits
+// for this very projection). The order is by name, then namespace, so the rendered
+// configuration and its hash are stable; the pointers are the caller's Items. No API call.
 func Collect[T any, PT interface {
 	*T
 	client.Object

@@ -6,7 +6,7 @@
 // does not run anything itself: the parent renders it into the configuration of the
 // Deployment it runs, and the satellite observes its own effect through that
 // Deployment. The kinds built this way are GlanceBackend, CinderBackend,
-// CinderBackupBackend, BarbicanSecretStore and KeystoneIdentityBackend.
+// CinderBackupBackend, BarbicanSecretStore and the identity service's IdentityBackend.
 //
 // The package holds no condition vocabulary, messages, events or requeue intervals:
 // those stay in the operator. Each helper hands a decision back as data, or takes the
@@ -41,7 +41,7 @@
 // # Kinds
 //
 // Names in braces are the parent's name ({glance}), the satellite's name ({name}), the
-// Keystone domain ({domain}) and the content hash ({hash}).
+// identity domain ({domain}) and the content hash ({hash}).
 //
 //	Kind                     Gate the step reads  What the gate needs
 //	GlanceBackend            CredentialsReady     the Secret of spec.s3.credentialsSecretRef with both S3 keys
@@ -50,7 +50,7 @@
 //	                                              non-empty base64 userKey
 //	CinderBackupBackend      CredentialsReady     as CinderBackend
 //	BarbicanSecretStore      CredentialsReady     the credentials Secret and a login the OpenBao server accepts
-//	KeystoneIdentityBackend  DomainReady          the Keystone API answering, the admin password Secret, the
+//	IdentityBackend          DomainReady          the identity API answering, the admin password Secret, the
 //	                                              domain created or adopted
 //
 //	Kind                     Rendered into                              Workload                   Evidence for ConfigProjected
@@ -64,15 +64,67 @@
 //	BarbicanSecretStore      section [secretstore:{name}] of            Deployment {barbican}      the section header in the
 //	                         barbican.conf in Secret                                               mounted Secret
 //	                         {barbican}-config-{hash}
-//	KeystoneIdentityBackend  keystone.{domain}.conf in Secret           Deployment {keystone}      the data key in the mounted
-//	                         {keystone}-domains-{hash}; OIDC and SAML                              Secret, and the rollout
-//	                         documents in {keystone}-federation-{hash}                             finished
+//	IdentityBackend          one file per domain in Secret              Deployment {identity}      the data key in the mounted
+//	                         {identity}-domains-{hash}; OIDC and SAML                              Secret, and the rollout
+//	                         documents in {identity}-federation-{hash}                             finished
 //
 // [SectionProjected] answers the header cases directly, and the data-key case with an
 // empty SectionHeader. CinderBackupBackend compares the name [SecretNameForVolume]
-// returns with the Secret it expects, without reading the content. For a
-// KeystoneIdentityBackend, ConfigProjected has a third state, WaitingForRollout, which
-// the operator sets from the Deployment's status once the key is present.
+// returns with the Secret it expects, without reading the content. For an
+// IdentityBackend, ConfigProjected has a third state, WaitingForRollout, which the
+// operator sets from the Deployment's status once the key is present.
+//
+// # Resolving the parent
+//
+// [ResolveParentChildren] is the first thing a satellite controller does on each pass.
+// Client reads the parent into Parent at ParentKey; TargetClusterRef reads the parent's
+// spec.targetClusterRef and Resolver looks that cluster up (a nil Resolver keeps
+// everything on Client). It answers in one of these ways:
+//
+//   - the children client (non-nil), a zero result and no error: the caller goes on
+//     with its own checks, which set the gate; Conditions is left as it is. A parent
+//     being deleted still counts as present: its Deployment runs until the garbage
+//     collector removes it;
+//   - a parent that does not exist: GateConditionType False with
+//     WaitingForParentReason and WaitingForParentMessage, a nil client and
+//     ctrl.Result{RequeueAfter: RequeueAfter}. There is no fallback to the local
+//     client: without the parent, the satellite cannot know where its effect runs.
+//     With ProjectionConditionType set, that condition flips to False as well
+//     (ProjectionDemotionReason, ProjectionDemotionMessage) where it stands True; an
+//     absent, False or Unknown one is left untouched;
+//   - a target cluster that does not resolve: GateConditionType False under
+//     multicluster.TargetClusterUnavailable with the resolver's error as message, a
+//     nil client and the same requeue. A Resolver that returns neither an error nor a
+//     client is a programming error, returned as one;
+//   - any other failed read of the parent: a nil client, a zero result and the error
+//     `fetching parent <ParentKind> <namespace>/<name>: <cause>` (wrapped with %w),
+//     Conditions untouched;
+//   - a nil Client, Parent or Conditions, or an empty GateConditionType: an error
+//     wrapping [ErrInvalidParams] naming the field, before any API call.
+//
+// A nil children client means the caller returns result and err as they are. Every
+// condition set here carries observedGeneration = Generation, moves
+// lastTransitionTime only when the status flips, and has its reason repaired as
+// reconcile.SetCondition repairs one.
+//
+// # Observing the projection
+//
+// [SectionProjected] reads the Deployment at DeploymentKey through Children, takes the
+// Secret the pod volume VolumeName mounts ([SecretNameForVolume]), reads it in the
+// Deployment's namespace and looks SectionHeader up as a whole line in the value of
+// DataKey ([SectionPresent]); with an empty SectionHeader the presence of DataKey is
+// enough. Anything missing on that chain (the Deployment, the volume, a volume that
+// mounts no Secret, the Secret, the data key) is (false, nil): the caller polls. A
+// failed read other than NotFound returns the error `fetching Deployment
+// <namespace>/<name>: <cause>` or `fetching projection Secret <namespace>/<name>:
+// <cause>`, wrapped with %w; a nil Children or an empty DeploymentKey.Name, VolumeName
+// or DataKey wraps [ErrInvalidParams] before any API call.
+//
+// The pod template is the evidence, not the rollout: a Deployment being deleted, or one
+// whose new pods are not Ready yet, is read as it stands; a consumer that needs the
+// rollout finished checks the Deployment's status itself. Consumers re-read the parent
+// ahead of the call (so a parent deleted since ResolveParentChildren does not leave
+// ConfigProjected True) and own the condition's reasons, messages and polling interval.
 //
 // # Target clusters
 //

@@ -26,8 +26,8 @@ type ObserveParams struct {
 	VolumeName string
 	// SectionHeader is the line that marks the satellite's section ("[store]"), looked
 	// up with [SectionPresent] in the value of DataKey. Empty means the data key is
-	// the satellite's own (one file per satellite, as keystone.{domain}.conf), so its
-	// presence is the evidence.
+	// the satellite's own (one file per satellite, such as one per identity domain),
+	// so its presence is the evidence.
 	SectionHeader string
 	// DataKey is the key of the Secret's data holding the rendered file
 	// ("backends.conf"). Required.
@@ -35,33 +35,10 @@ type ObserveParams struct {
 }
 
 // SectionProjected reports whether the configuration the parent's pods run carries the
-// satellite's section: it is the evidence a satellite controller sets ConfigProjected
-// on.
-//
-// It reads the Deployment at DeploymentKey through Children, takes the Secret that the
-// pod volume named VolumeName mounts ([SecretNameForVolume]), reads that Secret in the
-// Deployment's namespace, and looks SectionHeader up as a whole line in the value of
-// DataKey ([SectionPresent]); with an empty SectionHeader the presence of DataKey is
-// enough.
-//
-//   - Anything missing on the chain is (false, nil): a Deployment that does not
-//     exist, no volume of that name or one that mounts no Secret (a ConfigMap, an
-//     emptyDir, a projected volume), a Secret that does not exist, a data key absent
-//     from it. The caller polls until it appears.
-//   - A failed read other than NotFound returns false and the error
-//     `fetching Deployment <namespace>/<name>: <cause>` or
-//     `fetching projection Secret <namespace>/<name>: <cause>`, wrapped with %w.
-//   - A nil Children, or an empty DeploymentKey.Name, VolumeName or DataKey, returns an
-//     error wrapping [ErrInvalidParams] that names the field, before any API call.
-//
-// The Deployment's pod template is the evidence, not its rollout: a Deployment being
-// deleted, or one whose new pods are not yet Ready, is read as it stands. A consumer
-// that needs the rollout finished checks the Deployment's status itself.
-//
-// Consumers keep their own re-read of the parent ahead of this call (so that a parent
-// deleted since [ResolveParentChildren] does not leave ConfigProjected True), and own
-// the condition's reasons, messages and polling interval: this call only answers the
-// question.
+// satellite's section, following the Deployment's pod volume to the Secret it mounts:
+// the evidence a satellite controller sets ConfigProjected on. Anything missing on the
+// way is (false, nil); a failed read is an error naming the object (the package
+// documentation, "Observing the projection").
 func SectionProjected(ctx context.Context, p ObserveParams) (bool, error) {
 	if err := p.validate(); err != nil {
 		return false, err
@@ -110,12 +87,9 @@ func (p *ObserveParams) validate() error {
 	return nil
 }
 
-// SecretNameForVolume returns the name of the Secret that the pod volume volumeName
-// mounts, or "" when spec is nil, has no volume of that name, or the volume mounts no
-// Secret. Only the first volume of that name counts: one backed by a ConfigMap, an
-// emptyDir or a projected volume yields "" even when a later volume of the same name
-// carries a Secret (the API server refuses duplicate volume names, so such a later
-// volume is never what the pod mounts).
+// SecretNameForVolume returns the name of the Secret the pod volume volumeName mounts,
+// or "" when spec is nil, has no volume of that name, or the first volume of that name
+// mounts no Secret (a ConfigMap, an emptyDir, a projected volume).
 func SecretNameForVolume(spec *corev1.PodSpec, volumeName string) string {
 	if spec == nil {
 		return ""
@@ -133,13 +107,10 @@ func SecretNameForVolume(spec *corev1.PodSpec, volumeName string) string {
 	return ""
 }
 
-// SectionPresent reports whether header appears in rendered as a whole line: preceded
-// by the start of the data or a line break, and followed by a line break or the end of
-// the data, where a line break is LF or CR (so LF and CRLF files both work). "[name2]"
-// does not satisfy "[name]", nor does "[name]" inside an option value
-// ("x = [name]"); after such a rejected occurrence the scan goes on, so a later
-// whole-line occurrence still counts. The match is exact: no whitespace is trimmed. An
-// empty header, or one that itself contains a line break, is never present.
+// SectionPresent reports whether header appears in rendered as a whole line, exactly (no
+// white space trimmed; LF and CRLF line ends both work): "[name2]" and "x = [name]" do
+// not satisfy "[name]". An empty header, or one containing a line break, is never
+// present.
 func SectionPresent(rendered []byte, header string) bool {
 	if header == "" || strings.ContainsAny(header, "\r\n") {
 		return false

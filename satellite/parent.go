@@ -73,42 +73,11 @@ type ResolveParams struct {
 }
 
 // ResolveParentChildren reads the parent a satellite names and returns the client for
-// the cluster the parent's children (its Deployment and the projected Secrets) run on.
-// It is the first thing a satellite controller does on each pass.
-//
-//   - Client reads the parent into Parent at ParentKey. TargetClusterRef then reads
-//     the parent's spec.targetClusterRef, and Resolver looks that cluster up; children
-//     is the Client of the resolved [multicluster.Target]. With a nil Resolver,
-//     children is Client itself. On success children is non-nil and result is zero,
-//     and Conditions is left as it is: the caller's own checks set the gate.
-//   - A parent that does not exist sets GateConditionType False with
-//     WaitingForParentReason and WaitingForParentMessage and returns a nil client with
-//     ctrl.Result{RequeueAfter: RequeueAfter} and a nil error. There is no fallback to
-//     the local client: without the parent, the satellite cannot know where its
-//     effect would run. With ProjectionConditionType set, the same call also flips
-//     that condition to False under ProjectionDemotionReason and
-//     ProjectionDemotionMessage where it stands True; an absent or already False (or
-//     Unknown) projection condition is left untouched, and an empty
-//     ProjectionConditionType demotes nothing.
-//   - A target cluster that does not resolve (the Resolver returns an error) sets
-//     GateConditionType False under [multicluster.TargetClusterUnavailable] with the
-//     resolver's error text as message, and returns a nil client with
-//     ctrl.Result{RequeueAfter: RequeueAfter} and a nil error. A Resolver that returns
-//     neither an error nor a client is a programming error and is returned as one.
-//   - Any other failure to read the parent returns a nil client, a zero result and the
-//     error `fetching parent <ParentKind> <namespace>/<name>: <cause>` (wrapped with
-//     %w), without touching Conditions.
-//   - A nil Client, Parent or Conditions, or an empty GateConditionType, returns an
-//     error wrapping [ErrInvalidParams] that names the field, before any API call.
-//
-// A nil children client means the caller returns result and err as they are; a
-// non-nil one means it goes on with its own checks. A parent that is being deleted
-// still counts as present: its Deployment runs until the garbage collector removes it.
-//
-// Every condition set here carries observedGeneration = Generation, and its
-// lastTransitionTime moves only when the status flips (meta.SetStatusCondition). A
-// reason the API server would refuse is replaced as reconcile.SetCondition does, so a
-// bad reason cannot make the satellite's status write fail.
+// the cluster the parent's children (its Deployment and the projected Secrets) run on:
+// the Client of the resolved [multicluster.Target], or Client itself with a nil
+// Resolver. A nil children client comes with the result and error to return as they
+// are: a missing parent or an unresolved target cluster sets GateConditionType False and
+// requeues after RequeueAfter (the package documentation, "Resolving the parent").
 func ResolveParentChildren(ctx context.Context, p ResolveParams) (children client.Client, result ctrl.Result, err error) {
 	if err := p.validate(); err != nil {
 		return nil, ctrl.Result{}, err
