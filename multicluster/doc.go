@@ -46,16 +46,15 @@
 //
 // # Running an operator
 //
-// [RunOperator] is the main function's wiring in one call: [OperatorOptions] bound to
-// the command line ([OperatorOptions.BindFlags]: --metrics-bind-address,
-// --health-probe-bind-address, --leader-elect, --namespace, --clusters-namespace, the
-// --insecure-kubeconfig-* flags and the others it lists),
-// validated with errors that name the flag, the manager of [NewManager] with the cache of
-// [CacheOptions] scoped to --namespace, its [ClusterResolver], the operator's setup
-// function, the /healthz and /readyz checks, and the manager run until the context ends:
+// [RunOperator] is the single-cluster bootstrap of package operator (its flags,
+// defaults, manager, metrics, probes and leader election, documented there) with the
+// target-cluster parts added: --clusters-namespace and the --insecure-kubeconfig-*
+// flags ([OperatorOptions.BindFlags]), the manager of [NewManager] with the cache of
+// [CacheOptions], and its [ClusterResolver] handed to the setup. An operator without
+// target clusters boots with operator.Run instead.
 //
 //	opts := multicluster.DefaultOperatorOptions()
-//	opts.FieldManager, opts.LeaderElectionID = "horizon-operator", "horizon-operator.example.com"
+//	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.example.com"
 //	opts.BindFlags(flag.CommandLine)
 //	flag.Parse()
 //	opts.Manager.Scheme = scheme
@@ -67,18 +66,6 @@
 //			}
 //			return r.SetupWithManager(ctx, mgr)
 //		})
-//
-// DefaultOperatorOptions is safe to deploy as it is: leader election is on
-// (--leader-elect; the Lease LeaderElectionID in the pod's namespace, or in
-// --leader-election-namespace), so that of two replicas only one reconciles, and makes
-// the external calls, at a time; a run outside a cluster gives
-// --leader-election-namespace or --leader-elect=false. /metrics is served over HTTPS (the tls.crt and tls.key of
-// --metrics-cert-path, or a self-signed certificate) to a client whose bearer token the
-// API server authenticates (TokenReview) and whose user may get the non-resource URL
-// /metrics (SubjectAccessReview: path /metrics, verb get; the RBAC rule
-// nonResourceURLs ["/metrics"], verbs ["get"]), through package httpauth; the operator
-// needs create on tokenreviews and subjectaccessreviews, which this package's
-// ClusterRole grants. --metrics-secure=false serves plain HTTP to anyone instead.
 //
 // # Resolving a CR's cluster
 //

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -25,6 +27,7 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	sdkoperator "github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -245,13 +248,13 @@ func TestRunOperatorRefusesBadOptions(t *testing.T) {
 		{name: "metrics port", args: []string{"--metrics-bind-address", ":80800"}, want: `--metrics-bind-address ":80800": port "80800" is not a number from 0 to 65535`},
 		{name: "probe address", args: []string{"--health-probe-bind-address", "localhost:http"}, want: `--health-probe-bind-address "localhost:http": port "http"`},
 		{name: "leader election without a Lease", args: []string{"--leader-elect"},
-			change: func(o *multicluster.OperatorOptions) { o.LeaderElectionID = "" }, want: "--leader-elect needs OperatorOptions.LeaderElectionID"},
+			change: func(o *multicluster.OperatorOptions) { o.LeaderElectionID = "" }, want: "--leader-elect needs Options.LeaderElectionID"},
 		{name: "leader election namespace", args: []string{"--leader-election-namespace", "Kube_System"},
 			want: `--leader-election-namespace "Kube_System" is not a namespace name`},
 		{name: "metrics certificate without TLS", args: []string{"--metrics-secure=false", "--metrics-cert-path", "/certs"},
 			want: `--metrics-cert-path "/certs" needs --metrics-secure`},
-		{name: "field manager", change: func(o *multicluster.OperatorOptions) { o.FieldManager = "" }, want: "OperatorOptions.FieldManager is empty"},
-		{name: "scheme", change: func(o *multicluster.OperatorOptions) { o.Manager.Scheme = nil }, want: "OperatorOptions.Manager.Scheme is nil"},
+		{name: "field manager", change: func(o *multicluster.OperatorOptions) { o.FieldManager = "" }, want: "Options.FieldManager is empty"},
+		{name: "scheme", change: func(o *multicluster.OperatorOptions) { o.Manager.Scheme = nil }, want: "Options.Manager.Scheme is nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := operatorOpts("")
@@ -380,4 +383,81 @@ func ExampleRunOperator() {
 func metricsReader(t *testing.T, ns string) string {
 	t.Helper()
 	return env.ServiceAccountToken(t, ns, "prometheus", rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}})
+}
+
+// The operator's flags set the same fields of OperatorOptions as of operator.Options,
+// and parsing one flag leaves a field set in code after BindFlags alone.
+func TestOperatorOptionsFlagsParse(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		args   []string
+		change func(*multicluster.OperatorOptions) // after BindFlags, before Parse
+		want   func(*multicluster.OperatorOptions)
+	}{
+		"EveryFlag": {
+			reason: "Each flag sets its field.",
+			args: []string{"--metrics-bind-address", "127.0.0.1:9090", "--metrics-secure=false", "--health-probe-bind-address", ":9091",
+				"--leader-elect=false", "--leader-election-namespace", "ops", "--namespace", "team-a", "--clusters-namespace", "clusters",
+				"--insecure-kubeconfig-tls"},
+			want: func(o *multicluster.OperatorOptions) {
+				o.MetricsBindAddress, o.InsecureMetrics, o.HealthProbeBindAddress = "127.0.0.1:9090", true, ":9091"
+				o.LeaderElect, o.LeaderElectionNamespace, o.Namespace, o.ClustersNamespace = false, "ops", "team-a", "clusters"
+				o.Kubeconfig.InsecureTLS = true
+			},
+		},
+		"BooleanWithoutValue": {
+			reason: "A boolean flag of the operator's may be given without a value.",
+			args:   []string{"--leader-elect"},
+			change: func(o *multicluster.OperatorOptions) { o.LeaderElect = false },
+			want:   func(*multicluster.OperatorOptions) {},
+		},
+		"CodeAfterBind": {
+			reason: "A field set after BindFlags survives the parse of another flag.",
+			args:   []string{"--namespace", "team-a"},
+			change: func(o *multicluster.OperatorOptions) { o.FieldManager, o.MetricsCertDir = "gadget-operator", "/certs" },
+			want: func(o *multicluster.OperatorOptions) {
+				o.FieldManager, o.MetricsCertDir, o.Namespace = "gadget-operator", "/certs", "team-a"
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			opts := multicluster.DefaultOperatorOptions()
+			fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+			opts.BindFlags(fs)
+			if tc.change != nil {
+				tc.change(&opts)
+			}
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			want := multicluster.DefaultOperatorOptions()
+			tc.want(&want)
+			got := opts
+			if diff := cmp.Diff(want.Operator(), got.Operator(), cmpopts.IgnoreFields(sdkoperator.Options{}, "Manager")); diff != "" {
+				t.Errorf("\n%s\nParse(%q): -want +got:\n%s", tc.reason, tc.args, diff)
+			}
+			if got.ClustersNamespace != want.ClustersNamespace || got.Kubeconfig.InsecureTLS != want.Kubeconfig.InsecureTLS {
+				t.Errorf("\n%s\nParse(%q): clusters namespace %q, insecure TLS %v; want %q, %v", tc.reason, tc.args,
+					got.ClustersNamespace, got.Kubeconfig.InsecureTLS, want.ClustersNamespace, want.Kubeconfig.InsecureTLS)
+			}
+			if v := fs.Lookup("namespace").Value.String(); v != got.Namespace {
+				t.Errorf("--namespace reads %q, the field holds %q", v, got.Namespace)
+			}
+		})
+	}
+}
+
+// An option the operator bootstrap refuses is ErrInvalidOptions of both packages.
+func TestOperatorOptionsValidateErrors(t *testing.T) {
+	opts := operatorOpts("No")
+	err := opts.Validate()
+	if !errors.Is(err, multicluster.ErrInvalidOptions) || !errors.Is(err, sdkoperator.ErrInvalidOptions) {
+		t.Fatalf("Validate = %v, want multicluster.ErrInvalidOptions and operator.ErrInvalidOptions", err)
+	}
+	opts = operatorOpts("")
+	opts.ClustersNamespace = "-x"
+	if err := opts.Validate(); !errors.Is(err, multicluster.ErrInvalidOptions) || !strings.Contains(err.Error(), "--clusters-namespace") {
+		t.Fatalf("Validate = %v, want ErrInvalidOptions naming --clusters-namespace", err)
+	}
 }

@@ -1,0 +1,48 @@
+// Package operator is the bootstrap of a single-cluster operator on plain
+// controller-runtime: the flags every operator shares, the manager, its cache, the
+// Applier, the health probes, secure metrics and leader election, in one call to [Run].
+// Target clusters are a layer on top (multicluster.RunOperator builds on this package).
+//
+//	opts := operator.DefaultOptions()
+//	opts.FieldManager, opts.LeaderElectionID = "memo-operator", "memo-operator.example.com"
+//	opts.BindFlags(flag.CommandLine)
+//	flag.Parse()
+//	opts.Manager.Scheme, err = operator.NewScheme(v1alpha1.AddToScheme)
+//	err = operator.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts,
+//		func(ctx context.Context, op operator.Operator) error {
+//			r := NewMemoReconciler(op.Applier, op.Scheme, op.APIReader)
+//			return ctrl.NewControllerManagedBy(op.Manager).For(&v1alpha1.Memo{}).Complete(r)
+//		})
+//
+// # Flags and defaults
+//
+// [DefaultOptions] is safe to deploy as it is; each flag below opens one door.
+//
+//   - --metrics-bind-address (":8080"; "0" off): where /metrics listens.
+//   - --metrics-secure (true): /metrics over HTTPS, only to a bearer token the API server
+//     authenticates (TokenReview) whose user may get the non-resource URL /metrics
+//     (SubjectAccessReview; RBAC nonResourceURLs ["/metrics"], verbs ["get"]), through
+//     package httpauth. The operator needs create on tokenreviews and
+//     subjectaccessreviews. false serves plain HTTP to anyone who reaches the address.
+//   - --metrics-cert-path (""): tls.crt and tls.key of the metrics server; empty means a
+//     self-signed certificate made at start. Only with --metrics-secure.
+//   - --health-probe-bind-address (":8081"; "0" off): /healthz and /readyz, plain HTTP
+//     without authentication (ping checks only: they reveal nothing).
+//   - --leader-elect (true): only the replica holding the Lease LeaderElectionID
+//     reconciles, so an external call or a Job is never made twice; it needs get, create
+//     and update on leases. false for a local run.
+//   - --leader-election-namespace (""): the Lease's namespace; empty means the pod's own,
+//     so a run outside a cluster gives one or turns leader election off.
+//   - --namespace (""): the cache, every watch and every cached read see this namespace
+//     only; empty means all namespaces.
+//
+// Whatever the flags, Secrets and ConfigMaps are cached only when they carry
+// apply.ManagedByLabel with the operator's field manager (apply.CacheOptions), the
+// kinds of reconcile.UncachedObjects are read past the cache, and the [Operator.Applier]
+// confirms a cache miss of a Secret or ConfigMap through the API reader.
+//
+// # Scheme
+//
+// [NewScheme] registers every kind the SDK's packages read or write, plus the
+// operator's own; pass it as Options.Manager.Scheme.
+package operator

@@ -1,0 +1,112 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+)
+
+// Operator is what a [Setup] gets to build its controllers from. Its fields are set by
+// [Run] and must not be replaced.
+type Operator struct {
+	// Manager is the operator's manager, not started yet: register controllers with
+	// ctrl.NewControllerManagedBy(Manager), webhooks on Manager.GetWebhookServer().
+	Manager ctrl.Manager
+	// Applier is the client the operator's steps write through: the manager's client
+	// under FieldManager, a cache miss of a Secret or ConfigMap confirmed by APIReader.
+	Applier *apply.Applier
+	// Scheme is the manager's scheme (Options.Manager.Scheme).
+	Scheme *runtime.Scheme
+	// APIReader reads past the cache (Manager.GetAPIReader()).
+	APIReader client.Reader
+	// Logger is the manager's logger.
+	Logger logr.Logger
+	// FieldManager is Options.FieldManager.
+	FieldManager string
+	// Namespace is the one namespace the cache holds (--namespace), empty for all: a
+	// non-empty one makes the operator namespace-scoped.
+	Namespace string
+}
+
+// Setup registers an operator's controllers (and webhooks) before its manager starts.
+// An error stops [Run] before anything starts.
+type Setup func(ctx context.Context, op Operator) error
+
+// Run runs a single-cluster operator on the cluster behind cfg until ctx ends (main
+// passes ctrl.SetupSignalHandler() and ctrl.GetConfigOrDie()): it validates opts, builds
+// the manager of [Options.ManagerOptions] and the Applier, runs setup, adds the ping
+// checks "healthz" and "readyz" and starts the manager. It returns nil once ctx ended and
+// the manager stopped cleanly, else the first error, naming what failed.
+func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error {
+	if setup == nil {
+		return fmt.Errorf("%w: the setup function is nil", ErrInvalidOptions)
+	}
+	if cfg == nil {
+		return fmt.Errorf("%w: rest config is nil", ErrInvalidOptions)
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, opts.ManagerOptions())
+	if err != nil {
+		return opts.explain(fmt.Errorf("operator manager: %w", err))
+	}
+	op := Operator{
+		Manager:      mgr,
+		Applier:      apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: opts.FieldManager, APIReader: mgr.GetAPIReader()}),
+		Scheme:       mgr.GetScheme(),
+		APIReader:    mgr.GetAPIReader(),
+		Logger:       mgr.GetLogger(),
+		FieldManager: opts.FieldManager,
+		Namespace:    opts.Namespace,
+	}
+	if err := setup(ctx, op); err != nil {
+		return release(mgr.Start, fmt.Errorf("operator setup: %w", err))
+	}
+	if err := AddProbes(mgr); err != nil {
+		return release(mgr.Start, err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("operator manager: %w", err)
+	}
+	return nil
+}
+
+// explain adds to err, building a manager, the flags that fix its usual cause outside
+// a cluster: leader election without --leader-election-namespace.
+func (o Options) explain(err error) error {
+	if o.LeaderElect && o.LeaderElectionNamespace == "" {
+		return fmt.Errorf("%w (outside a cluster give --leader-election-namespace, or --leader-elect=false for a local run)", err)
+	}
+	return err
+}
+
+// AddProbes adds the ping checks "healthz" (/healthz) and "readyz" (/readyz) to mgr.
+func AddProbes(mgr manager.Manager) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("health check healthz: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("readiness check readyz: %w", err)
+	}
+	return nil
+}
+
+// release returns err after freeing what a manager that never ran holds: building one
+// binds the probe address, which only its stop closes, so start (the manager's Start)
+// runs with a context that has already ended. What start reports is dropped.
+func release(start func(context.Context) error, err error) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = start(ctx)
+	return err
+}
