@@ -2,15 +2,10 @@ package policy
 
 import "strings"
 
-// Expr is a node of a parsed oslo.policy rule expression. The concrete types mirror
-// oslo.policy's check classes: [*TrueCheck], [*FalseCheck], [*RuleCheck],
-// [*RoleCheck], [*GenericCheck], [*LiteralCheck], [*NotCheck], [*AndCheck] and
-// [*OrCheck].
-//
-// String renders the canonical text of the expression: keywords in lower case, one
-// space between tokens, parentheses only where the structure needs them. The
-// canonical text of an expression [Parse] returned parses back to an [Equal]
-// expression.
+// Expr is a node of a parsed oslo.policy rule expression; the concrete types mirror
+// oslo.policy's check classes ([*TrueCheck], [*RuleCheck], [*AndCheck], ...). String
+// renders the canonical text (lower-case keywords, one space between tokens, parentheses
+// only where needed), which [Parse] reads back to an [Equal] expression.
 type Expr interface {
 	// Pos returns the byte offset of the node in the text it was parsed from (0 for
 	// a node built in code).

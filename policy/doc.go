@@ -34,6 +34,60 @@
 // reports it ([ErrUnknownRule]), so validate the merged rule set, which holds the
 // service's defaults as well as the overrides.
 //
+// # The expression language
+//
+// [Parse] reads an expression as oslo.policy's _parser does:
+//
+//   - The text splits into tokens at whitespace (Unicode whitespace, as Python's \s).
+//     Leading '(' and trailing ')' of a token are parentheses; what is left is a
+//     keyword or a check. A check therefore never contains whitespace, and may contain
+//     parentheses inside it, as in project_id:%(project_id)s.
+//   - The keywords and, or and not are case-insensitive (AND, Or). Precedence is not,
+//     then and, then or; and and or associate to the left and collect their operands
+//     into one [*AndCheck] or [*OrCheck]. oslo.policy folds "a or (b and c) and d"
+//     into a single and of b, c and d; Parse keeps the parenthesised and as an operand
+//     of its own. Both evaluate alike.
+//   - "@" allows and "!" denies. The empty expression allows.
+//   - A check is KIND:MATCH, split at the first ':'. KIND rule and role (case-sensitive)
+//     give [*RuleCheck] and [*RoleCheck]; a KIND that is a literal (True, False, None,
+//     a decimal integer, a quoted string) gives [*LiteralCheck]; any other KIND gives
+//     [*GenericCheck].
+//
+// Parse rejects, with a [*SyntaxError] naming the byte offset, every text oslo.policy
+// would fail closed on or that would raise at enforcement time: unbalanced parentheses,
+// an operator without operand, two operands without an operator, "()", a blank
+// expression of only whitespace (oslo.policy denies it, unlike ""), a word without ':'
+// such as a bare True, a whole-token quoted string such as 'True', a check with an
+// empty KIND or MATCH, a malformed quoted literal, a malformed %-substitution in a role,
+// generic or literal check, and nesting deeper than [MaxDepth].
+//
+// # Validation
+//
+// [Validate] returns one field.Invalid per problem on fldPath.Key(<rule name>), sorted
+// by rule name and then by position, whose value is the rule's expression and whose
+// detail reads "at byte <offset>: <problem>: <what>". The problems are: an empty rule
+// name; the first [SyntaxError] of [Parse] in each rule; a rule:NAME whose NAME the set
+// does not define ([ErrUnknownRule]); and rules that reference each other in a cycle
+// ([ErrRuleCycle]). A cycle is reported once per group of rules that reference each
+// other (a strongly connected component of the rule:NAME graph), at the reference that
+// closes the first cycle found, walking the rules in name order and each rule's
+// references in order: "a -> b -> c -> a". A group holding more rules than that cycle
+// says so ("(5 rules reference each other in cycles)"); a cycle of more than 8 rules
+// names its first four and last three. Beyond [MaxErrors] problems, one
+// field.ErrorTypeTooMany error on fldPath counts them.
+//
+// # Loading
+//
+// [LoadPolicyFromConfigMap] returns the API server's error wrapped (apierrors.IsNotFound
+// and the others still answer); `ConfigMap <key> does not contain key "policy.yaml"`
+// matching [ErrPolicyKeyMissing]; or `parsing policy.yaml from ConfigMap <key>: <parse
+// error>` matching [ErrInvalidPolicyYAML] when policy.yaml is not a YAML mapping of
+// strings: a rule name given twice (one of the two would be lost) and a value that is
+// not a string, such as 1, true or a list (oslo.policy raises on those; quote them),
+// are such errors. The parser's full error stays reachable through errors.As. An
+// empty policy.yaml, or one of only comments, yields an empty, non-nil map; a null
+// value yields "", which allows, as oslo.policy reads it.
+//
 // # Hostile input
 //
 // An override ConfigMap is user input of up to 1 MiB, and its errors end up in a

@@ -18,28 +18,11 @@ const PolicyKey = "policy.yaml"
 // [LoadPolicyFromConfigMap] quotes; a longer message is cut and marked with "…".
 const MaxParserMessage = 512
 
-// LoadPolicyFromConfigMap reads the ConfigMap key (namespace/name) and returns the
-// rules of its policy.yaml data key, action name to rule expression.
-//
-// Errors:
-//   - the ConfigMap cannot be read: the API server's error, wrapped, so
-//     apierrors.IsNotFound (and IsForbidden, ...) still answer;
-//   - no policy.yaml in data: `ConfigMap <key> does not contain key "policy.yaml"`,
-//     matching [ErrPolicyKeyMissing];
-//   - policy.yaml is not a YAML mapping of strings: `parsing policy.yaml from ConfigMap
-//     <key>: <parse error>`, matching [ErrInvalidPolicyYAML] and wrapping the parser's
-//     error when there is one. A rule name given twice is such an error (YAML forbids
-//     duplicate keys, and one of the two rules would be lost), and so is a value that
-//     is not a string, such as 1, true or a list (oslo.policy raises on those; quote
-//     them). The message quotes at most [MaxExcerpt] bytes of a rule name and at most
-//     [MaxParserMessage] bytes of the parser's message (which lists every duplicate
-//     key), so a hostile document cannot make the error, or a condition it is copied
-//     into, grow with the document; the parser's full error stays reachable through
-//     errors.As.
-//
-// An empty policy.yaml, or one of only comments, yields an empty, non-nil map. A null
-// value (a name with nothing after the colon) yields "", which allows, as oslo.policy
-// reads it. The rules are not validated; see [Validate].
+// LoadPolicyFromConfigMap reads the ConfigMap key (namespace/name) and returns the rules
+// of its policy.yaml data key, action name to rule expression, without validating them
+// ([Validate]). A missing key wraps [ErrPolicyKeyMissing], a document that is not a YAML
+// mapping of strings [ErrInvalidPolicyYAML], with bounded quotes (the package
+// documentation, "Loading" and "Hostile input").
 func LoadPolicyFromConfigMap(
 	ctx context.Context,
 	c client.Client,

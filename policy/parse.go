@@ -29,35 +29,11 @@ type token struct {
 	text string
 }
 
-// Parse parses one oslo.policy rule expression into its syntax tree.
-//
-// The language, as oslo.policy's _parser reads it:
-//
-//   - The text splits into tokens at whitespace (Unicode whitespace, as Python's \s).
-//     Leading '(' and trailing ')' of a token are parentheses; what is left is a
-//     keyword or a check. A check therefore never contains whitespace, and may contain
-//     parentheses inside it, as in project_id:%(project_id)s.
-//   - The keywords and, or and not are case-insensitive (AND, Or). Precedence is not,
-//     then and, then or; and and or associate to the left and collect their operands
-//     into one [*AndCheck] or [*OrCheck].
-//   - "@" allows and "!" denies. The empty expression allows.
-//   - A check is KIND:MATCH, split at the first ':'. KIND rule and role (case-sensitive)
-//     give [*RuleCheck] and [*RoleCheck]; a KIND that is a literal (True, False, None,
-//     a decimal integer, a quoted string) gives [*LiteralCheck]; any other KIND gives
-//     [*GenericCheck].
-//
-// Parse rejects, with a [*SyntaxError] naming the byte offset and wrapping one of
-// the syntax sentinels, every text that oslo.policy would fail closed on (it logs
-// "Failed to understand rule" and denies) or that would raise at enforcement time:
-// unbalanced parentheses, an operator without operand, two operands without an
-// operator, "()", a blank expression of only whitespace (oslo.policy denies it, unlike
-// ""), a word without ':' such as a bare True, a whole-token quoted string such as
-// 'True', a check with an empty KIND or MATCH, a malformed quoted literal, a malformed
-// %-substitution in a role, generic or literal check, and nesting deeper than
-// [MaxDepth]. A token or key the error quotes is cut to [MaxExcerpt] bytes.
-//
-// oslo.policy folds "a or (b and c) and d" into a single and of b, c and d; Parse
-// keeps the parenthesised and as an operand of its own. Both evaluate alike.
+// Parse parses one oslo.policy rule expression into its syntax tree, reading it as
+// oslo.policy's _parser does (the package documentation, "The expression language").
+// Every text oslo.policy would fail closed on, or that would raise at enforcement time,
+// is refused with a [*SyntaxError] naming the byte offset and wrapping one of the syntax
+// sentinels; a token the error quotes is cut to [MaxExcerpt] bytes.
 func Parse(expr string) (Expr, error) {
 	if expr == "" {
 		return &TrueCheck{}, nil

@@ -12,14 +12,10 @@ import (
 // use the explicit "? key" form.
 const maxSimpleKey = 1000
 
-// Render writes rules as a policy.yaml document: one line per rule, sorted by name,
-// name and expression as double-quoted YAML scalars (the style of oslo.policy's
-// sample generator), so any text survives the round trip through PyYAML. The output
-// depends only on the map's content. An empty or nil map renders as "".
-//
-// Render does not judge the expressions; run [Validate] for that. It fails, with an
-// error wrapping [ErrInvalidRule] that names the rule, only for text YAML cannot
-// carry: a name or expression that is not valid UTF-8.
+// Render writes rules as a policy.yaml document, one double-quoted line per rule sorted
+// by name (oslo.policy's sample style), so any text survives PyYAML; an empty map renders
+// as "". It does not judge the expressions ([Validate]), and fails, wrapping
+// [ErrInvalidRule] and naming the rule, only on text that is not valid UTF-8.
 func Render(rules map[string]string) (string, error) {
 	if len(rules) == 0 {
 		return "", nil

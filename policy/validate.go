@@ -20,31 +20,11 @@ const MaxErrors = 50
 // first and last rules around " -> ... -> ".
 const maxCycleNames = 8
 
-// Validate checks every rule of rules and returns one error per problem, sorted by
-// rule name and then by position. Each error is a field.Invalid on
-// fldPath.Key(<rule name>) (for example rules[identity:get_user]) whose value is the
-// rule's expression and whose detail reads "at byte <offset>: <problem>: <what>",
-// the offset counting bytes into the expression. A nil fldPath means
-// field.NewPath("rules").
-//
-// The problems are: an empty rule name; every [SyntaxError] of [Parse] (one per rule,
-// the first); a rule:NAME whose NAME rules does not define ([ErrUnknownRule]); and rules
-// that reference each other in a cycle ([ErrRuleCycle]). A cycle is reported once per
-// group of rules that reference each other (a strongly connected component of the
-// rule:NAME graph), at the reference that closes the first cycle found, walking the
-// rules in name order and each rule's references in order: "a -> b -> c -> a". A group
-// holding more rules than that cycle says so ("(5 rules reference each other in
-// cycles)"); a cycle of more than 8 rules names its first four and last three. Validate
-// a merged set ([Merge]) so that references to base rules resolve.
-//
-// The work and the output are bounded, whatever the input: Validate takes time and
-// memory linear in the size of rules, and returns at most [MaxErrors] errors plus, when
-// there are more problems, one field.ErrorTypeTooMany error on fldPath whose value is
-// the number of problems found and whose detail says how many are not listed. Text
-// longer than [MaxExcerpt] bytes is cut: an error's value is the expression, or a
-// window of it around the problem, marked with "…" where cut; the rule name in the
-// field path and every name or token quoted in a detail are cut the same way. Each
-// error is therefore at most about 2 KiB of text besides fldPath.
+// Validate checks every rule of rules and returns one field.Invalid per problem on
+// fldPath.Key(<rule name>) (nil fldPath: field.NewPath("rules")), sorted by rule name and
+// position: syntax errors, undefined rule:NAME references ([ErrUnknownRule]) and cycles
+// ([ErrRuleCycle]) (the package documentation, "Validation"). Time, memory and output are
+// bounded whatever the input ("Hostile input"). Validate a merged set ([Merge]).
 func Validate(rules map[string]string, fldPath *field.Path) field.ErrorList {
 	if fldPath == nil {
 		fldPath = field.NewPath("rules")
