@@ -133,11 +133,10 @@ type Secret struct {
 	// (see [Restorer]). Nil: no backup exists, and a missing Secret gets a new value.
 	Restore Restorer
 	// InUse, when set, is asked right before a new credential is generated for a
-	// missing Secret. A non-empty answer says what still holds the lost credential and
-	// what follows ("User ns/app exists: mariadb-operator sets the account's password
-	// to the new one"): the generation is then a regeneration, logged and recorded as
-	// a Warning Event ([ReasonRegenerated]) that quotes the answer. An error is returned
-	// and nothing is generated.
+	// missing Secret. A non-empty answer says what still holds the lost credential
+	// ("User ns/app exists: its password changes to the new one") and makes the
+	// generation a regeneration, with a Warning Event quoting it ([ReasonRegenerated]).
+	// An error is returned and nothing is generated.
 	InUse func(ctx context.Context) (string, error)
 	// For names what the credential is for in the log line and the Event ("password
 	// of User ns/app"); empty leaves it out.
@@ -203,40 +202,11 @@ type Result struct {
 }
 
 // Ensure makes sure the Secret s.Key exists, creating it once, and never writes an
-// existing Secret:
-//
-//   - When the Secret exists it is returned as read ([OutcomeExisting]): not written,
-//     not adopted, whatever it holds and whoever controls it; whether it is usable
-//     (its data key, its controller, a deletion in progress) is the caller's to judge.
-//   - When it is missing and s.Restore's backup holds the credential, the Secret is
-//     created with that value ([OutcomeRestored]).
-//   - When it is missing and the backup may still deliver it (Backup.Pending), nothing
-//     is written ([OutcomeRestorePending]).
-//   - Otherwise the Secret is created with a new random credential of s.Length
-//     characters of [Alphabet] from crypto/rand: [OutcomeRegenerated] when s.InUse
-//     reports the lost credential in use, [OutcomeGenerated] otherwise.
-//
-// A created Secret gets owner as its owner (apply.SetOwnership: a controller reference,
-// or through an apply.Applier with ApplierOptions.Remote its claim labels; none with a
-// nil owner), s.Labels and type Opaque. Its creation is never silent: Ensure logs it
-// through log.FromContext(ctx) ("generated credential Secret", "regenerated credential
-// Secret" or "restored credential Secret", with the Secret's namespace/name and data
-// key), records it as an Event on owner (on the Secret itself with a nil owner) when
-// s.Recorder is set, and reports the write through apply.Record (apply.ActionCreated).
-// A pending restore is logged; it records no Event.
-//
-// The decision is read from the API server each time, not remembered: a Secret deleted
-// by someone else is found missing on the next call. When the create meets
-// AlreadyExists (another writer won the race, or the read came from a cache that had
-// not seen the Secret), nothing is reported: the Secret is read again past the cache,
-// as unstructured, and returned as OutcomeExisting. A failed read, a failed s.Restore
-// or s.InUse, a failed create: the error is returned (naming the Secret) and no
-// credential is reported as written.
-//
-// A nil scheme returns an error wrapping apply.ErrNilScheme, an owner never persisted
-// one wrapping apply.ErrOwnerNotPersisted, invalid input one wrapping
-// [ErrInvalidSecret]; none of them makes an API call. No error, log line, Event or
-// Result carries the credential.
+// existing Secret ([OutcomeExisting]). A missing one is created from its backup
+// ([OutcomeRestored]), not at all while the backup may still deliver it
+// ([OutcomeRestorePending]), or with a new random credential ([OutcomeGenerated],
+// [OutcomeRegenerated]), never silently (the package documentation, "Once, and never
+// silently"). No error, log line, Event or Result carries the credential.
 func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, s Secret) (Result, error) {
 	if err := apply.CheckScheme(scheme); err != nil {
 		return Result{}, fmt.Errorf("credential Secret %s: %w", s.Key, err)

@@ -24,10 +24,29 @@
 //     on a first install, [OutcomeRegenerated] (a Warning Event, [ReasonRegenerated])
 //     when Secret.InUse reports that something still holds the lost credential.
 //
-// Every creation is logged through the context's logger with the Secret's
-// namespace/name and data key, recorded as an Event when Secret.Recorder is set, and
-// reported through apply.Record. No error, log line, Event or [Result] carries a
-// credential.
+// Every creation is logged through the context's logger ("generated credential
+// Secret", "regenerated credential Secret" or "restored credential Secret", with the
+// Secret's namespace/name and data key), recorded as an Event on the owner (on the
+// Secret itself with a nil owner) when Secret.Recorder is set, and reported through
+// apply.Record (apply.ActionCreated). A pending restore is logged and records no Event.
+// No error, log line, Event or [Result] carries a credential.
+//
+// # What Ensure decides, and when
+//
+// The decision is read from the API server on each call, not remembered: a Secret
+// deleted by someone else is found missing on the next call. An existing Secret is
+// returned as read, whatever it holds and whoever controls it: whether it is usable
+// (its data key, its controller, a deletion in progress) is the caller's to judge. A
+// created Secret gets the owner as its owner (apply.SetOwnership: a controller
+// reference, or through an Applier for a target cluster its claim; none with a nil
+// owner), Secret.Labels and type Opaque; a generated value is Secret.Length characters
+// of [Alphabet] from crypto/rand. When the create meets AlreadyExists (another writer
+// won, or the read came from a cache that had not seen the Secret), the Secret is read
+// again past the cache and returned as [OutcomeExisting], and nothing is reported. A
+// failed read, Restore, InUse or create returns the error, naming the Secret, and
+// reports no credential written; a nil scheme (apply.ErrNilScheme), an owner never
+// persisted (apply.ErrOwnerNotPersisted) and invalid input ([ErrInvalidSecret]) are
+// refused before any API call.
 //
 // # Footprint
 //

@@ -8,11 +8,11 @@
 // Certificate's spec (observedGeneration below metadata.generation) does not count:
 // cert-manager has not issued for the new spec yet.
 //
-// An existing Certificate of the desired name that the owner does not control — made
-// by kubectl or Helm, or controlled by another object — is never taken over: it is
-// refused with an error wrapping apply.ErrNotControlled that names its controller, and
-// one that is being deleted with apply.ErrBeingDeleted; it is left as it is. A nil
-// *runtime.Scheme is refused with an error wrapping apply.ErrNilScheme.
+// The fields of the desired Certificate's spec are owned by the operator's field manager
+// and restored when another manager changes them; spec fields it leaves unset are left
+// to others. Ownership follows the SDK's rule (package [apply], "Ownership"): a
+// Certificate the owner does not control, or one being deleted, is refused and left as
+// it is. A nil *runtime.Scheme is refused with an error wrapping [apply.ErrNilScheme].
 //
 // The package uses cert-manager's typed API (github.com/cert-manager/cert-manager
 // v1.20, certmanager/v1); register it in the manager's scheme with

@@ -17,17 +17,10 @@ import (
 // wraps apply.ErrNilObject too, like every other helper's nil-object refusal.
 var ErrNilCertificate = errors.New("certificate is nil")
 
-// EnsureCertificate creates or updates the cert-manager Certificate cert, controlled by
-// owner, through Server-Side Apply under apply.FieldManager.
-//
-// It returns (true, nil) when the Certificate has a Ready condition with status True
-// for its current generation, (false, nil) when it exists but is not ready yet (always
-// the case right after it was created), and (false, err) on failure. The fields of
-// cert's spec are owned by the SDK's field manager and restored when another manager
-// changes them; spec fields cert leaves unset are left to others. On return cert holds
-// the server's copy, status included. An existing Certificate the owner does not
-// control, or one being deleted, is refused and left untouched (apply.ErrNotControlled,
-// apply.ErrBeingDeleted), and a nil scheme is refused with apply.ErrNilScheme.
+// EnsureCertificate creates or updates the cert-manager Certificate cert, owned by
+// owner, with [apply.EnsureObject] (the ownership rule included), and reports whether it
+// is Ready for its current generation ([IsCertificateReady]); right after its creation
+// it is not. On return cert holds the server's copy, status included.
 func EnsureCertificate(
 	ctx context.Context,
 	c client.Client,
