@@ -13,7 +13,7 @@
 //
 //	import commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 //
-//	type HorizonSpec struct {
+//	type MemoSpec struct {
 //		// +optional
 //		SecretStoreRef *commonv1.SecretStoreRefSpec `json:"secretStoreRef,omitempty"`
 //		// +optional
