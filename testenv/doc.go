@@ -1,7 +1,8 @@
-// Package testenv is the SDK's test kit: one real kube-apiserver and etcd per test
-// package (envtest), with the upstream CRDs of the operators the SDK integrates with,
-// a scheme that knows their Go types, a fresh namespace per test and simulators for the
-// controllers envtest does not run.
+// Package testenv is the SDK's test kit's control plane: one real kube-apiserver and
+// etcd per test package (envtest), with the upstream CRDs of the operators the SDK
+// integrates with, a scheme that knows their Go types, a fresh namespace per test,
+// optional real controllers, target clusters, users and request counting. Simulators,
+// fault injection and the test world live in subpackages (see below).
 //
 // Use it from TestMain, so that the whole package shares one control plane:
 //
@@ -49,32 +50,23 @@
 // certificates of [Env.WebhookServerOptions] and waits for its server with
 // [Env.WaitForWebhookServer].
 //
-// # Simulators
+// # Simulators, faults and the test world
 //
-// Plain envtest runs no controllers: no garbage collector, no Deployment, ReplicaSet
-// or Job controller, no namespace controller, no scheduler and no pods. Where a test
-// only needs the status a controller would write, the simulators ([MarkDeploymentAvailable]
-// and friends) write it directly; they stay the tool for operators the kit does not run
-// (External Secrets, cert-manager, mariadb-operator, Gateway API) and for edge cases
-// real controllers cannot produce on demand (a Job that fails permanently):
+// Plain envtest runs no controllers. The focused subpackages stand in for them and
+// break the API on purpose:
 //
-//   - workloads: [MarkDeploymentAvailable], [MarkJobComplete], [MarkJobFailed] (with
-//     [SimulatedJob] so that a real Job controller leaves the Job alone);
-//   - cert-manager: [MarkCertificateReady] (it also issues the TLS Secret),
-//     [MarkCertificateNotReady];
-//   - Gateway API: [SetHTTPRouteAccepted];
-//   - External Secrets Operator: [MarkExternalSecretSynced] (it also writes the target
-//     Secret), [MarkExternalSecretEmpty], [MarkPushSecretSynced] (the status of a
-//     successful push, syncedResourceVersion in ESO's own form) and
-//     [MarkPushSecretFailed], [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and
-//     their NotReady counterparts; [SecretBackend] goes one step further and plays an
-//     in-memory secret backend (OpenBao, say) behind ESO v0.20: [SecretBackend.Push]
-//     runs a PushSecret (one property, or a whole Secret, updatePolicy IfNotExists)
-//     and [SecretBackend.Sync] an ExternalSecret (data and dataFrom extract, a value
-//     the backend lacks under each deletionPolicy), so a test follows a credential
-//     from its Secret into the backend and back;
-//   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
-//     [MarkGrantReady] and their NotReady counterparts.
+//   - [github.com/c5c3/reconciler-sdk/testenv/simulate] writes the status the missing
+//     controllers would write (Deployments, Jobs, cert-manager, Gateway API, External
+//     Secrets with an in-memory secret backend, mariadb-operator);
+//   - [github.com/c5c3/reconciler-sdk/testenv/world] plays every dependency of a custom
+//     resource at once, idempotently: world.World.Play is a conformance MakeReady and
+//     world.World.Hook a hook for [ExpectConditionWhile];
+//   - [github.com/c5c3/reconciler-sdk/testenv/faults] fails exactly one chosen API call
+//     (faults.Injector) and runs a scenario under every verb, call and fault
+//     (faults.Matrix).
+//
+// The names these had in package testenv (MarkDeploymentAvailable, SecretBackend,
+// FaultInjector, FaultMatrix, ...) are deprecated aliases for one release.
 //
 // # Converged passes
 //
@@ -120,13 +112,15 @@
 // # Waiting for a current condition
 //
 // [ExpectCondition] (and [WaitForCondition], which returns an error) polls an object
-// until a condition of a type has the wanted status and was written for the object's
-// current generation (observedGeneration equals metadata.generation), for at most
-// [ConditionTimeout]. It reads status.conditions generically, so it works for any CRD
-// whose status carries metav1.Conditions; on timeout the message lists the object's
-// generation and every condition, stale ones marked:
+// until a condition of a type has the wanted status for the object's current generation
+// (observedGeneration equals metadata.generation), for at most [ConditionTimeout]. It
+// reads status.conditions generically, so it works for any CRD whose status carries
+// metav1.Conditions; on timeout the message lists the object's generation and every
+// condition, stale ones marked. [ExpectConditionWhile] and [WaitForConditionWhile] run a
+// hook before every read, so the test plays the dependencies while it waits:
 //
-//	testenv.ExpectCondition(t, env.Client, memo, "Ready", metav1.ConditionTrue)
+//	w := world.New(env.Client, world.WithSecret("app/admin", map[string][]byte{"password": pw}))
+//	testenv.ExpectConditionWhile(t, env.Client, memo, "Ready", metav1.ConditionTrue, w.Hook(memo))
 //
 // # A converged pass writes nothing
 //
@@ -184,10 +178,9 @@
 //	cm := env.CreateBeingDeleted(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: ns}})
 //	// cm.GetDeletionTimestamp() != nil: run the pass that must handle it
 //
-// ExpectQuiet, ExpectUnchanged, ExpectCondition and [FaultMatrix] need a testing.TB or
-// *testing.T as well; their runnable counterparts are the Examples of [Env.RunManager],
-// [WaitForCondition] and [ControlledVersions], and the package's own tests
-// (manager_test.go, faults_test.go) run them against env from TestMain.
+// ExpectQuiet, ExpectUnchanged and ExpectCondition need a testing.TB as well; their
+// runnable counterparts are the Examples of [Env.RunManager], [WaitForCondition] and
+// [ControlledVersions].
 //
 // # Target clusters
 //
@@ -204,60 +197,15 @@
 //	t.Cleanup(func() { _ = target.Stop() })
 //	target.RegisterTarget(t, env, "multicluster-system", "east", ns)
 //
-// [Env.RegisterTarget] creates, on the management env, the Secret the provider reads:
-// multicluster-system/east, labelled [KubeconfigSecretLabel]: "true", with a
-// cluster-admin kubeconfig of the target ([Env.Kubeconfig]) under [KubeconfigSecretKey],
-// annotated with the namespaces whose CRs may use the cluster (here the test's ns;
-// multicluster.AllowedNamespacesAnnotation); the Secret's name is the cluster's name. It creates the namespace when it is missing
-// (and leaves it), fails the test rather than take over an existing Secret of that
-// name, and deletes its own Secret when the test ends, which makes the provider
-// disengage the cluster. [Env.KubeconfigSecret] returns the Secret without creating it.
-// The operator's multicluster manager then runs on env.Config with
-// kubeconfig.New(kubeconfig.Options{Namespace: "multicluster-system"}); the test creates
-// a CR on env whose targetClusterRef names "east" and reads the children with
-// target.Client (and asserts with env.Client that none landed on the management
-// cluster).
-//
-// A target that stops answering is simulated with [Env.StopAPIServer]: only the
-// target's kube-apiserver stops, etcd keeps the data, and every request fails with
-// "connection refused" (errors.Is(err, syscall.ECONNREFUSED)).
-// [Env.RestartAPIServer] starts it again on the same address with the same
-// certificates and client CA, and returns once /readyz answers: the clients built
-// before the outage, the provider's among them, work again and find every object
-// stored before it. [Env.Stop] cleans up also while the API server is down. The
-// package's targetCluster Example does all of this without a testing.TB.
-//
-// # Faults
-//
-// [FaultInjector] wraps a client, counts its calls per [Verb] (Get, List, Create,
-// Update, Patch, Apply, Delete, Status().Update, Status().Patch) and fails exactly the
-// armed one with a [Fault]: [FaultConflict] (409), [FaultInternal] (500), [FaultTimeout]
-// (the write is served, then the caller sees context.DeadlineExceeded, as after a lost
-// answer) or [FaultCanceled] (context.Canceled, as during shutdown). Injected errors wrap
-// [ErrInjected].
-//
-// [FaultMatrix] turns that into a suite: it runs a scenario once without faults,
-// counts its calls, then reruns it in a fresh world once per verb, call and fault, and
-// asserts that the faulted pass reports the fault (an error or a requeue; a conflict may
-// be absorbed by a retry), that no pass returns a result together with an error, that
-// the scenario's invariants hold after every pass, and that the run converges to the same
-// state as the run that never failed:
-//
-//	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
-//		ns := env.Namespace(t)
-//		owner := newOwner(t, ns)
-//		return testenv.FaultRun{
-//			Client: env.Client,
-//			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
-//				return ctrl.Result{}, apply.EnsureObject(ctx, c, env.Scheme, owner, desired(ns), apply.FieldManager)
-//			},
-//			Check: func(t *testing.T) { /* nothing lost, nothing regenerated */ },
-//			State: func(t *testing.T) any { /* what the converged world looks like */ },
-//		}
-//	}}.Run(t)
-//
-// [FaultMatrix.RunWritesAndReads] runs a smaller matrix: every write verb with every
-// fault, and Get and List only with the faults a read can meet ([ReadFaults]).
+// [Env.RegisterTarget] creates, on the management env, the kubeconfig Secret the
+// provider reads (multicluster-system/east, [KubeconfigSecretLabel], a cluster-admin
+// kubeconfig under [KubeconfigSecretKey], the namespaces allowed to use it) and deletes
+// it when the test ends; the operator's manager runs on env.Config with
+// kubeconfig.New(kubeconfig.Options{Namespace: "multicluster-system"}), and the test
+// reads the children with target.Client. [Env.StopAPIServer] makes the target stop
+// answering (connection refused, etcd keeps the data) and [Env.RestartAPIServer] brings
+// it back on the same address and certificates; the package's targetCluster Example
+// does all of this without a testing.TB.
 //
 // # Real controllers
 //
@@ -297,13 +245,9 @@
 // ServiceAccount and kube-controller-manager runs no token or service-account
 // controller and needs no signing key.
 //
-// Cost, measured on a 2-core machine shared with other test runs (BenchmarkStart,
-// start and stop without upstream CRDs): about 7.8 s with controllers against 6.8 s
-// plain, i.e. about 1 s more per test package; the three extra processes hold about
-// 200 MiB resident right after Start and about 215 MiB after a package's workload
-// tests (kube-controller-manager 93 MiB, kube-scheduler 66 MiB, kwok 54 MiB; VmRSS
-// read from /proc). Namespace deletion now
-// completes, but takes several seconds: never wait for it.
+// Cost (BenchmarkStart, 2 cores): about 1 s more per test package than plain (7.8 s
+// against 6.8 s) and about 215 MiB resident for the three processes. Namespace
+// deletion completes, but takes several seconds: never wait for it.
 //
 // What it cannot do: there are no containers. Images are never pulled, commands never
 // run, probes never execute and every pod is Ready as soon as it is scheduled; a Job's
