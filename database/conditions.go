@@ -2,13 +2,13 @@ package database
 
 import "time"
 
-// ConditionType is the condition both flows report: [ReconcileProvision] up to
-// [ReasonDatabaseProvisioned], then [ReconcileSyncJobs] up to [ReasonDatabaseSynced].
+// ConditionType is the condition both flows report: [ProvisionFlow] up to
+// [ReasonDatabaseProvisioned], then [SyncJobsFlow] up to [ReasonDatabaseSynced].
 // A reconciler's database step runs them one after the other on the same condition, so
 // the condition turns True for good only once the schema is synced.
 const ConditionType = "DatabaseReady"
 
-// Reasons of [ReconcileProvision]. Each not-ready state has its own False reason and
+// Reasons of [ProvisionFlow]. Each not-ready state has its own False reason and
 // requeues after [PollInterval].
 const (
 	// ReasonMariaDBNotFound (False): the MariaDB server that spec.mariaDbRef names does
@@ -40,7 +40,7 @@ const (
 	ReasonDatabaseProvisioned = "DatabaseProvisioned"
 )
 
-// Reasons of [ReconcileSyncJobs].
+// Reasons of [SyncJobsFlow].
 const (
 	// ReasonDBSyncInProgress (False): a sync Job was created or is still running; the
 	// flow requeues after [PollInterval].

@@ -1,7 +1,8 @@
 // Package database provisions MariaDB databases for operators built with the SDK,
 // through mariadb-operator's custom resources (k8s.mariadb.com/v1alpha1 Database, User
 // and Grant, typed from github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1),
-// and runs the schema-sync Jobs that follow.
+// writes the connection Secret a client reads the database URL from, and runs the
+// schema-sync Jobs that follow.
 //
 // # Ensure
 //
@@ -21,7 +22,7 @@
 // spec. A Ready condition whose observedGeneration is below metadata.generation was
 // written for an older spec — right after a change, the operator has not acted on it
 // yet — and counts as not ready; so does a MariaDB server in that state, for the gate
-// of [ReconcileProvision]. mariadb-operator v25 leaves observedGeneration unset (0) on
+// of [ProvisionFlow]. mariadb-operator v25 leaves observedGeneration unset (0) on
 // its conditions, and such a condition cannot be dated: it is taken at face value, so
 // right after a spec change a Database, User or MariaDB it manages still counts as
 // ready on the Ready=True of its previous spec. For a Grant the operator's own record
@@ -33,11 +34,11 @@
 // # Objects of others
 //
 // No helper takes over, writes over or deletes an object the owner does not control.
-// An existing Database, User or Grant of the desired name that has no controller (made
-// by kubectl or Helm) or another one is refused by [apply.EnsureObject] with an error
-// wrapping apply.ErrNotControlled that names its controller, and one that is being
-// deleted with apply.ErrBeingDeleted; the object is left as it is and the flows write
-// nothing after it. The password Secret is the one exception by design: an existing
+// An existing Database, User, Grant or connection Secret of the desired name that has
+// no controller (made by kubectl or Helm) or another one is refused by
+// [apply.EnsureObject] with an error wrapping apply.ErrNotControlled that names its
+// controller, and one that is being deleted with apply.ErrBeingDeleted; the object is
+// left as it is and the flows write nothing after it. The password Secret is the one exception by design: an existing
 // Secret — synced by an ExternalSecret (which controls it), written by hand, or
 // generated earlier — is only ever read, never written or adopted, and nothing is
 // generated or reported for it. A password Secret that is being deleted is waited for
@@ -55,32 +56,76 @@
 //
 // # Flows
 //
-// [ReconcileProvision] and [ReconcileSyncJobs] are pipeline steps in data form: each
-// returns the [ConditionType] condition to set (the caller stamps observedGeneration),
-// a ctrl.Result and an error, and never a non-zero result together with an error. A
-// reconciler's database step runs them in turn:
+// [ProvisionFlow] and [SyncJobsFlow] are the package's steps in the [reconcile.Outcome]
+// shape, under its rules: the [ConditionType] condition without observedGeneration, a
+// requeue after [PollInterval] while something is not ready, never a requeue together
+// with an error. [ReconcileProvision] and [ReconcileSyncJobs] are the same flows
+// answering (condition, result, error). A reconciler's database step runs them in turn:
 //
-//	cond, res, err := database.ReconcileProvision(ctx, c, scheme, keystone, database.ProvisionParams{
+//	out, err := database.ProvisionFlow(ctx, c, scheme, app, database.ProvisionParams{
 //		Database: db, User: user, Grant: grant,
 //		GeneratePassword: true, Restore: restore, Recorder: r.Recorder, // see "Generated passwords"
+//		Connection: &database.ConnectionSecretParams{Name: app.Name + "-db-connection"},
 //	})
-//	if cond.Type != "" { // the zero Condition comes with an API error: keep the old one
-//		reconcile.SetCondition(keystone, cond.Type, cond.Status, cond.Reason, cond.Message)
-//	}
-//	if err != nil || !res.IsZero() {
+//	if res, err := reconcile.Settle(app, out.Outcome, err); err != nil || !res.IsZero() {
 //		return res, err
 //	}
-//	cond, res, err = database.ReconcileSyncJobs(ctx, c, scheme, keystone,
-//		database.SyncJob{Job: dbSyncJob(keystone)})
-//	...
+//	synced, err := database.SyncJobsFlow(ctx, c, scheme, app, database.SyncJob{Job: dbSyncJob(app)})
+//	return reconcile.Settle(app, synced, err)
 //
-// ReconcileProvision gates on the MariaDB server being Ready, then applies the Database
-// and waits for it, makes sure the password Secret the User references holds a
-// password (generating it once when asked), and applies the User and the Grant. Every
-// not-ready state is a False condition with its own reason ([ReasonMariaDBNotFound],
-// [ReasonMariaDBNotReady], [ReasonDatabaseNotReady], [ReasonPasswordSecretNotReady],
-// [ReasonPasswordRestorePending], [ReasonUserNotReady], [ReasonGrantNotReady]) and a
-// requeue after [PollInterval]; the True reason is [ReasonDatabaseProvisioned].
+// ProvisionFlow goes through these states, each not-ready one a False condition with
+// its own reason and a requeue; the True reason is [ReasonDatabaseProvisioned]:
+//
+//  1. The MariaDB server Database.spec.mariaDbRef names must exist
+//     ([ReasonMariaDBNotFound]) and be Ready ([ReasonMariaDBNotReady]); nothing is
+//     applied before.
+//  2. The Database is applied ([EnsureDatabase]) and must be Ready
+//     ([ReasonDatabaseNotReady]).
+//  3. The password Secret the User references must hold a non-empty value under its key
+//     and not be in deletion ([ReasonPasswordSecretNotReady]); with GeneratePassword a
+//     missing one is created first, unless its backup may still deliver the password
+//     ([ReasonPasswordRestorePending]). An existing Secret is only read, whoever controls it.
+//  4. The User and the Grant are applied ([EnsureDatabaseUser]); the User must be Ready
+//     ([ReasonUserNotReady]), then the Grant ([ReasonGrantNotReady]).
+//  5. With ProvisionParams.Connection, the connection Secret is applied
+//     ([EnsureConnectionSecret]) with the password of step 3; Provisioned.Connection
+//     carries its version.
+//
+// Invalid parameters are refused with [ErrInvalidParams], and a nil scheme with an error
+// wrapping apply.ErrNilScheme, before any API call. API failures, and objects the owner
+// does not control ("Objects of others"), return the error with a zero Condition, so the
+// caller keeps the condition it has. Empty namespaces are the owner's.
+//
+// SyncJobsFlow runs one or more Jobs in order through [job.RunJob] (or
+// [job.RunJobWithKey] when a [SyncJob] carries a re-run key); a Job starts only once the
+// one before it completed, so schema steps such as expand, migrate and contract keep
+// their order. [ReasonDBSyncInProgress] with a requeue while a Job runs, is created, or
+// is re-created for a new re-run key; [ReasonDatabaseSynced] once all have completed;
+// [ReasonDBSyncFailed] with an error wrapping [job.ErrJobFailed], marked terminal
+// (controller-runtime's reconcile.TerminalError), when one failed permanently: nothing
+// requeues until its pod template or re-run key changes. No Job, or a nil one, is
+// refused with [ErrInvalidParams]; API failures and Jobs job.RunJob refuses (one the
+// owner does not control is never deleted or re-run) return a zero Condition.
+//
+// # Connection URL and Secret
+//
+// [ConnectionURL] renders a [Connection] and a password into the SQLAlchemy URL
+// oslo.db reads from [database] connection. User and password are percent-encoded
+// except for ASCII letters, digits and "-._~" (SQLAlchemy decodes them again), the TLS
+// file paths are query-encoded and an IPv6 host is bracketed, so the URL never carries
+// "$" (which oslo.config would substitute), "@", "/", "?" or a newline from the input.
+// Host must be an IP address or a DNS name, Port within 1 to 65535, the TLS paths
+// absolute; every problem is reported at once, each naming its field.
+//
+// The URL holds the password, so it lives only in a Secret: [EnsureConnectionSecret]
+// applies one (ConnectionSecretParams: the URL under [ConnectionDataKey], optionally
+// an oslo.config file "[database] connection = <url>" under ConfigKey for a pod that
+// reads a configuration directory), controlled by the owner like every object of the
+// package. A pod reads it into [ConnectionEnv] ([ConnectionEnvVar]), which oslo.config
+// prefers over its files, so no configuration file carries the password. Connected.Version
+// (the Secret's resourceVersion) is what a pod-template annotation holds so that the pods
+// roll when the URL changes. The password and the URL are never in an error, a condition,
+// a log line or an Event.
 //
 // # Generated passwords
 //
@@ -142,21 +187,18 @@
 // write-once means — a deleted password Secret comes back restored, or with a new
 // password that the log line and the Event report.
 //
-// ReconcileSyncJobs runs one or more Jobs in order through [job.RunJob] (or
-// [job.RunJobWithKey] when a [SyncJob] carries a re-run key): [ReasonDBSyncInProgress]
-// with a requeue while a Job runs, [ReasonDatabaseSynced] once all have completed, and
-// [ReasonDBSyncFailed] with a terminal error wrapping [job.ErrJobFailed] when one failed
-// permanently — no requeue until its spec or re-run key changes.
-//
 // # Requests, caches and writes
 //
 // The flows read through the client they are given: the MariaDB server, the Database,
-// User and Grant (the control check of apply.EnsureObject), the password Secret and the
-// sync Jobs. Pass an apply.Applier over the manager's cached client and a converged
-// pass — everything Ready, nothing to change — sends no request at all: the reads are
-// served by informers and the Applier skips the converged applies. A manager that reads
-// Secrets past its cache, as reconcile.UncachedObjects recommends, pays one GET of the
-// password Secret per ReconcileProvision pass. The writes carry the operator's field
+// User and Grant (the control check of apply.EnsureObject), the password Secret, the
+// connection Secret and the sync Jobs. Pass an apply.Applier over the manager's cached
+// client (apply.CacheOptions) and a converged pass — everything Ready, nothing to change
+// — sends no request at all: the reads are served by informers and the Applier skips the
+// converged applies. The password Secret is in that cache when it carries
+// apply.ManagedByLabel (one the flow generated does); one written by someone else
+// without it costs one GET per ProvisionFlow pass through the Applier's APIReader, and
+// so does every Secret read of a manager that reads Secrets past its cache
+// (reconcile.UncachedObjects without an Applier). The writes carry the operator's field
 // manager (ApplierOptions.FieldManager), and every one is reported through apply.Record:
 // the applies like every apply.EnsureObject, the password Secret as apply.ActionCreated,
 // the sync Jobs as [job.RunJob] reports them. When the create of the password Secret
@@ -168,7 +210,7 @@
 //
 // # Testing
 //
-// envtest runs no mariadb-operator: the testenv simulators (testenv.MarkMariaDBReady,
+// envtest runs no mariadb-operator: the testenv simulators (MarkMariaDBReady,
 // MarkDatabaseReady, MarkUserReady, MarkGrantReady and their NotReady twins) write the
 // Ready conditions it would.
 //
@@ -180,22 +222,27 @@
 // the +kubebuilder:rbac markers in rbac.go grant them (rbac/database/role.yaml). list and
 // watch come with every get: a cached read lists and watches the kind.
 //
-//   - [ReconcileProvision]: gets the MariaDB (informer: MariaDBs); gets and applies the
-//     Database, User and Grant (the control checks; informers: Databases, Users, Grants);
-//     gets the password Secret (informer: Secrets), creates it when it is missing and
-//     asked to generate it (then it gets the User first, and ProvisionParams.Restore
-//     makes the reads of its own package) and re-reads it as unstructured after
-//     AlreadyExists (no informer); with ProvisionParams.Recorder, records an Event per
+//   - [ProvisionFlow], [ReconcileProvision]: gets the MariaDB (informer: MariaDBs); gets
+//     and applies the Database, User and Grant (the control checks; informers: Databases,
+//     Users, Grants); gets the password Secret (informer: Secrets), creates it when it is
+//     missing and asked to generate it (then it gets the User first, and
+//     ProvisionParams.Restore makes the reads of its own package) and re-reads it as
+//     unstructured after AlreadyExists (no informer); with ProvisionParams.Connection,
+//     what EnsureConnectionSecret does (and, on the pass that created the password
+//     Secret, one more get of it); with ProvisionParams.Recorder, records an Event per
 //     creation. RBAC: k8s.mariadb.com mariadbs get, list, watch; databases, users,
-//     grants get, list, watch, create, patch; secrets get, list, watch, create; events
-//     (events.k8s.io) create, patch.
+//     grants get, list, watch, create, patch; secrets get, list, watch, create, patch;
+//     events (events.k8s.io) create, patch.
 //   - [EnsureDatabase], [EnsureDatabaseUser]: get and apply the Database, or the User and
 //     the Grant (informers: those kinds). RBAC as above.
-//   - [ReconcileSyncJobs]: runs each Job through job.RunJob: gets it (informer: Jobs),
-//     creates it, deletes a finished run whose key changed. RBAC: batch jobs get, list,
-//     watch, create, delete.
+//   - [EnsureConnectionSecret]: gets and applies the connection Secret (informer:
+//     Secrets). RBAC: secrets get, list, watch, create, patch.
+//   - [SyncJobsFlow], [ReconcileSyncJobs]: runs each Job through job.RunJob: gets it
+//     (informer: Jobs), creates it, deletes a finished run whose key changed. RBAC: batch
+//     jobs get, list, watch, create, delete.
+//   - [ConnectionURL], [ConnectionEnvVar]: no API call.
 //
 // A converged pass costs what "Requests, caches and writes" says: no request through an
-// apply.Applier over a manager's cached client, one GET of the password Secret per
-// ReconcileProvision pass when Secrets are read past the cache.
+// apply.Applier over a manager's cached client for the Secrets that carry
+// apply.ManagedByLabel.
 package database

@@ -144,3 +144,19 @@ func ExampleReconcileProvision() {
 	// Normal CredentialGenerated ConfigMap keystone
 	// Warning CredentialRegenerated ConfigMap keystone
 }
+
+// ExampleConnectionURL renders the [database] connection URL of a PyMySQL client: the
+// password is percent-encoded, the CA path query-encoded; bad input names the field and
+// never the password.
+func ExampleConnectionURL() {
+	conn := database.Connection{Host: "mariadb.db.svc", Name: "placement", User: "placement", CAFile: "/etc/db-tls/ca.crt"}
+	u, err := database.ConnectionURL(conn, "p@ss/w$rd")
+	fmt.Println(u, err)
+
+	conn.Port = 99999
+	_, err = database.ConnectionURL(conn, "p@ss/w$rd")
+	fmt.Println(err)
+	// Output:
+	// mysql+pymysql://placement:p%40ss%2Fw%24rd@mariadb.db.svc:3306/placement?ssl_ca=%2Fetc%2Fdb-tls%2Fca.crt <nil>
+	// invalid database parameters: connection: Port 99999 is not a TCP port (1 to 65535)
+}

@@ -37,7 +37,12 @@ type provisionWorld struct {
 	uids     map[string]string
 	// recorder, when set, records the Events of the passes.
 	recorder *eventLog
+	// lastErr is the error of the last pass.
+	lastErr error
 }
+
+// connectionSecret is the connection Secret the provisioning passes write.
+const connectionSecret = "keystone-db-connection"
 
 func newProvisionWorld(t *testing.T) *provisionWorld {
 	t.Helper()
@@ -47,18 +52,21 @@ func newProvisionWorld(t *testing.T) *provisionWorld {
 	return w
 }
 
-// pass is one provisioning pass through c, followed by what mariadb-operator would do
-// before the next one: the object the pass waits for is marked Ready for its current
-// generation (through env.Client, which no fault reaches).
+// pass is one provisioning pass through c, with the connection Secret, followed by
+// what mariadb-operator would do before the next one: the object the pass waits for is
+// marked Ready for its current generation (through env.Client, which no fault reaches).
 func (w *provisionWorld) pass(ctx context.Context, c client.Client) (ctrl.Result, error) {
 	p := params(w.ns, true)
+	p.Connection = &database.ConnectionSecretParams{Name: connectionSecret}
 	if w.recorder != nil {
 		p.Recorder = w.recorder
 	}
-	cond, res, err := database.ReconcileProvision(ctx, c, env.Scheme, w.owner, p)
+	out, err := database.ProvisionFlow(ctx, c, env.Scheme, w.owner, p)
+	cond, res := out.Condition, out.Result
 	if cond.Type != "" {
 		w.last = cond
 	}
+	w.lastErr = err
 	// A fresh context: the pass's may be the one a fault cancelled.
 	bg, k := context.Background(), objectKey(w.ns, "keystone")
 	var mark error
@@ -100,6 +108,12 @@ func (w *provisionWorld) check(t *testing.T) {
 			t.Errorf("the password was regenerated")
 		}
 	}
+	if w.password != "" && w.lastErr != nil && strings.Contains(w.lastErr.Error(), w.password) {
+		t.Errorf("the error of the pass quotes the password")
+	}
+	if w.password != "" && strings.Contains(w.last.Message, w.password) {
+		t.Errorf("the condition quotes the password")
+	}
 	for _, o := range []client.Object{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}, s} {
 		name := "keystone"
 		if _, ok := o.(*corev1.Secret); ok {
@@ -132,6 +146,8 @@ type provisioned struct {
 	SecretType                corev1.SecretType
 	PasswordLength            int
 	DatabaseReady, GrantReady bool
+	// ConnectionURL is the connection Secret's URL with the password as PASSWORD.
+	ConnectionURL, ConnectionController string
 }
 
 func (w *provisionWorld) state(t *testing.T) any {
@@ -156,9 +172,15 @@ func (w *provisionWorld) state(t *testing.T) any {
 		}
 		controllers = append(controllers, typeName(o)+": "+ref.Kind+" "+ref.Name)
 	}
+	conn := &corev1.Secret{}
+	if err := env.Client.Get(ctx, objectKey(w.ns, connectionSecret), conn); err != nil {
+		t.Fatal(err)
+	}
+	connURL := strings.ReplaceAll(string(conn.Data[database.ConnectionDataKey]), string(s.Data["password"]), "PASSWORD")
 	cond := w.last
 	cond.Message = strings.ReplaceAll(cond.Message, w.ns, "NS")
 	return provisioned{
+		ConnectionURL: strings.ReplaceAll(connURL, w.ns, "NS"), ConnectionController: controllerOf(conn),
 		Condition: cond, Database: db.Spec, User: user.Spec, Grant: grant.Spec, Controllers: controllers,
 		SecretLabels: s.Labels, SecretType: s.Type, PasswordLength: len(s.Data["password"]),
 		DatabaseReady: meta.IsStatusConditionTrue(db.Status.Conditions, mariadbv1alpha1.ConditionTypeReady),
@@ -174,8 +196,8 @@ func typeName(o runtime.Object) string {
 	return gvk.Kind
 }
 
-// TestReconcileProvisionFaultMatrix runs a fresh provisioning with every API call of
-// the flow failing once (a write with 409, 500, a timeout after it was served or a
+// TestReconcileProvisionFaultMatrix runs a fresh provisioning, with the connection
+// Secret, with every API call of the flow failing once (a write with 409, 500, a timeout after it was served or a
 // cancelled context; a read with 500 or a cancelled context): the password is generated once and never replaced, nothing is deleted or
 // re-created, and every run converges to the world of the run that never failed.
 func TestReconcileProvisionFaultMatrix(t *testing.T) {

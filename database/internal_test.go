@@ -112,3 +112,68 @@ func TestGrantReadinessPrivileges(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectionParams: the connection of the provisioned objects, the Service of the
+// primary with HA, explicit fields kept.
+func TestConnectionParams(t *testing.T) {
+	db := &mariadbv1alpha1.Database{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "ns"},
+		Spec: mariadbv1alpha1.DatabaseSpec{MariaDBRef: mariadbv1alpha1.MariaDBRef{
+			ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb", Namespace: "db"}}}}
+	user := &mariadbv1alpha1.User{ObjectMeta: metav1.ObjectMeta{Name: "app-user", Namespace: "ns"},
+		Spec: mariadbv1alpha1.UserSpec{Name: "svc"}}
+	server := func(port int32, galera, replication bool) *mariadbv1alpha1.MariaDB {
+		m := &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: "db"}}
+		m.Spec.Port = port
+		if galera {
+			m.Spec.Galera = &mariadbv1alpha1.Galera{Enabled: true}
+		}
+		if replication {
+			m.Spec.Replication = &mariadbv1alpha1.Replication{Enabled: true}
+		}
+		return m
+	}
+	cases := map[string]struct {
+		reason string
+		server *mariadbv1alpha1.MariaDB
+		given  Connection
+		want   Connection
+	}{
+		"Standalone": {reason: "The server's Service and port.", server: server(3307, false, false),
+			want: Connection{Host: "mariadb.db.svc", Port: 3307, Name: "app", User: "svc"}},
+		"Galera": {reason: "With HA only the primary takes writes.", server: server(0, true, false),
+			want: Connection{Host: "mariadb-primary.db.svc", Name: "app", User: "svc"}},
+		"Replication": {reason: "Replication is HA too.", server: server(0, false, true),
+			want: Connection{Host: "mariadb-primary.db.svc", Name: "app", User: "svc"}},
+		"NotReadYet": {reason: "Before the server is read (validation), the plain Service.",
+			want: Connection{Host: "mariadb.db.svc", Name: "app", User: "svc"}},
+		"Explicit": {reason: "Fields the caller sets win.", server: server(3307, true, false),
+			given: Connection{Host: "proxy", Port: 6033, Name: "other", User: "u", CAFile: "/ca"},
+			want:  Connection{Host: "proxy", Port: 6033, Name: "other", User: "u", CAFile: "/ca"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &ProvisionParams{Connection: &ConnectionSecretParams{Name: "c", Connection: tc.given}}
+			got := p.connectionParams(tc.server, db, user)
+			if got.Connection != tc.want || got.Name != "c" {
+				t.Errorf("%s\nconnectionParams = %+v, want %+v", tc.reason, got.Connection, tc.want)
+			}
+			if p.Connection.Connection != tc.given {
+				t.Errorf("%s\nthe caller's params were changed: %+v", tc.reason, p.Connection.Connection)
+			}
+		})
+	}
+}
+
+// TestRedactedError: an error that echoes the URL or the password is redacted, and
+// errors.Is still sees the cause.
+func TestRedactedError(t *testing.T) {
+	cause := errors.New("boom")
+	u := "mysql+pymysql://u:p%40ss@h:3306/d"
+	err := redact(fmt.Errorf("apply Secret ns/c with %s and p@ss: %w", u, cause), "p@ss", u)
+	if got, want := err.Error(), "apply Secret ns/c with xxxxx and xxxxx: boom"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("errors.Is(err, cause) = false")
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/credential"
 )
 
-// PasswordLength is the length of a password [ReconcileProvision] generates: 32
+// PasswordLength is the length of a password [ProvisionFlow] generates: 32
 // characters of [A-Za-z0-9], about 190 bits, drawn from crypto/rand
 // (credential.Random).
 const PasswordLength = 32
@@ -34,11 +34,13 @@ const (
 	passwordPending                      // no Secret: its backup may still restore it
 )
 
-// passwordSecret is what ensurePasswordSecret found or did: the state, and for
-// passwordPending what the restore waits for.
+// passwordSecret is what ensurePasswordSecret found or did: the state, for
+// passwordPending what the restore waits for, and for passwordReady the password when
+// it was read (nil when this pass created the Secret).
 type passwordSecret struct {
 	state   passwordState
 	pending string
+	value   []byte
 }
 
 // ensurePasswordSecret makes sure the password Secret of user holds a password under
@@ -57,15 +59,7 @@ func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 	ref := user.Spec.PasswordSecretKeyRef
 	key := client.ObjectKey{Namespace: user.Namespace, Name: ref.Name}
 	if !p.GeneratePassword {
-		secret := &corev1.Secret{}
-		err := c.Get(ctx, key, secret)
-		switch {
-		case apierrors.IsNotFound(err):
-			return passwordSecret{state: passwordMissing}, nil
-		case err != nil:
-			return passwordSecret{}, fmt.Errorf("get password Secret %s: %w", key, err)
-		}
-		return passwordSecret{state: judge(secret, ref.Key)}, nil
+		return readPasswordSecret(ctx, c, key, ref.Key)
 	}
 	res, err := credential.Ensure(ctx, c, scheme, owner, credential.Secret{
 		Key: key, DataKey: ref.Key, Length: PasswordLength,
@@ -80,11 +74,33 @@ func ensurePasswordSecret(ctx context.Context, c client.Client, scheme *runtime.
 	}
 	switch res.Outcome {
 	case credential.OutcomeExisting:
-		return passwordSecret{state: judge(res.Secret, ref.Key)}, nil
+		return found(res.Secret, ref.Key), nil
 	case credential.OutcomeRestorePending:
 		return passwordSecret{state: passwordPending, pending: res.Pending}, nil
 	}
 	return passwordSecret{state: passwordReady}, nil
+}
+
+// readPasswordSecret reads the password Secret key and judges it under dataKey.
+func readPasswordSecret(ctx context.Context, c client.Client, key client.ObjectKey, dataKey string) (passwordSecret, error) {
+	secret := &corev1.Secret{}
+	err := c.Get(ctx, key, secret)
+	switch {
+	case apierrors.IsNotFound(err):
+		return passwordSecret{state: passwordMissing}, nil
+	case err != nil:
+		return passwordSecret{}, fmt.Errorf("get password Secret %s: %w", key, err)
+	}
+	return found(secret, dataKey), nil
+}
+
+// found is the state of an existing password Secret, with its password when ready.
+func found(secret *corev1.Secret, dataKey string) passwordSecret {
+	pw := passwordSecret{state: judge(secret, dataKey)}
+	if pw.state == passwordReady {
+		pw.value = secret.Data[dataKey]
+	}
+	return pw
 }
 
 // userInUse reports, for credential.Secret.InUse, that the lost password is in use

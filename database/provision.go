@@ -17,90 +17,58 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/credential"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// ProvisionParams are the desired mariadb-operator objects of [ReconcileProvision],
-// built from scratch on every pass.
+// ProvisionParams are the desired objects of [ProvisionFlow], built from scratch on
+// every pass. Empty namespaces are the owner's.
 type ProvisionParams struct {
-	// Database is the logical database. Its spec.mariaDbRef names the MariaDB server
-	// the flow gates on (kind MariaDB; the namespace defaults to the Database's).
+	// Database is the logical database; its spec.mariaDbRef names the MariaDB server
+	// (kind MariaDB; the namespace defaults to the Database's).
 	Database *mariadbv1alpha1.Database
-	// User is the database account. Its spec.passwordSecretKeyRef names the password
-	// Secret (in the User's namespace) and is required. An empty spec.mariaDbRef is
-	// taken from Database.
+	// User is the account; its spec.passwordSecretKeyRef (required) names the password
+	// Secret in the User's namespace. An empty spec.mariaDbRef is the Database's.
 	User *mariadbv1alpha1.User
-	// Grant gives User its privileges. An empty spec.mariaDbRef is taken from Database,
-	// an empty spec.username from User and an empty spec.database is the Database's
-	// name — not mariadb-operator's default "*", which would grant on every database.
+	// Grant gives User its privileges. Empty spec.mariaDbRef, spec.username and
+	// spec.database are the Database's server, the User's name and the Database's name
+	// (not mariadb-operator's "*", every database).
 	Grant *mariadbv1alpha1.Grant
-	// GeneratePassword creates the password Secret when it does not exist, through
-	// credential.Ensure: with the password of its backup when Restore finds one,
-	// otherwise with a random password of [PasswordLength] characters. An existing
-	// Secret is never written: the password is generated once and survives every later
-	// pass. A Secret deleted later is created again the same way, and never silently
-	// (see "Generated passwords" in the package documentation). When false, the Secret
-	// comes from elsewhere (an ExternalSecret, the user) and the flow waits for it.
+	// GeneratePassword creates a missing password Secret, once (see "Generated
+	// passwords"); false waits for a Secret that comes from elsewhere.
 	GeneratePassword bool
-	// Restore, with GeneratePassword, is asked for the password of a missing password
-	// Secret before a new one is generated: the password its backup holds (the Secret
-	// is created with it, and the account keeps its password), or a pending answer
-	// while the backup may still deliver it (nothing is generated;
-	// [ReasonPasswordRestorePending]). Nil: no backup exists. Setting it without
-	// GeneratePassword is refused with [ErrInvalidParams].
+	// Restore, with GeneratePassword only, is asked for a missing password Secret's
+	// backup before a new password is generated (see "Generated passwords").
 	Restore credential.Restorer
-	// Recorder records an Event on owner whenever the flow creates the password
-	// Secret: credential.ReasonGenerated on a first install, credential.ReasonRestored
-	// from a backup, and the Warning credential.ReasonRegenerated when the password was
-	// lost while the User exists. The Events name the Secret and the User, never the
-	// password. Nil records none; the flow logs every creation either way.
+	// Recorder records an Event on owner for every password Secret the flow creates;
+	// nil records none (the creation is logged either way).
 	Recorder events.EventRecorder
+	// Connection, when set, has the flow write this connection Secret once everything
+	// is ready ([EnsureConnectionSecret]) with the User's password. Empty Connection
+	// fields are the MariaDB's Service (<name>-primary with HA) and port, the
+	// Database's name and the User's account name.
+	Connection *ConnectionSecretParams
 }
 
-// ReconcileProvision is the database provisioning flow. It returns the
-// [ConditionType] condition to set (without observedGeneration, which the caller
-// stamps) and the result of the step:
-//
-//  1. The MariaDB server Database.spec.mariaDbRef names must exist
-//     ([ReasonMariaDBNotFound]) and be Ready ([ReasonMariaDBNotReady]); nothing is
-//     applied before.
-//  2. The Database is applied ([EnsureDatabase]) and must be Ready
-//     ([ReasonDatabaseNotReady]).
-//  3. The password Secret the User references must hold a non-empty value under its
-//     key and not be in deletion ([ReasonPasswordSecretNotReady]); with
-//     GeneratePassword a missing Secret is created first — restored from
-//     ProvisionParams.Restore's backup, or generated — unless that backup may still
-//     deliver the password ([ReasonPasswordRestorePending]). An existing Secret is only
-//     read, whoever controls it (an ExternalSecret, the user, the owner). The User
-//     would fail without it, so it is settled before the User is applied.
-//  4. The User and the Grant are applied ([EnsureDatabaseUser]); the User must be Ready
-//     ([ReasonUserNotReady]), then the Grant ([ReasonGrantNotReady]).
-//
-// "Ready" means a Ready condition with status True for the object's current spec: one
-// observed for an older generation counts as not ready (see [EnsureDatabase]), and so
-// does a Grant whose recorded privileges are not the specified ones. Each not-ready
-// state returns a False condition and ctrl.Result{RequeueAfter: [PollInterval]} with a
-// nil error. When all is ready the condition is True with reason
-// [ReasonDatabaseProvisioned] and the result is zero, so the pipeline moves on.
-//
-// Invalid parameters are refused with [ErrInvalidParams], and a nil scheme with an error
-// wrapping apply.ErrNilScheme, before any API call; API failures return the zero
-// Condition (no Type) and the error, so the caller keeps the condition it has. A
-// Database, User or Grant the owner does not control is refused that way too (see the
-// package documentation). Empty namespaces are taken from owner. The password never
-// appears in a condition, an error, a log line or an Event.
-func ReconcileProvision(
-	ctx context.Context,
-	c client.Client,
-	scheme *runtime.Scheme,
-	owner client.Object,
-	p ProvisionParams,
-) (metav1.Condition, ctrl.Result, error) {
+// Provisioned is the answer of [ProvisionFlow].
+type Provisioned struct {
+	reconcile.Outcome
+	// Connection is the connection Secret written, once provisioned with
+	// ProvisionParams.Connection set; zero otherwise.
+	Connection Connected
+}
+
+// ProvisionFlow is the database provisioning flow in the [reconcile.Outcome] shape: the
+// [ConditionType] condition from the MariaDB server to the Grant (see "Flows" in the
+// package documentation for the order and the reasons), a requeue after [PollInterval]
+// while something is not ready, zero Condition and Result on an error.
+func ProvisionFlow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
+	p ProvisionParams) (Provisioned, error) {
 	if err := p.complete(owner); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
 	db, user, grant := p.Database, p.User, p.Grant
 	if err := apply.CheckScheme(scheme); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning of Database %s: %w", keyOf(db), err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning of Database %s: %w", keyOf(db), err)
 	}
 
 	// 1. The server.
@@ -110,7 +78,7 @@ func ReconcileProvision(
 		if apierrors.IsNotFound(err) {
 			return notReady(ReasonMariaDBNotFound, fmt.Sprintf("MariaDB %s not found", serverKey))
 		}
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: get MariaDB %s: %w", serverKey, err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning: get MariaDB %s: %w", serverKey, err)
 	}
 	if !isMariaDBReady(server) {
 		return notReady(ReasonMariaDBNotReady,
@@ -120,7 +88,7 @@ func ReconcileProvision(
 	// 2. The Database.
 	ready, err := EnsureDatabase(ctx, c, scheme, owner, db)
 	if err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
 	if !ready {
 		return notReady(ReasonDatabaseNotReady,
@@ -132,27 +100,15 @@ func ReconcileProvision(
 	secretKey := client.ObjectKey{Namespace: user.Namespace, Name: ref.Name}
 	pw, err := ensurePasswordSecret(ctx, c, scheme, owner, p)
 	if err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
-	switch pw.state {
-	case passwordPending:
-		return notReady(ReasonPasswordRestorePending,
-			fmt.Sprintf("waiting for the backup of password Secret %s of User %s: %s; "+
-				"no new password is generated while the backup may still hold one", secretKey, keyOf(user), pw.pending))
-	case passwordMissing:
-		return notReady(ReasonPasswordSecretNotReady,
-			fmt.Sprintf("waiting for password Secret %s of User %s", secretKey, keyOf(user)))
-	case passwordGoing:
-		return notReady(ReasonPasswordSecretNotReady,
-			fmt.Sprintf("password Secret %s of User %s is being deleted", secretKey, keyOf(user)))
-	case passwordNoKey:
-		return notReady(ReasonPasswordSecretNotReady,
-			fmt.Sprintf("password Secret %s of User %s has no value under key %q", secretKey, keyOf(user), ref.Key))
+	if out, waiting := pw.waiting(secretKey, user); waiting {
+		return out, nil
 	}
 
 	// 4. The User, then the Grant.
 	if _, err := EnsureDatabaseUser(ctx, c, scheme, owner, user, grant); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile database provisioning: %w", err)
+		return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
 	}
 	if !isUserReady(user) {
 		return notReady(ReasonUserNotReady,
@@ -162,17 +118,104 @@ func ReconcileProvision(
 		return notReady(ReasonGrantNotReady,
 			fmt.Sprintf("waiting for Grant %s: %s", keyOf(grant), grantDetail(grant)))
 	}
-	return metav1.Condition{
-		Type: ConditionType, Status: metav1.ConditionTrue, Reason: ReasonDatabaseProvisioned,
-		Message: fmt.Sprintf("Database %s, User %s and Grant %s are ready on MariaDB %s",
-			keyOf(db), keyOf(user), keyOf(grant), serverKey),
-	}, ctrl.Result{}, nil
+	msg := fmt.Sprintf("Database %s, User %s and Grant %s are ready on MariaDB %s",
+		keyOf(db), keyOf(user), keyOf(grant), serverKey)
+
+	// 5. The connection Secret.
+	var conn Connected
+	if p.Connection != nil {
+		if pw.value == nil { // created by this pass: read it back
+			if pw, err = readPasswordSecret(ctx, c, secretKey, ref.Key); err != nil {
+				return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
+			}
+			if out, waiting := pw.waiting(secretKey, user); waiting {
+				return out, nil
+			}
+		}
+		cp := p.connectionParams(server, db, user)
+		if conn, err = EnsureConnectionSecret(ctx, c, scheme, owner, cp, string(pw.value)); err != nil {
+			return Provisioned{}, fmt.Errorf("reconcile database provisioning: %w", err)
+		}
+		msg += "; connection Secret " + conn.Key.String() + " written"
+	}
+	return Provisioned{
+		Outcome:    reconcile.Done(reconcile.TrueCondition(ConditionType, ReasonDatabaseProvisioned, msg)),
+		Connection: conn,
+	}, nil
+}
+
+// ReconcileProvision is [ProvisionFlow] answering (condition, result, error); the
+// condition carries no observedGeneration, and is zero on an error.
+func ReconcileProvision(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	p ProvisionParams,
+) (metav1.Condition, ctrl.Result, error) {
+	out, err := ProvisionFlow(ctx, c, scheme, owner, p)
+	return out.Condition, out.Result, err
 }
 
 // notReady is a not-ready outcome: a False condition and a requeue after PollInterval.
-func notReady(reason, msg string) (metav1.Condition, ctrl.Result, error) {
-	return metav1.Condition{Type: ConditionType, Status: metav1.ConditionFalse, Reason: reason, Message: msg},
-		ctrl.Result{RequeueAfter: PollInterval}, nil
+func notReady(reason, msg string) (Provisioned, error) {
+	return Provisioned{Outcome: reconcile.Requeue(reconcile.FalseCondition(ConditionType, reason, msg), PollInterval)}, nil
+}
+
+// waiting is the not-ready outcome of a password Secret that holds no usable password,
+// and whether there is one.
+func (pw passwordSecret) waiting(secretKey client.ObjectKey, user *mariadbv1alpha1.User) (Provisioned, bool) {
+	var out Provisioned
+	switch pw.state {
+	case passwordPending:
+		out, _ = notReady(ReasonPasswordRestorePending,
+			fmt.Sprintf("waiting for the backup of password Secret %s of User %s: %s; "+
+				"no new password is generated while the backup may still hold one", secretKey, keyOf(user), pw.pending))
+	case passwordMissing:
+		out, _ = notReady(ReasonPasswordSecretNotReady,
+			fmt.Sprintf("waiting for password Secret %s of User %s", secretKey, keyOf(user)))
+	case passwordGoing:
+		out, _ = notReady(ReasonPasswordSecretNotReady,
+			fmt.Sprintf("password Secret %s of User %s is being deleted", secretKey, keyOf(user)))
+	case passwordNoKey:
+		out, _ = notReady(ReasonPasswordSecretNotReady,
+			fmt.Sprintf("password Secret %s of User %s has no value under key %q", secretKey, keyOf(user),
+				user.Spec.PasswordSecretKeyRef.Key))
+	default:
+		return Provisioned{}, false
+	}
+	return out, true
+}
+
+// connectionParams is p.Connection with its empty Connection fields taken from the
+// provisioned objects: the server's Service and port, the database and account names.
+func (p *ProvisionParams) connectionParams(server *mariadbv1alpha1.MariaDB, db *mariadbv1alpha1.Database,
+	user *mariadbv1alpha1.User) ConnectionSecretParams {
+	cp := *p.Connection
+	conn := &cp.Connection
+	if conn.Host == "" {
+		conn.Host = serviceHost(mariaDBKey(db), server != nil && server.IsHAEnabled())
+	}
+	if conn.Port == 0 && server != nil {
+		conn.Port = int(server.Spec.Port)
+	}
+	if conn.Name == "" {
+		conn.Name = db.DatabaseNameOrDefault()
+	}
+	if conn.User == "" {
+		conn.User = user.UsernameOrDefault()
+	}
+	return cp
+}
+
+// serviceHost is the DNS name of the Service of the MariaDB server: the primary's with
+// HA (replication or Galera), where only the primary takes writes.
+func serviceHost(server client.ObjectKey, ha bool) string {
+	name := server.Name
+	if ha {
+		name += "-primary"
+	}
+	return name + "." + server.Namespace + ".svc"
 }
 
 // mariaDBKey is the key of the MariaDB server db references.
@@ -267,6 +310,17 @@ func (p *ProvisionParams) complete(owner client.Object) error {
 	}
 	if len(grant.Spec.Privileges) == 0 {
 		return fmt.Errorf("%w: Grant %s: spec.privileges is empty", ErrInvalidParams, keyOf(grant))
+	}
+	if p.Connection != nil {
+		// The server is not read yet: check what it decides (host and port) with the
+		// values it would give, which are valid ones, and a stand-in password.
+		cp := p.connectionParams(nil, db, user)
+		if err := cp.validate(); err != nil {
+			return err
+		}
+		if _, err := ConnectionURL(cp.Connection, "-"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -514,6 +514,23 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.Privileges = nil },
 			want:   database.ErrInvalidParams, text: "Grant ns/keystone: spec.privileges is empty",
 		},
+		"connection Secret without a name": {
+			mutate: func(p *database.ProvisionParams) { p.Connection = &database.ConnectionSecretParams{} },
+			want:   database.ErrInvalidParams, text: "connection Secret: Name is empty",
+		},
+		"connection certificate without its key": {
+			mutate: func(p *database.ProvisionParams) {
+				p.Connection = &database.ConnectionSecretParams{Name: "c", Connection: database.Connection{CAFile: "/ca", CertFile: "/crt"}}
+			},
+			want: database.ErrInvalidParams, text: "CertFile and KeyFile go together",
+		},
+		"connection to a database name the URL cannot carry": {
+			mutate: func(p *database.ProvisionParams) {
+				p.Database.Spec.Name = "app$db"
+				p.Connection = &database.ConnectionSecretParams{Name: "c"}
+			},
+			want: database.ErrInvalidParams, text: `connection: Name "app$db"`,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

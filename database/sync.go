@@ -15,9 +15,10 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// SyncJob is one Job of [ReconcileSyncJobs].
+// SyncJob is one Job of [SyncJobsFlow].
 type SyncJob struct {
 	// Job is the desired Job, built from scratch on every pass.
 	Job *batchv1.Job
@@ -26,44 +27,23 @@ type SyncJob struct {
 	RerunKey string
 }
 
-// ReconcileSyncJobs is the db-sync flow: it runs jobs one after the other through
-// [job.RunJob] (or [job.RunJobWithKey]), each controlled by owner, and returns the
-// [ConditionType] condition to set (without observedGeneration) and the step's result.
-// A Job starts only once the one before it has completed, so schema steps such as
-// expand, migrate and contract keep their order.
-//
-//   - A Job just created, still running, or re-created because its re-run key changed:
-//     False with reason [ReasonDBSyncInProgress] and ctrl.Result{RequeueAfter:
-//     [PollInterval]}.
-//   - A Job that failed permanently with an unchanged re-run key: False with reason
-//     [ReasonDBSyncFailed], naming the Job and its failure, and an error wrapping
-//     [job.ErrJobFailed] marked terminal (controller-runtime's
-//     reconcile.TerminalError): the pass ends, the status is written, and nothing
-//     requeues until a watched object changes — running the same Job again would fail
-//     again. A changed pod template or re-run key re-runs it.
-//   - Every Job completed: True with reason [ReasonDatabaseSynced] and a zero result.
-//
-// No Job, or a nil Job, is refused with [ErrInvalidParams], and a nil scheme with an
-// error wrapping apply.ErrNilScheme, before any API call. API failures and Jobs
-// [job.RunJob] refuses — among them a Job of the desired name that owner does not
-// control, which is never deleted or re-run — return the zero Condition and the error.
-func ReconcileSyncJobs(
-	ctx context.Context,
-	c client.Client,
-	scheme *runtime.Scheme,
-	owner client.Object,
-	jobs ...SyncJob,
-) (metav1.Condition, ctrl.Result, error) {
+// SyncJobsFlow is the db-sync flow in the [reconcile.Outcome] shape: it runs jobs in
+// order, each controlled by owner, and answers [ReasonDBSyncInProgress] with a requeue
+// after [PollInterval] while one runs, [ReasonDatabaseSynced] once all completed, and
+// [ReasonDBSyncFailed] with a terminal error wrapping [job.ErrJobFailed] for a Job that
+// failed permanently (see "Flows" in the package documentation).
+func SyncJobsFlow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
+	jobs ...SyncJob) (reconcile.Outcome, error) {
 	if len(jobs) == 0 {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync: %w: no sync Jobs given", ErrInvalidParams)
+		return reconcile.Outcome{}, fmt.Errorf("reconcile db-sync: %w: no sync Jobs given", ErrInvalidParams)
 	}
 	for i, sj := range jobs {
 		if sj.Job == nil {
-			return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync: %w: sync Job %d is nil", ErrInvalidParams, i)
+			return reconcile.Outcome{}, fmt.Errorf("reconcile db-sync: %w: sync Job %d is nil", ErrInvalidParams, i)
 		}
 	}
 	if err := apply.CheckScheme(scheme); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync Job %s: %w", keyOf(jobs[0].Job), err)
+		return reconcile.Outcome{}, fmt.Errorf("reconcile db-sync Job %s: %w", keyOf(jobs[0].Job), err)
 	}
 	names := make([]string, 0, len(jobs))
 	for _, sj := range jobs {
@@ -77,18 +57,14 @@ func ReconcileSyncJobs(
 		key := keyOf(sj.Job)
 		switch {
 		case errors.Is(err, job.ErrJobFailed):
-			return metav1.Condition{
-					Type: ConditionType, Status: metav1.ConditionFalse, Reason: ReasonDBSyncFailed,
-					Message: fmt.Sprintf("db-sync Job %s failed: %s", key, failure(err)),
-				}, ctrl.Result{},
+			return reconcile.Done(reconcile.FalseCondition(ConditionType, ReasonDBSyncFailed,
+					fmt.Sprintf("db-sync Job %s failed: %s", key, failure(err)))),
 				ctrlreconcile.TerminalError(fmt.Errorf("reconcile db-sync: %w", err))
 		case err != nil:
-			return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("reconcile db-sync: %w", err)
+			return reconcile.Outcome{}, fmt.Errorf("reconcile db-sync: %w", err)
 		case !done:
-			return metav1.Condition{
-				Type: ConditionType, Status: metav1.ConditionFalse, Reason: ReasonDBSyncInProgress,
-				Message: fmt.Sprintf("waiting for db-sync Job %s to complete", key),
-			}, ctrl.Result{RequeueAfter: PollInterval}, nil
+			return reconcile.Requeue(reconcile.FalseCondition(ConditionType, ReasonDBSyncInProgress,
+				fmt.Sprintf("waiting for db-sync Job %s to complete", key)), PollInterval), nil
 		}
 		names = append(names, key)
 	}
@@ -96,10 +72,21 @@ func ReconcileSyncJobs(
 	if len(names) > 1 {
 		noun += "s"
 	}
-	return metav1.Condition{
-		Type: ConditionType, Status: metav1.ConditionTrue, Reason: ReasonDatabaseSynced,
-		Message: fmt.Sprintf("%s %s completed", noun, strings.Join(names, ", ")),
-	}, ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionType, ReasonDatabaseSynced,
+		fmt.Sprintf("%s %s completed", noun, strings.Join(names, ", ")))), nil
+}
+
+// ReconcileSyncJobs is [SyncJobsFlow] answering (condition, result, error); the
+// condition carries no observedGeneration.
+func ReconcileSyncJobs(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	jobs ...SyncJob,
+) (metav1.Condition, ctrl.Result, error) {
+	out, err := SyncJobsFlow(ctx, c, scheme, owner, jobs...)
+	return out.Condition, out.Result, err
 }
 
 // failure extracts the Job's failure reason and message from RunJob's ErrJobFailed
