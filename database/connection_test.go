@@ -531,7 +531,9 @@ func TestSyncJobsFlowMatchesReconcileSyncJobs(t *testing.T) {
 
 	failed := env.Namespace(t)
 	fowner := newOwner(t, failed)
-	fjobs := func() []database.SyncJob { return []database.SyncJob{{Job: simulated(syncJob(failed, "db-sync", "app:1"))}} }
+	fjobs := func() []database.SyncJob {
+		return []database.SyncJob{{Job: simulated(syncJob(failed, "db-sync", "app:1"))}}
+	}
 	if _, err := database.SyncJobsFlow(ctx, env.Client, env.Scheme, fowner, fjobs()...); err != nil {
 		t.Fatal(err)
 	}
