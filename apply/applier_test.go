@@ -57,7 +57,7 @@ func TestApplierConvergedPassSendsNothing(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a, counter := cachedApplier(t, apply.ApplierOptions{FieldManager: "keystone-operator"})
+	a, counter := cachedApplier(t, apply.ApplierOptions{FieldManager: "identity-operator"})
 	build := func() client.Object { return desiredDeployment(ns) }
 
 	ctx1, writes := apply.WithWrites(ctx)
@@ -132,7 +132,7 @@ func TestApplierRepairsDriftInOnePass(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			a, _ := cachedApplier(t, apply.ApplierOptions{FieldManager: "keystone-operator"})
+			a, _ := cachedApplier(t, apply.ApplierOptions{FieldManager: "identity-operator"})
 			build := func() client.Object { return desiredDeployment(ns) }
 			settle(ctx, t, a, owner, build)
 
@@ -164,7 +164,7 @@ func TestApplierWritesUnderTheOperatorsFieldManager(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: "horizon-operator"})
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: "dashboard-operator"})
 	cm := desiredConfigMap(ns)
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, cm, apply.FieldManager); err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestApplierWritesUnderTheOperatorsFieldManager(t *testing.T) {
 			managers = append(managers, mf.Manager+"/"+string(mf.Operation))
 		}
 	}
-	want := []string{"horizon-operator/Apply", "horizon-operator/Update"}
+	want := []string{"dashboard-operator/Apply", "dashboard-operator/Update"}
 	if diff := cmp.Diff(want, managers); diff != "" {
 		t.Errorf("managedFields managers (-want +got):\n%s", diff)
 	}

@@ -101,7 +101,7 @@ func TestRemoteInvalidOwnershipRefusedBeforeAnyCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := testenv.TargetApplier(c, "keystone-operator", cluster)
+			a := testenv.TargetApplier(c, "identity-operator", cluster)
 			counter.Reset()
 			err = apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !errors.Is(err, apply.ErrInvalidRemoteOwnership) {
@@ -149,7 +149,7 @@ func TestRemoteEnsureObjectClaimsChild(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	a, counter := cachedApplier(t, apply.ApplierOptions{
-		FieldManager: "keystone-operator",
+		FieldManager: "identity-operator",
 		Remote:       &apply.RemoteOwnership{ManagementCluster: "mgmt-a"},
 	})
 
@@ -171,7 +171,7 @@ func TestRemoteEnsureObjectClaimsChild(t *testing.T) {
 	if len(stored.OwnerReferences) != 0 {
 		t.Errorf("child on a target cluster has owner references %v, want none", stored.OwnerReferences)
 	}
-	if stored.Labels["app"] != "demo" || stored.Labels[apply.ManagedByLabel] != "keystone-operator" {
+	if stored.Labels["app"] != "demo" || stored.Labels[apply.ManagedByLabel] != "identity-operator" {
 		t.Errorf("child labels %v lost the desired or managed-by label", stored.Labels)
 	}
 	if diff := cmp.Diff(want, claimOf(got)); diff != "" {
@@ -188,7 +188,7 @@ func TestRemoteEnsureObjectClaimsChild(t *testing.T) {
 	if apply.IsControlled(env.Client, owner, stored) {
 		t.Error("IsControlled through a plain client is true for a child without owner reference")
 	}
-	if apply.IsControlled(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), owner, stored) {
+	if apply.IsControlled(testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b"), owner, stored) {
 		t.Error("IsControlled is true for the same owner name on another management cluster")
 	}
 
@@ -215,7 +215,7 @@ func TestRemoteEnsureObjectStrippedClaim(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 			}
 			theirs := desiredConfigMap(ns)
 			theirs.Data = map[string]string{"key": "theirs"}
-			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", cluster), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "identity-operator", cluster), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			if annotate != nil {
@@ -383,7 +383,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 					t.Fatal(err)
 				}
 				if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-					client.FieldOwner("keystone-operator"), client.ForceOwnership); err != nil {
+					client.FieldOwner("identity-operator"), client.ForceOwnership); err != nil {
 					t.Fatal(err)
 				}
 				return readChild(t, ns)
@@ -399,7 +399,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 					t.Fatal(err)
 				}
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: ns}, Data: map[string]string{"key": "theirs"}}
-				if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, cm); err != nil {
+				if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a"), env.Scheme, owner, cm); err != nil {
 					t.Fatal(err)
 				}
 				return env.CreateBeingDeleted(t, cm)
@@ -427,7 +427,7 @@ func TestRemoteEnsureObjectNeverTakesWhatIsNotOurs(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			err = apply.EnsureObject(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-a"), env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
+			err = apply.EnsureObject(ctx, testenv.TargetApplier(c, "identity-operator", "mgmt-a"), env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%s: error = %v, want errors.Is %v", tc.reason, err, tc.want)
 			}
@@ -474,7 +474,7 @@ func TestRemoteEnsureObjectAdoptsOnConsent(t *testing.T) {
 	theirs := existingChild(t, ns, func(cm *corev1.ConfigMap) {
 		cm.Annotations = map[string]string{apply.AdoptAnnotation: "true"}
 	})
-	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatalf("annotated unclaimed object not adopted: %v", err)
 	}
@@ -501,9 +501,9 @@ func TestRemoteEnsureObjectAdoptsOnConsent(t *testing.T) {
 func TestRemoteLongOwnerName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	longName := "keystone-" + strings.Repeat("x", 60) + "-owner" // 75 characters
+	longName := "identity-" + strings.Repeat("x", 60) + "-owner" // 75 characters
 	owner := newNamedOwner(t, ns, longName)
-	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+	a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 	if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +542,7 @@ func TestClaimOf(t *testing.T) {
 	claimed := func(name string) *corev1.ConfigMap {
 		owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "child"}}
-		if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, obj); err != nil {
+		if err := apply.SetOwnership(testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a"), env.Scheme, owner, obj); err != nil {
 			t.Fatal(err)
 		}
 		return obj
@@ -620,10 +620,10 @@ func TestClaimLabelValue(t *testing.T) {
 	cases := map[string]struct {
 		in, want string
 	}{
-		"valid value":      {in: "keystone", want: "keystone"},
+		"valid value":      {in: "identity", want: "identity"},
 		"empty":            {in: "", want: ""},
 		"63 characters":    {in: strings.Repeat("a", 63), want: strings.Repeat("a", 63)},
-		"kind with group":  {in: "Horizon.horizon.example", want: "Horizon.horizon.example"},
+		"kind with group":  {in: "Dashboard.dashboard.example", want: "Dashboard.dashboard.example"},
 		"64 characters":    {in: strings.Repeat("a", 64), want: strings.Repeat("a", 52) + "-"},
 		"cut at a hyphen":  {in: strings.Repeat("a", 51) + "-" + strings.Repeat("b", 20), want: strings.Repeat("a", 51) + "-"},
 		"colon":            {in: "system:auth", want: "system-auth-"},
@@ -684,7 +684,7 @@ func TestSetOwnershipOnTheManagementCluster(t *testing.T) {
 			}
 		})
 	}
-	remote := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+	remote := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 	want := []string{"metadata.labels." + apply.OwnerClusterLabel, "metadata.labels." + apply.OwnerKindLabel,
 		"metadata.labels." + apply.OwnerNamespaceLabel, "metadata.labels." + apply.OwnerNameLabel,
 		"metadata.annotations." + apply.OwnerAnnotation}
@@ -725,7 +725,7 @@ func TestRemoteDeleteControlled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	ours, theirs := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b")
+	ours, theirs := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b")
 	named := func(name string) *corev1.ConfigMap {
 		cm := desiredConfigMap(ns)
 		cm.Name = name
@@ -792,7 +792,7 @@ func TestRemoteFaultsNameKindAndKey(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			inj := testenv.NewFaultInjector()
-			a := testenv.TargetApplier(inj.Client(env.Client), "keystone-operator", "mgmt-a")
+			a := testenv.TargetApplier(inj.Client(env.Client), "identity-operator", "mgmt-a")
 			inj.Arm(verb, 1, testenv.FaultInternal)
 			err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
 			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !apierrors.IsInternalError(err) {
@@ -817,18 +817,18 @@ func TestRemoteFaultMatrix(t *testing.T) {
 			owner := newOwner(t, ns)
 			stale := desiredConfigMap(ns)
 			stale.Name = "stale"
-			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), env.Scheme, owner, stale, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a"), env.Scheme, owner, stale, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			theirs := desiredConfigMap(ns)
 			theirs.Name = "theirs"
-			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
+			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b"), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
 			return testenv.FaultRun{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
-					a := testenv.TargetApplier(c, "keystone-operator", "mgmt-a")
+					a := testenv.TargetApplier(c, "identity-operator", "mgmt-a")
 					if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 						return ctrl.Result{}, err
 					}

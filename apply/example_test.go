@@ -35,8 +35,8 @@ func ExampleEnsureObject() {
 	// Build the desired state from scratch on every reconcile.
 	desired := func() *corev1.ConfigMap {
 		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: "keystone-config", Namespace: ns.Name},
-			Data:       map[string]string{"keystone.conf": "[DEFAULT]\ndebug = false\n"},
+			ObjectMeta: metav1.ObjectMeta{Name: "identity-config", Namespace: ns.Name},
+			Data:       map[string]string{"identity.conf": "[DEFAULT]\ndebug = false\n"},
 		}
 	}
 
@@ -64,11 +64,11 @@ func ExampleEnsureObject() {
 func ExampleClaimLabels() {
 	remote := apply.RemoteOwnership{ManagementCluster: "mgmt-a"}
 	// In an operator: apply.NewApplier(targetCluster.GetClient(), apply.ApplierOptions{...}).
-	target := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: "keystone-operator", Remote: &remote})
+	target := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: "identity-operator", Remote: &remote})
 
 	owner := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack",
-		Name: "keystone-with-a-name-longer-than-a-label-value-may-be-in-kubernetes"}}
-	child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: "keystone-config"}}
+		Name: "identity-with-a-name-longer-than-a-label-value-may-be-in-kubernetes"}}
+	child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: "identity-config"}}
 	if err := apply.SetOwnership(target, env.Scheme, owner, child); err != nil {
 		panic(err)
 	}
@@ -87,10 +87,10 @@ func ExampleClaimLabels() {
 	// Output:
 	// label cobaltcore.c5c3.io/owner-cluster=mgmt-a
 	// label cobaltcore.c5c3.io/owner-kind=Deployment.apps
-	// label cobaltcore.c5c3.io/owner-name=keystone-with-a-name-longer-than-a-label-value-may-b-eab55adfd7
+	// label cobaltcore.c5c3.io/owner-name=identity-with-a-name-longer-than-a-label-value-may-b-3f04359f2e
 	// label cobaltcore.c5c3.io/owner-namespace=openstack
-	// annotation: Deployment.apps/openstack/keystone-with-a-name-longer-than-a-label-value-may-be-in-kubernetes
+	// annotation: Deployment.apps/openstack/identity-with-a-name-longer-than-a-label-value-may-be-in-kubernetes
 	// owner references: 0
-	// claim: Deployment.apps/openstack/keystone-with-a-name-longer-than-a-label-value-may-be-in-kubernetes of management cluster "mgmt-a" true
+	// claim: Deployment.apps/openstack/identity-with-a-name-longer-than-a-label-value-may-be-in-kubernetes of management cluster "mgmt-a" true
 	// selects the child: true
 }

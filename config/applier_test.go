@@ -59,8 +59,8 @@ func TestCreateAndPruneRecordWrites(t *testing.T) {
 	for kname, k := range kinds {
 		t.Run(kname, func(t *testing.T) {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+			owner := newOwner(t, ns, "identity")
+			data := map[string]string{"identity.conf": "[DEFAULT]\n"}
 			adoptData := map[string]string{"adopted": "yes"}
 			adoptName := "cfg-" + config.ContentHash(adoptData)
 			if err := env.Client.Create(context.Background(), k.build(metav1.ObjectMeta{Name: adoptName, Namespace: ns,
@@ -109,7 +109,7 @@ func TestCreateImmutableThroughApplierWritesUnderTheOperatorsName(t *testing.T) 
 		t.Run(kname, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
+			owner := newOwner(t, ns, "identity")
 			a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 			adoptData := map[string]string{"adopted": "yes"}
 			if err := env.Client.Create(ctx, k.build(metav1.ObjectMeta{Name: "cfg-" + config.ContentHash(adoptData), Namespace: ns,
@@ -144,7 +144,7 @@ func TestCreateImmutableReadsPastAStaleCache(t *testing.T) {
 		t.Run(kname, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
+			owner := newOwner(t, ns, "identity")
 			data := map[string]string{"a": "1"}
 			first, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
 			if err != nil {

@@ -24,15 +24,15 @@ func TestCreateImmutable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			data := map[string]string{"keystone.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}"}
-			before := map[string]string{"keystone.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}"}
+			owner := newOwner(t, ns, "identity")
+			data := map[string]string{"identity.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}"}
+			before := map[string]string{"identity.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}"}
 
-			got, err := k.create(ctx, env.Client, owner, "keystone-config", ns, data)
+			got, err := k.create(ctx, env.Client, owner, "identity-config", ns, data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := "keystone-config-" + config.ContentHash(data); got != want {
+			if want := "identity-config-" + config.ContentHash(data); got != want {
 				t.Errorf("name = %q, want %q", got, want)
 			}
 			if diff := cmp.Diff(before, data); diff != "" {
@@ -48,22 +48,22 @@ func TestCreateImmutable(t *testing.T) {
 			if !k.immutable(stored) {
 				t.Error("stored object is not immutable")
 			}
-			if diff := cmp.Diff(map[string]string{config.ConfigBaseLabel: "keystone-config"}, stored.GetLabels()); diff != "" {
+			if diff := cmp.Diff(map[string]string{config.ConfigBaseLabel: "identity-config"}, stored.GetLabels()); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
 			ref := metav1.GetControllerOf(stored)
-			if ref == nil || ref.UID != owner.UID || ref.Kind != "ConfigMap" || ref.Name != "keystone" ||
+			if ref == nil || ref.UID != owner.UID || ref.Kind != "ConfigMap" || ref.Name != "identity" ||
 				ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
-				t.Errorf("controller reference = %+v, want a blocking one to ConfigMap keystone %s", ref, owner.UID)
+				t.Errorf("controller reference = %+v, want a blocking one to ConfigMap identity %s", ref, owner.UID)
 			}
 			if s, ok := stored.(*corev1.Secret); ok && s.Type != corev1.SecretTypeOpaque {
 				t.Errorf("Secret type = %q, want Opaque", s.Type)
 			}
 
 			// The API server enforces immutability.
-			k.read(stored)["keystone.conf"] = "changed"
+			k.read(stored)["identity.conf"] = "changed"
 			if s, ok := stored.(*corev1.Secret); ok {
-				s.Data["keystone.conf"] = []byte("changed")
+				s.Data["identity.conf"] = []byte("changed")
 			}
 			if err := env.Client.Update(ctx, stored); !apierrors.IsInvalid(err) {
 				t.Errorf("update of the immutable object: err = %v, want Invalid", err)
@@ -77,7 +77,7 @@ func TestCreateImmutableIsIdempotent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
+			owner := newOwner(t, ns, "identity")
 			data := map[string]string{"a": "1"}
 			first, err := k.create(ctx, env.Client, owner, "cfg", ns, data)
 			if err != nil {
@@ -120,7 +120,7 @@ func TestCreateImmutableRefusesSomeoneElsesObject(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
+			owner := newOwner(t, ns, "identity")
 			stranger := newOwner(t, ns, "stranger")
 			data := map[string]string{"password": "hunter2-s3cr3t"}
 			target := "cfg-" + config.ContentHash(data)
@@ -134,7 +134,7 @@ func TestCreateImmutableRefusesSomeoneElsesObject(t *testing.T) {
 			}{
 				"controlled by another owner": {
 					refs: []metav1.OwnerReference{controllerRef(stranger)}, data: data, want: config.ErrForeignObject,
-					wantMsg: []string{k.name + " " + ns + "/" + target, "ConfigMap stranger", string(stranger.UID), "ConfigMap " + ns + "/keystone"},
+					wantMsg: []string{k.name + " " + ns + "/" + target, "ConfigMap stranger", string(stranger.UID), "ConfigMap " + ns + "/identity"},
 				},
 				"owned but not controlled": {
 					refs: []metav1.OwnerReference{func() metav1.OwnerReference {
@@ -205,7 +205,7 @@ func TestCreateImmutableRefusesSomeoneElsesObject(t *testing.T) {
 func TestCreateImmutableRejectsBadInputBeforeAnyRequest(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	otherNS := env.Namespace(t)
 	cases := map[string]struct {
 		owner    client.Object
@@ -214,9 +214,9 @@ func TestCreateImmutableRejectsBadInputBeforeAnyRequest(t *testing.T) {
 		wantMsg  string
 	}{
 		"empty base name":          {owner: owner, base: "", ns: ns, want: config.ErrInvalidBaseName, wantMsg: "baseName"},
-		"upper-case base name":     {owner: owner, base: "Keystone", ns: ns, want: config.ErrInvalidBaseName, wantMsg: `baseName "Keystone"`},
+		"upper-case base name":     {owner: owner, base: "Identity", ns: ns, want: config.ErrInvalidBaseName, wantMsg: `baseName "Identity"`},
 		"underscore in base name":  {owner: owner, base: "key_stone", ns: ns, want: config.ErrInvalidBaseName, wantMsg: `"key_stone"`},
-		"base name ending in dash": {owner: owner, base: "keystone-", ns: ns, want: config.ErrInvalidBaseName},
+		"base name ending in dash": {owner: owner, base: "identity-", ns: ns, want: config.ErrInvalidBaseName},
 		"base name with slash":     {owner: owner, base: "a/b", ns: ns, want: config.ErrInvalidBaseName},
 		"base name over 63 characters (label value)": {
 			owner: owner, base: strings.Repeat("a", 64), ns: ns, want: config.ErrInvalidBaseName, wantMsg: config.ConfigBaseLabel,
@@ -252,7 +252,7 @@ func TestCreateImmutableRejectsBadInputBeforeAnyRequest(t *testing.T) {
 func TestCreateImmutableAcceptsLongestBaseName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	base := strings.Repeat("a", 30) + "." + strings.Repeat("b", 32) // 63 characters
 	for name, k := range kinds {
 		t.Run(name, func(t *testing.T) {
@@ -270,7 +270,7 @@ func TestCreateImmutableAcceptsLongestBaseName(t *testing.T) {
 func TestCreateImmutableWrapsAPIErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "x", errors.New("rbac says no"))
 	cases := map[string]interceptor.Funcs{
 		"create fails": {Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
@@ -308,7 +308,7 @@ func TestCreateImmutableWrapsAPIErrors(t *testing.T) {
 func TestCreateImmutableRejectsSchemeWithoutCoreKinds(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		t.Fatal(err)
@@ -336,8 +336,8 @@ func TestCreateImmutableWaitsForObjectBeingDeleted(t *testing.T) {
 			t.Run(kname+"/controlled by "+controller, func(t *testing.T) {
 				ctx := context.Background()
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
-				data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+				owner := newOwner(t, ns, "identity")
+				data := map[string]string{"identity.conf": "[DEFAULT]\n"}
 				target := "cfg-" + config.ContentHash(data)
 				var refs []metav1.OwnerReference
 				switch controller {
@@ -394,7 +394,7 @@ func TestCreateImmutableWaitsForObjectBeingDeleted(t *testing.T) {
 // immutably; it then gets the owner as controller and the base label, and its data is
 // untouched. Everything else is refused and left as it is.
 func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
-	data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+	data := map[string]string{"identity.conf": "[DEFAULT]\n"}
 	cases := map[string]struct {
 		annotation  string
 		stranger    bool
@@ -404,7 +404,7 @@ func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
 		wantAdopted bool
 	}{
 		"opted in, same data":              {annotation: "true", data: data, wantAdopted: true},
-		"opted in, other data":             {annotation: "true", data: map[string]string{"keystone.conf": "other"}, want: config.ErrContentMismatch},
+		"opted in, other data":             {annotation: "true", data: map[string]string{"identity.conf": "other"}, want: config.ErrContentMismatch},
 		"opted in, mutable":                {annotation: "true", data: data, mutable: true, want: config.ErrContentMismatch},
 		"annotation not true":              {annotation: "yes", data: data, want: config.ErrForeignObject},
 		"opted in, but another controller": {annotation: "true", stranger: true, data: data, want: config.ErrForeignObject},
@@ -414,14 +414,14 @@ func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
 			t.Run(kname+"/"+name, func(t *testing.T) {
 				ctx := context.Background()
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				target := "cfg-" + config.ContentHash(data)
 				var refs []metav1.OwnerReference
 				if tc.stranger {
 					refs = []metav1.OwnerReference{controllerRef(newOwner(t, ns, "stranger"))}
 				}
 				obj := k.build(metav1.ObjectMeta{Name: target, Namespace: ns, OwnerReferences: refs,
-					Labels: map[string]string{"app": "keystone"}, Annotations: map[string]string{apply.AdoptAnnotation: tc.annotation}}, tc.data)
+					Labels: map[string]string{"app": "identity"}, Annotations: map[string]string{apply.AdoptAnnotation: tc.annotation}}, tc.data)
 				if tc.mutable {
 					switch o := obj.(type) {
 					case *corev1.ConfigMap:
@@ -451,7 +451,7 @@ func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
 				if !metav1.IsControlledBy(now, owner) {
 					t.Errorf("owner references = %+v, want the owner as controller", now.GetOwnerReferences())
 				}
-				wantLabels := map[string]string{"app": "keystone", config.ConfigBaseLabel: "cfg"}
+				wantLabels := map[string]string{"app": "identity", config.ConfigBaseLabel: "cfg"}
 				if diff := cmp.Diff(wantLabels, now.GetLabels()); diff != "" {
 					t.Errorf("labels (-want +got):\n%s", diff)
 				}
@@ -473,7 +473,7 @@ func TestCreateImmutableAdoptsOnlyOnOptIn(t *testing.T) {
 func TestNilSchemeIsAnError(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	data := map[string]string{"a": "b"}
 	funcs := map[string]struct {
 		call func(c client.Client) (string, error)

@@ -16,7 +16,7 @@ import (
 func ExampleRenderINI() {
 	defaults := config.Sections{
 		"DEFAULT":    {"debug": {"false"}, "use_stderr": {"true"}},
-		"federation": {"trusted_dashboard": {"https://dashboard.example/auth/websso/", "https://horizon.example/auth/websso/"}},
+		"federation": {"trusted_dashboard": {"https://dashboard.example/auth/websso/", "https://console.example/auth/websso/"}},
 		"cache":      {"enabled": {"true"}, "memcache_servers": {"memcached-0:11211,memcached-1:11211"}},
 	}
 	extraConfig := map[string]map[string]string{
@@ -42,7 +42,7 @@ func ExampleRenderINI() {
 	//
 	// [federation]
 	// trusted_dashboard = https://dashboard.example/auth/websso/
-	// trusted_dashboard = https://horizon.example/auth/websso/
+	// trusted_dashboard = https://console.example/auth/websso/
 	//
 	// [ldap]
 	// user_filter = (memberOf=cn=openstack,ou=groups,dc=example,dc=org)
@@ -61,7 +61,7 @@ func ExampleCreateImmutableConfigMap() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
@@ -71,33 +71,33 @@ func ExampleCreateImmutableConfigMap() {
 		if err != nil {
 			panic(err)
 		}
-		return map[string]string{"keystone.conf": ini}
+		return map[string]string{"identity.conf": ini}
 	}
-	first, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "keystone-config", ns.Name, render("false"))
+	first, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "identity-config", ns.Name, render("false"))
 	if err != nil {
 		panic(err)
 	}
-	again, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "keystone-config", ns.Name, render("false"))
+	again, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "identity-config", ns.Name, render("false"))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("same content, same name:", first == again)
 
-	current, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "keystone-config", ns.Name, render("true"))
+	current, err := config.CreateImmutableConfigMap(ctx, c, scheme, owner, "identity-config", ns.Name, render("true"))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("changed content, new name:", current != first)
-	fmt.Println("name is base + 8 hex:", len(current) == len("keystone-config-")+8)
+	fmt.Println("name is base + 8 hex:", len(current) == len("identity-config-")+8)
 
 	// Mount current in the pod template, then drop the history.
-	if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, "keystone-config", ns.Name, current,
+	if err := config.PruneImmutableConfigMapsWithOptions(ctx, c, owner, "identity-config", ns.Name, current,
 		config.PruneOptions{Retain: 0, SpareInUse: true}); err != nil {
 		panic(err)
 	}
 	var left corev1.ConfigMapList
 	if err := c.List(ctx, &left, client.InNamespace(ns.Name),
-		client.MatchingLabels{config.ConfigBaseLabel: "keystone-config"}); err != nil {
+		client.MatchingLabels{config.ConfigBaseLabel: "identity-config"}); err != nil {
 		panic(err)
 	}
 	fmt.Println("left:", len(left.Items), left.Items[0].Name == current)

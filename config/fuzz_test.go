@@ -15,7 +15,7 @@ import (
 // comes first, that rendering is deterministic, and that names able to inject a
 // section or an option are always refused.
 func FuzzRenderINI(f *testing.F) {
-	f.Add("DEFAULT", "debug", "true", "false", "keystone_authtoken", "auth_url", "http://keystone:5000")
+	f.Add("DEFAULT", "debug", "true", "false", "identity_authtoken", "auth_url", "http://identity:5000")
 	f.Add("federation", "trusted_dashboard", "https://a/auth", "https://b/auth", "DEFAULT", "x", "")
 	f.Add("s", "k", "line one\nline two", " padded ", "t", "k", `"quoted"`)
 	f.Add("s", "k", "'", `"`, "s", "k2", "\nleading newline")

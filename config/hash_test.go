@@ -18,7 +18,7 @@ func TestContentHashIsUnambiguous(t *testing.T) {
 		"empty value vs no entry":    {a: map[string]string{"a": ""}, b: map[string]string{}},
 		"value moved to next entry":  {a: map[string]string{"a": "x", "b": ""}, b: map[string]string{"a": "", "b": "x"}},
 		"length-prefix lookalike":    {a: map[string]string{"a": "\x00\x00\x00\x00\x00\x00\x00\x01b"}, b: map[string]string{"a": "", "b": ""}},
-		"same value different key":   {a: map[string]string{"keystone.conf": "x"}, b: map[string]string{"glance.conf": "x"}},
+		"same value different key":   {a: map[string]string{"identity.conf": "x"}, b: map[string]string{"glance.conf": "x"}},
 		"one byte different content": {a: map[string]string{"k": "debug = true"}, b: map[string]string{"k": "debug = True"}},
 	}
 	for name, tc := range cases {
@@ -31,20 +31,20 @@ func TestContentHashIsUnambiguous(t *testing.T) {
 }
 
 func TestContentHashFormatAndDeterminism(t *testing.T) {
-	data := map[string]string{"keystone.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}", "a": ""}
+	data := map[string]string{"identity.conf": "[DEFAULT]\ndebug = false\n", "policy.yaml": "{}", "a": ""}
 	got := config.ContentHash(data)
 	if !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(got) {
 		t.Fatalf("hash %q is not 8 lower-case hex characters", got)
 	}
 	for range 20 {
-		same := map[string]string{"policy.yaml": "{}", "a": "", "keystone.conf": "[DEFAULT]\ndebug = false\n"}
+		same := map[string]string{"policy.yaml": "{}", "a": "", "identity.conf": "[DEFAULT]\ndebug = false\n"}
 		if h := config.ContentHash(same); h != got {
 			t.Fatalf("hash changed between equal maps: %s vs %s", got, h)
 		}
 	}
 	// The documented encoding, computed independently.
 	h := sha256.New()
-	for _, s := range []string{"a", "", "keystone.conf", "[DEFAULT]\ndebug = false\n", "policy.yaml", "{}"} {
+	for _, s := range []string{"a", "", "identity.conf", "[DEFAULT]\ndebug = false\n", "policy.yaml", "{}"} {
 		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(s))))
 		h.Write([]byte(s))
 	}

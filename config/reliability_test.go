@@ -32,8 +32,8 @@ type configWorld struct {
 
 func newConfigWorld(t *testing.T, k kindUnderTest) *configWorld {
 	t.Helper()
-	w := &configWorld{k: k, ns: env.Namespace(t), data: map[string]string{"keystone.conf": "[DEFAULT]\ndebug = true\n"}}
-	w.owner = newOwner(t, w.ns, "keystone")
+	w := &configWorld{k: k, ns: env.Namespace(t), data: map[string]string{"identity.conf": "[DEFAULT]\ndebug = true\n"}}
+	w.owner = newOwner(t, w.ns, "identity")
 	w.current = base + "-" + config.ContentHash(w.data)
 	w.stale = k.seed(t, w.ns, base+"-00000001", label, controllerRef(w.owner)).GetName()
 	w.inUse = k.seed(t, w.ns, base+"-00000002", label, controllerRef(w.owner)).GetName()
@@ -74,7 +74,7 @@ func (w *configWorld) check(t *testing.T) {
 		t.Errorf("current %s %s was deleted", w.k.name, w.current)
 	case now != nil:
 		w.currentExists = true
-		if !slices.Equal(sortedKeys(w.k.read(now)), sortedKeys(w.data)) || w.k.read(now)["keystone.conf"] != w.data["keystone.conf"] {
+		if !slices.Equal(sortedKeys(w.k.read(now)), sortedKeys(w.data)) || w.k.read(now)["identity.conf"] != w.data["identity.conf"] {
 			t.Errorf("current %s holds %v, want %v", w.current, w.k.read(now), w.data)
 		}
 	}
@@ -176,7 +176,7 @@ func TestCreateAndPruneTwoManagers(t *testing.T) {
 
 			previous := w.inUse
 			for round := range 4 {
-				data := map[string]string{"keystone.conf": "[DEFAULT]\nround = " + string(rune('0'+round)) + "\n"}
+				data := map[string]string{"identity.conf": "[DEFAULT]\nround = " + string(rune('0'+round)) + "\n"}
 				current := base + "-" + config.ContentHash(data)
 				errs := make([]error, len(managers))
 				var wg sync.WaitGroup

@@ -17,14 +17,14 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// wantClaim is the claim, labels and annotation, of owner "keystone" in ns for mgmt-a.
+// wantClaim is the claim, labels and annotation, of owner "identity" in ns for mgmt-a.
 func wantClaim(ns string) map[string]string {
 	return map[string]string{
 		apply.OwnerClusterLabel:   "mgmt-a",
 		apply.OwnerKindLabel:      "ConfigMap",
 		apply.OwnerNamespaceLabel: ns,
-		apply.OwnerNameLabel:      "keystone",
-		apply.OwnerAnnotation:     "ConfigMap/" + ns + "/keystone",
+		apply.OwnerNameLabel:      "identity",
+		apply.OwnerAnnotation:     "ConfigMap/" + ns + "/identity",
 	}
 }
 
@@ -50,11 +50,11 @@ func TestRemoteCreateImmutable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
-			a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+			owner := newOwner(t, ns, "identity")
+			data := map[string]string{"identity.conf": "[DEFAULT]\n"}
+			a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 
-			got, err := k.create(ctx, a, owner, "keystone-config", ns, data)
+			got, err := k.create(ctx, a, owner, "identity-config", ns, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,13 +65,13 @@ func TestRemoteCreateImmutable(t *testing.T) {
 			if len(stored.GetOwnerReferences()) != 0 {
 				t.Errorf("owner references %v on a target cluster, want none", stored.GetOwnerReferences())
 			}
-			if stored.GetLabels()[config.ConfigBaseLabel] != "keystone-config" {
+			if stored.GetLabels()[config.ConfigBaseLabel] != "identity-config" {
 				t.Errorf("labels %v lack the config-base label", stored.GetLabels())
 			}
 
 			// Found in place: no write, same name.
 			ctx2, writes := apply.WithWrites(ctx)
-			if again, err := k.create(ctx2, a, owner, "keystone-config", ns, data); err != nil || again != got {
+			if again, err := k.create(ctx2, a, owner, "identity-config", ns, data); err != nil || again != got {
 				t.Fatalf("second call = %q, %v; want %q, nil", again, err, got)
 			}
 			if w := writes.All(); len(w) != 0 {
@@ -79,7 +79,7 @@ func TestRemoteCreateImmutable(t *testing.T) {
 			}
 
 			// Another management cluster, same owner name: refused, nothing written.
-			_, err = k.create(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), owner, "keystone-config", ns, data)
+			_, err = k.create(ctx, testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b"), owner, "identity-config", ns, data)
 			var nce *apply.NotControlledError
 			if !errors.Is(err, config.ErrForeignObject) || !errors.As(err, &nce) || nce.Claim == nil || nce.Claim.ManagementCluster != "mgmt-a" {
 				t.Fatalf("create for mgmt-b: error = %v, want ErrForeignObject naming mgmt-a's claim", err)
@@ -102,16 +102,16 @@ func TestRemoteCreateImmutableAdoption(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
-			objName := "keystone-config-" + config.ContentHash(data)
+			owner := newOwner(t, ns, "identity")
+			data := map[string]string{"identity.conf": "[DEFAULT]\n"}
+			objName := "identity-config-" + config.ContentHash(data)
 			theirs := k.build(metav1.ObjectMeta{Name: objName, Namespace: ns}, data)
 			if err := env.Client.Create(ctx, theirs); err != nil {
 				t.Fatal(err)
 			}
-			a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+			a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 
-			_, err := k.create(ctx, a, owner, "keystone-config", ns, data)
+			_, err := k.create(ctx, a, owner, "identity-config", ns, data)
 			if !errors.Is(err, config.ErrForeignObject) || !errors.Is(err, apply.ErrNotControlled) {
 				t.Fatalf("unclaimed object: error = %v, want ErrForeignObject", err)
 			}
@@ -128,14 +128,14 @@ func TestRemoteCreateImmutableAdoption(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx2, writes := apply.WithWrites(ctx)
-			if got, err := k.create(ctx2, a, owner, "keystone-config", ns, data); err != nil || got != objName {
+			if got, err := k.create(ctx2, a, owner, "identity-config", ns, data); err != nil || got != objName {
 				t.Fatalf("adoption = %q, %v; want %q, nil", got, err, objName)
 			}
 			now := k.get(t, ns, objName)
 			if diff := cmp.Diff(wantClaim(ns), claimOf(now)); diff != "" {
 				t.Errorf("claim after adoption (-want +got):\n%s", diff)
 			}
-			if len(now.GetOwnerReferences()) != 0 || now.GetLabels()[config.ConfigBaseLabel] != "keystone-config" {
+			if len(now.GetOwnerReferences()) != 0 || now.GetLabels()[config.ConfigBaseLabel] != "identity-config" {
 				t.Errorf("after adoption: owner references %v, labels %v", now.GetOwnerReferences(), now.GetLabels())
 			}
 			want := []string{k.name + " " + ns + "/" + objName + " configured " + strings.Join(append(
@@ -151,12 +151,12 @@ func TestRemoteCreateImmutableAdoption(t *testing.T) {
 // for a target cluster is returned wrapped with the kind and the object's key.
 func TestRemoteCreateImmutableFaults(t *testing.T) {
 	ctx := context.Background()
-	data := map[string]string{"keystone.conf": "[DEFAULT]\n"}
+	data := map[string]string{"identity.conf": "[DEFAULT]\n"}
 	for _, verb := range []testenv.Verb{testenv.VerbGet, testenv.VerbPatch} {
 		t.Run(string(verb), func(t *testing.T) {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			objName := "keystone-config-" + config.ContentHash(data)
+			owner := newOwner(t, ns, "identity")
+			objName := "identity-config-" + config.ContentHash(data)
 			theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: objName, Namespace: ns,
 				Annotations: map[string]string{apply.AdoptAnnotation: "true"}}, Data: data, Immutable: new(true)}
 			if err := env.Client.Create(ctx, theirs); err != nil {
@@ -164,8 +164,8 @@ func TestRemoteCreateImmutableFaults(t *testing.T) {
 			}
 			inj := testenv.NewFaultInjector()
 			inj.Arm(verb, 1, testenv.FaultInternal)
-			_, err := config.CreateImmutableConfigMap(ctx, testenv.TargetApplier(inj.Client(env.Client), "keystone-operator", "mgmt-a"), env.Scheme,
-				owner, "keystone-config", ns, data)
+			_, err := config.CreateImmutableConfigMap(ctx, testenv.TargetApplier(inj.Client(env.Client), "identity-operator", "mgmt-a"), env.Scheme,
+				owner, "identity-config", ns, data)
 			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) {
 				t.Fatalf("error = %v, want the injected fault", err)
 			}
@@ -192,8 +192,8 @@ func TestRemotePruneImmutableConfigMaps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
-			ours, theirs := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b")
+			owner := newOwner(t, ns, "identity")
+			ours, theirs := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b")
 			create := func(a *apply.Applier, content string) string {
 				t.Helper()
 				n, err := k.create(ctx, a, owner, base, ns, map[string]string{"content": content})

@@ -18,7 +18,7 @@ func TestRenderINI(t *testing.T) {
 		"empty": {in: nil, want: ""},
 		"DEFAULT first, then sections and keys sorted": {
 			in: config.Sections{
-				"oslo_policy": {"policy_file": {"/etc/keystone/policy.yaml"}},
+				"oslo_policy": {"policy_file": {"/etc/identity/policy.yaml"}},
 				"DEFAULT":     {"use_stderr": {"true"}, "debug": {"false"}},
 				"cache":       {"enabled": {"true"}, "backend": {"dogpile.cache.memcached"}},
 				"Zeta":        {"a": {"1"}},
@@ -26,7 +26,7 @@ func TestRenderINI(t *testing.T) {
 			want: "[DEFAULT]\ndebug = false\nuse_stderr = true\n\n" +
 				"[Zeta]\na = 1\n\n" +
 				"[cache]\nbackend = dogpile.cache.memcached\nenabled = true\n\n" +
-				"[oslo_policy]\npolicy_file = /etc/keystone/policy.yaml\n",
+				"[oslo_policy]\npolicy_file = /etc/identity/policy.yaml\n",
 		},
 		"multi-valued key repeats, in order": {
 			in: config.Sections{"federation": {"trusted_dashboard": {"https://b.example/auth", "https://a.example/auth"}}},
@@ -54,8 +54,8 @@ func TestRenderINI(t *testing.T) {
 				"sq = \"'x'\"\ntrail = \"x\t\"\n",
 		},
 		"separators and brackets inside values are literal": {
-			in:   config.Sections{"s": {"connection": {"mysql+pymysql://u:p@db/keystone?charset=utf8"}, "list": {"[a, b]"}}},
-			want: "[s]\nconnection = mysql+pymysql://u:p@db/keystone?charset=utf8\nlist = [a, b]\n",
+			in:   config.Sections{"s": {"connection": {"mysql+pymysql://u:p@db/identity?charset=utf8"}, "list": {"[a, b]"}}},
+			want: "[s]\nconnection = mysql+pymysql://u:p@db/identity?charset=utf8\nlist = [a, b]\n",
 		},
 	}
 	for name, tc := range cases {

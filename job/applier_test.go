@@ -21,12 +21,12 @@ const operatorName = "my-operator"
 // a manager's cache sends no request at all.
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	a, counter := env.StartApplier(t, ns, operatorName)
 	var done bool
 	pass := func(ctx context.Context) error {
 		var err error
-		if done, err = job.RunJob(ctx, a, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:1")); err != nil {
+		if done, err = job.RunJob(ctx, a, env.Scheme, owner, desiredJob(ns, "registry.example/identity:1")); err != nil {
 			return err
 		}
 		return job.EnsureCronJob(ctx, a, env.Scheme, owner, desiredCronJob(ns, "0 * * * *"))
@@ -54,15 +54,15 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 // deletes for a re-run through apply.Record; a call on a completed Job records nothing.
 func TestRunJobRecordsWrites(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	ctx, writes := apply.WithWrites(context.Background())
 	key := "Job " + ns + "/db-sync"
 
-	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:1")); err != nil {
+	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/identity:1")); err != nil {
 		t.Fatal(err)
 	}
-	runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/keystone:1") }, "")
-	if done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:1")); err != nil || !done {
+	runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/identity:1") }, "")
+	if done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/identity:1")); err != nil || !done {
 		t.Fatalf("completed Job: done=%v err=%v", done, err)
 	}
 	if diff := cmp.Diff([]string{key + " created"}, testenv.WriteStrings(writes.All())); diff != "" {
@@ -74,7 +74,7 @@ func TestRunJobRecordsWrites(t *testing.T) {
 		}
 	}
 
-	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2")); err != nil {
+	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, desiredJob(ns, "registry.example/identity:2")); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{key + " created", key + " deleted", key + " created"}, testenv.WriteStrings(writes.All())); diff != "" {
@@ -87,10 +87,10 @@ func TestRunJobRecordsWrites(t *testing.T) {
 func TestJobsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 
-	j := desiredJob(ns, "registry.example/keystone:1")
+	j := desiredJob(ns, "registry.example/identity:1")
 	if _, err := job.RunJob(ctx, a, env.Scheme, owner, j); err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 func BenchmarkRunJobCompleted(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
-	owner := newOwner(b, ns, "keystone")
-	build := func() *batchv1.Job { return desiredJob(ns, "registry.example/keystone:1") }
+	owner := newOwner(b, ns, "identity")
+	build := func() *batchv1.Job { return desiredJob(ns, "registry.example/identity:1") }
 	eventually(b, "the Job to complete", func(ctx context.Context) (bool, string, error) {
 		done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, build())
 		return done, "", err
@@ -41,7 +41,7 @@ func BenchmarkRunJobCompleted(b *testing.B) {
 
 // BenchmarkPodTemplateHash measures the re-run key computation alone.
 func BenchmarkPodTemplateHash(b *testing.B) {
-	tpl := desiredJob("ns", "registry.example/keystone:1").Spec.Template
+	tpl := desiredJob("ns", "registry.example/identity:1").Spec.Template
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := job.PodTemplateHash(&tpl); err != nil {
@@ -55,7 +55,7 @@ func BenchmarkPodTemplateHash(b *testing.B) {
 func BenchmarkEnsureCronJobConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
-	owner := newOwner(b, ns, "keystone")
+	owner := newOwner(b, ns, "identity")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		b.Fatal(err)

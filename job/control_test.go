@@ -36,19 +36,19 @@ type jobHelper struct {
 func jobHelpers() map[string]jobHelper {
 	// A finished Job whose template differs from the desired one: the re-run path would
 	// delete it, were it the owner's.
-	finishedJob := func(ns string) client.Object { return simulated(desiredJob(ns, "registry.example/keystone:0")) }
+	finishedJob := func(ns string) client.Object { return simulated(desiredJob(ns, "registry.example/identity:0")) }
 	return map[string]jobHelper{
 		"RunJob": {
 			existing: finishedJob,
 			call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-				_, err := job.RunJob(ctx, c, env.Scheme, owner, simulated(desiredJob(ns, "registry.example/keystone:1")))
+				_, err := job.RunJob(ctx, c, env.Scheme, owner, simulated(desiredJob(ns, "registry.example/identity:1")))
 				return err
 			},
 		},
 		"RunJobWithKey": {
 			existing: finishedJob,
 			call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-				_, err := job.RunJobWithKey(ctx, c, env.Scheme, owner, simulated(desiredJob(ns, "registry.example/keystone:1")), "v2")
+				_, err := job.RunJobWithKey(ctx, c, env.Scheme, owner, simulated(desiredJob(ns, "registry.example/identity:1")), "v2")
 				return err
 			},
 		},
@@ -73,7 +73,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Run("unowned", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				theirs := createExisting(t, h.existing(ns), nil)
 				err := callCounting(t, h, owner, ns)
 				wantNotControlled(t, err, "has no controller")
@@ -81,7 +81,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("controlled by someone else", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				other := newOwner(t, ns, "someone-else")
 				theirs := createExisting(t, h.existing(ns), func(obj client.Object) {
 					if err := controllerutil.SetControllerReference(other, obj, env.Scheme); err != nil {
@@ -94,7 +94,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("ours, being deleted", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				held := createHeld(t, h.existing(ns), owner)
 				err := callCounting(t, h, owner, ns)
 				if h.oursBeingDeleted == nil && err != nil {
@@ -107,7 +107,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("someone else's, being deleted", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				held := createHeld(t, h.existing(ns), newOwner(t, ns, "someone-else"))
 				err := callCounting(t, h, owner, ns)
 				if !errors.Is(err, apply.ErrBeingDeleted) || errors.Is(err, apply.ErrNotControlled) {
@@ -117,7 +117,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("unowned, marked for adoption", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "keystone")
+				owner := newOwner(t, ns, "identity")
 				theirs := createExisting(t, h.existing(ns), func(obj client.Object) {
 					obj.SetAnnotations(map[string]string{apply.AdoptAnnotation: "true"})
 				})
@@ -234,17 +234,17 @@ func wantUntouched(t *testing.T, before client.Object) {
 // and without panicking.
 func TestNilScheme(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	cases := map[string]struct {
 		call  func(ctx context.Context, c client.Client) error
 		names string
 	}{
 		"RunJob": {func(ctx context.Context, c client.Client) error {
-			_, err := job.RunJob(ctx, c, nil, owner, desiredJob(ns, "registry.example/keystone:1"))
+			_, err := job.RunJob(ctx, c, nil, owner, desiredJob(ns, "registry.example/identity:1"))
 			return err
 		}, "Job " + ns + "/db-sync"},
 		"RunJobWithKey": {func(ctx context.Context, c client.Client) error {
-			_, err := job.RunJobWithKey(ctx, c, nil, owner, desiredJob(ns, "registry.example/keystone:1"), "v1")
+			_, err := job.RunJobWithKey(ctx, c, nil, owner, desiredJob(ns, "registry.example/identity:1"), "v1")
 			return err
 		}, "Job " + ns + "/db-sync"},
 		"EnsureCronJob": {func(ctx context.Context, c client.Client) error {

@@ -21,7 +21,7 @@ func desiredCronJob(ns, schedule string) *batchv1.CronJob {
 			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{
 				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyOnFailure,
-					Containers:    []corev1.Container{{Name: "flush", Image: "registry.example/keystone:1", Command: []string{"keystone-manage", "trust_flush"}}},
+					Containers:    []corev1.Container{{Name: "flush", Image: "registry.example/identity:1", Command: []string{"identity-manage", "trust_flush"}}},
 				}},
 			}},
 		},
@@ -31,7 +31,7 @@ func desiredCronJob(ns, schedule string) *batchv1.CronJob {
 func TestEnsureCronJob(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 
 	first := desiredCronJob(ns, "0 * * * *")
 	if err := job.EnsureCronJob(ctx, env.Client, env.Scheme, owner, first); err != nil {
@@ -62,12 +62,12 @@ func TestEnsureCronJob(t *testing.T) {
 
 	// A changed spec is applied in place.
 	changed := desiredCronJob(ns, "*/5 * * * *")
-	changed.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "registry.example/keystone:2"
+	changed.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "registry.example/identity:2"
 	if err := job.EnsureCronJob(ctx, env.Client, env.Scheme, owner, changed); err != nil {
 		t.Fatal(err)
 	}
 	if changed.UID != first.UID || changed.Spec.Schedule != "*/5 * * * *" ||
-		changed.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image != "registry.example/keystone:2" {
+		changed.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image != "registry.example/identity:2" {
 		t.Errorf("change not applied in place: UID %s (was %s), schedule %q", changed.UID, first.UID, changed.Spec.Schedule)
 	}
 

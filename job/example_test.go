@@ -25,18 +25,18 @@ func ExampleRunJob() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 	dbSync := func() *batchv1.Job {
 		return &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Name: "keystone-db-sync", Namespace: ns.Name},
+			ObjectMeta: metav1.ObjectMeta{Name: "identity-db-sync", Namespace: ns.Name},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 				RestartPolicy: corev1.RestartPolicyNever,
 				Containers: []corev1.Container{{
-					Name: "db-sync", Image: "registry.example/keystone:2025.1",
-					Command: []string{"keystone-manage", "db_sync"},
+					Name: "db-sync", Image: "registry.example/identity:2025.1",
+					Command: []string{"identity-manage", "db_sync"},
 				}},
 			}}},
 		}

@@ -136,12 +136,12 @@ func TestRunJobFaultMatrix(t *testing.T) {
 				Setup: func(t *testing.T) testenv.FaultRun {
 					ctx := context.Background()
 					ns := env.Namespace(t)
-					owner := newOwner(t, ns, "keystone")
+					owner := newOwner(t, ns, "identity")
 					build := func(image string) func() *batchv1.Job {
 						return func() *batchv1.Job { return simulated(desiredJob(ns, image)) }
 					}
 					if rerun {
-						old := build("registry.example/keystone:1")()
+						old := build("registry.example/identity:1")()
 						if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, old); err != nil {
 							t.Fatal(err)
 						}
@@ -161,7 +161,7 @@ func TestRunJobFaultMatrix(t *testing.T) {
 					key := client.ObjectKey{Namespace: ns, Name: "db-sync"}
 					return testenv.FaultRun{
 						Client: rec.client(t),
-						Pass:   runJobPass(owner, build("registry.example/keystone:2"), ""),
+						Pass:   runJobPass(owner, build("registry.example/identity:2"), ""),
 						Check: func(t *testing.T) {
 							if got := rec.created(); len(got) > 1 {
 								t.Errorf("the Job ran more than once: created %d times (UIDs %v)", len(got), got)
@@ -190,7 +190,7 @@ func TestEnsureCronJobFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "keystone")
+			owner := newOwner(t, ns, "identity")
 			theirs := desiredCronJob(ns, "0 0 * * *")
 			theirs.Name = "someone-elses"
 			if err := env.Client.Create(context.Background(), theirs); err != nil {
@@ -228,9 +228,9 @@ func twoManagerSetup(t *testing.T) (client.Object, *batchv1.Job, func(ctx contex
 	t.Helper()
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	build := func() *batchv1.Job {
-		j := simulated(desiredJob(ns, "registry.example/keystone:1"))
+		j := simulated(desiredJob(ns, "registry.example/identity:1"))
 		j.Name = "bootstrap"
 		return j
 	}
@@ -356,8 +356,8 @@ func TestRunJobTwoManagers(t *testing.T) {
 func TestRunJobKilledBetweenDeleteAndCreate(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
-	old := simulated(desiredJob(ns, "registry.example/keystone:1"))
+	owner := newOwner(t, ns, "identity")
+	old := simulated(desiredJob(ns, "registry.example/identity:1"))
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestRunJobKilledBetweenDeleteAndCreate(t *testing.T) {
 	recording := rec.client(t)
 	inj := testenv.NewFaultInjector()
 	inj.Arm(testenv.VerbCreate, 1, testenv.FaultCanceled)
-	pass := runJobPass(owner, func() *batchv1.Job { return simulated(desiredJob(ns, "registry.example/keystone:2")) }, "")
+	pass := runJobPass(owner, func() *batchv1.Job { return simulated(desiredJob(ns, "registry.example/identity:2")) }, "")
 	res, err := pass(ctx, inj.Client(recording))
 	if !errors.Is(err, context.Canceled) || !res.IsZero() {
 		t.Fatalf("killed pass: result %+v, err %v; want a context.Canceled error", res, err)
@@ -400,7 +400,7 @@ func TestRunJobKilledBetweenDeleteAndCreate(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), now); err != nil {
 		t.Fatal(err)
 	}
-	if now.UID == old.UID || now.Spec.Template.Spec.Containers[0].Image != "registry.example/keystone:2" {
+	if now.UID == old.UID || now.Spec.Template.Spec.Containers[0].Image != "registry.example/identity:2" {
 		t.Errorf("converged to UID %s (old %s), image %s", now.UID, old.UID, now.Spec.Template.Spec.Containers[0].Image)
 	}
 }

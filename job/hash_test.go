@@ -10,7 +10,7 @@ import (
 
 func TestPodTemplateHash(t *testing.T) {
 	base := func() *corev1.PodTemplateSpec {
-		tpl := desiredJob("ns", "registry.example/keystone:1").Spec.Template
+		tpl := desiredJob("ns", "registry.example/identity:1").Spec.Template
 		tpl.Annotations = map[string]string{"a": "1", "b": "2", "c": "3"}
 		return &tpl
 	}
@@ -29,7 +29,7 @@ func TestPodTemplateHash(t *testing.T) {
 		}
 	}
 	cases := map[string]func(*corev1.PodTemplateSpec){
-		"image":              func(p *corev1.PodTemplateSpec) { p.Spec.Containers[0].Image = "registry.example/keystone:2" },
+		"image":              func(p *corev1.PodTemplateSpec) { p.Spec.Containers[0].Image = "registry.example/identity:2" },
 		"pod annotation":     func(p *corev1.PodTemplateSpec) { p.Annotations["config-hash"] = "abc" },
 		"env var":            func(p *corev1.PodTemplateSpec) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "X", Value: "1"}} },
 		"command":            func(p *corev1.PodTemplateSpec) { p.Spec.Containers[0].Command = []string{"true"} },

@@ -50,7 +50,7 @@ func desiredJob(ns, image string) *batchv1.Job {
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers: []corev1.Container{{
-						Name: "db-sync", Image: image, Command: []string{"keystone-manage", "db_sync"},
+						Name: "db-sync", Image: image, Command: []string{"identity-manage", "db_sync"},
 					}},
 				},
 			},

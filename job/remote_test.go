@@ -19,10 +19,10 @@ import (
 func TestRunJobOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
-	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
+	owner := newOwner(t, ns, "identity")
+	a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
 
-	first := desiredJob(ns, "registry.example/keystone:1")
+	first := desiredJob(ns, "registry.example/identity:1")
 	if done, err := job.RunJob(ctx, a, env.Scheme, owner, first); err != nil || done {
 		t.Fatalf("create: done=%v err=%v, want (false, nil)", done, err)
 	}
@@ -31,11 +31,11 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 		t.Errorf("Job on a target cluster has owner references %v, want none", stored.OwnerReferences)
 	}
 	claim, ok := apply.ClaimOf(stored)
-	if !ok || claim.ManagementCluster != "mgmt-a" || claim.Name != "keystone" || claim.Namespace != ns || claim.GroupKind.Kind != "ConfigMap" {
+	if !ok || claim.ManagementCluster != "mgmt-a" || claim.Name != "identity" || claim.Namespace != ns || claim.GroupKind.Kind != "ConfigMap" {
 		t.Fatalf("ClaimOf(Job) = %+v, %v; want the owner's claim for mgmt-a", claim, ok)
 	}
 	eventually(t, "the claimed Job to complete", func(ctx context.Context) (bool, string, error) {
-		j := desiredJob(ns, "registry.example/keystone:1")
+		j := desiredJob(ns, "registry.example/identity:1")
 		done, err := job.RunJob(ctx, a, env.Scheme, owner, j)
 		return done, fmt.Sprintf("status %+v", j.Status), err
 	})
@@ -46,10 +46,10 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 	t.Run("another management cluster", func(t *testing.T) {
 		before := getJob(t, client.ObjectKeyFromObject(first))
 		err := callCounting(t, jobHelper{call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-b"), env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2"))
+			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "identity-operator", "mgmt-b"), env.Scheme, owner, desiredJob(ns, "registry.example/identity:2"))
 			return err
 		}}, owner, ns)
-		wantNotControlled(t, err, `claimed by ConfigMap/`+ns+`/keystone of management cluster "mgmt-a"`)
+		wantNotControlled(t, err, `claimed by ConfigMap/`+ns+`/identity of management cluster "mgmt-a"`)
 		wantUntouched(t, before)
 		if now := getJob(t, client.ObjectKeyFromObject(first)); now.ResourceVersion != before.ResourceVersion {
 			t.Errorf("the other management cluster's Job was written: rv %s -> %s", before.ResourceVersion, now.ResourceVersion)
@@ -58,12 +58,12 @@ func TestRunJobOnATargetCluster(t *testing.T) {
 
 	t.Run("unclaimed, with the adopt annotation", func(t *testing.T) {
 		ns := env.Namespace(t)
-		owner := newOwner(t, ns, "keystone")
-		theirs := simulated(desiredJob(ns, "registry.example/keystone:0"))
+		owner := newOwner(t, ns, "identity")
+		theirs := simulated(desiredJob(ns, "registry.example/identity:0"))
 		theirs.Annotations = map[string]string{apply.AdoptAnnotation: "true"}
 		before := createExisting(t, theirs, nil)
 		err := callCounting(t, jobHelper{call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "keystone-operator", "mgmt-a"), env.Scheme, owner, simulated(desiredJob(ns, "registry.example/keystone:1")))
+			_, err := job.RunJob(ctx, testenv.TargetApplier(c, "identity-operator", "mgmt-a"), env.Scheme, owner, simulated(desiredJob(ns, "registry.example/identity:1")))
 			return err
 		}}, owner, ns)
 		wantNotControlled(t, err, "the Job exists and is not claimed by any owner", "cannot be adopted")

@@ -67,9 +67,9 @@ func getJob(t *testing.T, key client.ObjectKey) *batchv1.Job {
 func TestRunJobCompletes(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 
-	first := desiredJob(ns, "registry.example/keystone:1")
+	first := desiredJob(ns, "registry.example/identity:1")
 	done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, first)
 	if err != nil || done {
 		t.Fatalf("create: done=%v err=%v, want (false, nil)", done, err)
@@ -77,7 +77,7 @@ func TestRunJobCompletes(t *testing.T) {
 	if ref := metav1.GetControllerOf(first); ref == nil || ref.UID != owner.UID {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
-	want, err := job.PodTemplateHash(&desiredJob(ns, "registry.example/keystone:1").Spec.Template)
+	want, err := job.PodTemplateHash(&desiredJob(ns, "registry.example/identity:1").Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRunJobCompletes(t *testing.T) {
 		t.Errorf("%s = %q, want the pod template hash %q", job.PodSpecHashAnnotation, got, want)
 	}
 
-	completed := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/keystone:1") }, "")
+	completed := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/identity:1") }, "")
 	if completed.UID != first.UID {
 		t.Fatalf("Job was re-created while running: UID %s -> %s", first.UID, completed.UID)
 	}
@@ -96,7 +96,7 @@ func TestRunJobCompletes(t *testing.T) {
 	}
 	for range 2 { // the first call warms the REST mapper
 		counter.Reset()
-		done, err = job.RunJob(ctx, c, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:1"))
+		done, err = job.RunJob(ctx, c, env.Scheme, owner, desiredJob(ns, "registry.example/identity:1"))
 		if err != nil || !done {
 			t.Fatalf("completed: done=%v err=%v, want (true, nil)", done, err)
 		}
@@ -111,13 +111,13 @@ func TestRunJobCompletes(t *testing.T) {
 func TestRunJobRerunsOnTemplateChange(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
-	old := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/keystone:1") }, "")
+	owner := newOwner(t, ns, "identity")
+	old := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/identity:1") }, "")
 	if len(podsOf(ctx, t, ns, old.UID)) == 0 {
 		t.Fatal("completed Job has no pods; the Job controller did not run it")
 	}
 
-	upgraded := desiredJob(ns, "registry.example/keystone:2")
+	upgraded := desiredJob(ns, "registry.example/identity:2")
 	done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, upgraded)
 	if err != nil || done {
 		t.Fatalf("template change: done=%v err=%v, want (false, nil)", done, err)
@@ -132,12 +132,12 @@ func TestRunJobRerunsOnTemplateChange(t *testing.T) {
 		left := podsOf(ctx, t, ns, old.UID)
 		return len(left) == 0, fmt.Sprintf("%d pods left", len(left)), nil
 	})
-	rerun := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/keystone:2") }, "")
+	rerun := runUntilDone(t, owner, func() *batchv1.Job { return desiredJob(ns, "registry.example/identity:2") }, "")
 	if rerun.UID != upgraded.UID {
 		t.Errorf("the re-run was re-created again: UID %s -> %s", upgraded.UID, rerun.UID)
 	}
-	if img := rerun.Spec.Template.Spec.Containers[0].Image; img != "registry.example/keystone:2" {
-		t.Errorf("re-run image %s, want registry.example/keystone:2", img)
+	if img := rerun.Spec.Template.Spec.Containers[0].Image; img != "registry.example/identity:2" {
+		t.Errorf("re-run image %s, want registry.example/identity:2", img)
 	}
 }
 
@@ -146,13 +146,13 @@ func TestRunJobRerunsOnTemplateChange(t *testing.T) {
 func TestRunJobLeavesRunningJob(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	pending := func(image string) *batchv1.Job {
 		j := desiredJob(ns, image)
 		j.Spec.Template.Spec.NodeSelector = map[string]string{"example.org/no-such-node": "true"}
 		return j
 	}
-	first := pending("registry.example/keystone:1")
+	first := pending("registry.example/identity:1")
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, first); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestRunJobLeavesRunningJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, image := range []string{"registry.example/keystone:1", "registry.example/keystone:2"} {
+	for _, image := range []string{"registry.example/identity:1", "registry.example/identity:2"} {
 		done, err := job.RunJob(ctx, c, env.Scheme, owner, pending(image))
 		if err != nil || done {
 			t.Fatalf("running Job, image %s: done=%v err=%v, want (false, nil)", image, done, err)
@@ -186,10 +186,10 @@ func TestRunJobLeavesRunningJob(t *testing.T) {
 func TestRunJobPermanentFailure(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	build := func(image string) *batchv1.Job { return simulated(desiredJob(ns, image)) }
 
-	first := build("registry.example/keystone:1")
+	first := build("registry.example/identity:1")
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, first); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRunJobPermanentFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := job.RunJob(ctx, c, env.Scheme, owner, build("registry.example/keystone:1"))
+	done, err := job.RunJob(ctx, c, env.Scheme, owner, build("registry.example/identity:1"))
 	if done || !errors.Is(err, job.ErrJobFailed) {
 		t.Fatalf("failed, key unchanged: done=%v err=%v, want (false, ErrJobFailed)", done, err)
 	}
@@ -212,7 +212,7 @@ func TestRunJobPermanentFailure(t *testing.T) {
 		t.Errorf("failed Job with unchanged key: %d writes, want 0", counter.Writes())
 	}
 
-	fixed := build("registry.example/keystone:1-fixed")
+	fixed := build("registry.example/identity:1-fixed")
 	done, err = job.RunJob(ctx, c, env.Scheme, owner, fixed)
 	if err != nil || done {
 		t.Fatalf("failed, key changed: done=%v err=%v, want (false, nil)", done, err)
@@ -231,20 +231,20 @@ func TestRunJobPermanentFailure(t *testing.T) {
 func TestRunJobWithKey(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	bootstrap := func(image string) *batchv1.Job {
 		j := desiredJob(ns, image)
 		j.Name = "bootstrap"
 		return j
 	}
 	const key1, key2 = "sha256:password-digest-1", "sha256:password-digest-2"
-	first := runUntilDone(t, owner, func() *batchv1.Job { return bootstrap("registry.example/keystone:1") }, key1)
+	first := runUntilDone(t, owner, func() *batchv1.Job { return bootstrap("registry.example/identity:1") }, key1)
 	if strings.Contains(first.Annotations[job.PodSpecHashAnnotation], "password-digest") {
 		t.Errorf("annotation stores the key in clear: %q", first.Annotations[job.PodSpecHashAnnotation])
 	}
 
 	// An image upgrade with the same key: still done, not re-run.
-	upgraded := bootstrap("registry.example/keystone:2")
+	upgraded := bootstrap("registry.example/identity:2")
 	done, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, owner, upgraded, key1)
 	if err != nil || !done {
 		t.Fatalf("same key, new image: done=%v err=%v, want (true, nil)", done, err)
@@ -254,12 +254,12 @@ func TestRunJobWithKey(t *testing.T) {
 	}
 
 	// A rotated password: re-run.
-	rotated := bootstrap("registry.example/keystone:2")
+	rotated := bootstrap("registry.example/identity:2")
 	done, err = job.RunJobWithKey(ctx, env.Client, env.Scheme, owner, rotated, key2)
 	if err != nil || done || rotated.UID == first.UID {
 		t.Fatalf("new key: done=%v err=%v UID %s (old %s), want a re-created Job", done, err, rotated.UID, first.UID)
 	}
-	runUntilDone(t, owner, func() *batchv1.Job { return bootstrap("registry.example/keystone:2") }, key2)
+	runUntilDone(t, owner, func() *batchv1.Job { return bootstrap("registry.example/identity:2") }, key2)
 
 	if done, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, owner, bootstrap("x"), ""); done || !errors.Is(err, job.ErrInvalidJob) {
 		t.Errorf("empty key: done=%v err=%v, want ErrInvalidJob", done, err)
@@ -272,7 +272,7 @@ func TestRunJobWithKey(t *testing.T) {
 // naming the Job and the field.
 func TestRunJobRefusesTTL(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	for _, ttl := range []int32{0, 300} {
 		for name, run := range map[string]func(ctx context.Context, c client.Client, j *batchv1.Job) (bool, error){
 			"RunJob": func(ctx context.Context, c client.Client, j *batchv1.Job) (bool, error) {
@@ -287,7 +287,7 @@ func TestRunJobRefusesTTL(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				j := desiredJob(ns, "registry.example/keystone:1")
+				j := desiredJob(ns, "registry.example/identity:1")
 				j.Spec.TTLSecondsAfterFinished = new(ttl)
 				done, err := run(context.Background(), c, j)
 				if done || !errors.Is(err, job.ErrTTLAfterFinished) || !errors.Is(err, job.ErrInvalidJob) {
@@ -324,8 +324,8 @@ func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
 		return j
 	}
 
-	first := newOwner(t, ns, "keystone-a")
-	a := build("registry.example/keystone:1")
+	first := newOwner(t, ns, "identity-a")
+	a := build("registry.example/identity:1")
 	if _, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, first, a, key); err != nil {
 		t.Fatal(err)
 	}
@@ -338,8 +338,8 @@ func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
 
-	second := newOwner(t, ns, "keystone-b")
-	b := build("registry.example/keystone:1")
+	second := newOwner(t, ns, "identity-b")
+	b := build("registry.example/identity:1")
 	if _, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, second, b, key); err != nil {
 		t.Fatal(err)
 	}
@@ -367,12 +367,12 @@ func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
 	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(b)); err != nil {
 		t.Fatal(err)
 	}
-	same := build("registry.example/keystone:2")
+	same := build("registry.example/identity:2")
 	done, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, second, same, key)
 	if err != nil || !done || same.UID != b.UID {
 		t.Fatalf("same key: done=%v err=%v UID %s (was %s), want (true, nil) and no re-run", done, err, same.UID, b.UID)
 	}
-	rotated := build("registry.example/keystone:2")
+	rotated := build("registry.example/identity:2")
 	done, err = job.RunJobWithKey(ctx, env.Client, env.Scheme, second, rotated, key+"-rotated")
 	if err != nil || done || rotated.UID == b.UID || rotated.UID == "" {
 		t.Fatalf("changed key: done=%v err=%v UID %s (was %s), want (false, nil) and a new Job", done, err, rotated.UID, b.UID)
@@ -388,15 +388,15 @@ func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
 func TestRunJobWaitsForDeletion(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	held := func(image string) *batchv1.Job {
 		j := desiredJob(ns, image)
 		j.Finalizers = []string{testenv.HoldFinalizer}
 		return j
 	}
-	old := runUntilDone(t, owner, func() *batchv1.Job { return held("registry.example/keystone:1") }, "")
+	old := runUntilDone(t, owner, func() *batchv1.Job { return held("registry.example/identity:1") }, "")
 
-	done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, held("registry.example/keystone:2"))
+	done, err := job.RunJob(ctx, env.Client, env.Scheme, owner, held("registry.example/identity:2"))
 	if err != nil || done {
 		t.Fatalf("re-run under a finalizer: done=%v err=%v, want (false, nil)", done, err)
 	}
@@ -409,7 +409,7 @@ func TestRunJobWaitsForDeletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err = job.RunJob(ctx, c, env.Scheme, owner, held("registry.example/keystone:2"))
+	done, err = job.RunJob(ctx, c, env.Scheme, owner, held("registry.example/identity:2"))
 	if err != nil || done || counter.Writes() != 0 {
 		t.Fatalf("being deleted: done=%v err=%v writes=%d, want (false, nil) and no writes", done, err, counter.Writes())
 	}
@@ -419,7 +419,7 @@ func TestRunJobWaitsForDeletion(t *testing.T) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), &batchv1.Job{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), nil
 	})
-	rerun := desiredJob(ns, "registry.example/keystone:2")
+	rerun := desiredJob(ns, "registry.example/identity:2")
 	done, err = job.RunJob(ctx, env.Client, env.Scheme, owner, rerun)
 	if err != nil || done || rerun.UID == old.UID || rerun.UID == "" {
 		t.Fatalf("after deletion: done=%v err=%v UID %s (old %s), want a new Job", done, err, rerun.UID, old.UID)
@@ -429,16 +429,16 @@ func TestRunJobWaitsForDeletion(t *testing.T) {
 func TestRunJobNotControlled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	other := newOwner(t, ns, "someone-else")
-	if _, err := job.RunJob(ctx, env.Client, env.Scheme, other, desiredJob(ns, "registry.example/keystone:1")); err != nil {
+	if _, err := job.RunJob(ctx, env.Client, env.Scheme, other, desiredJob(ns, "registry.example/identity:1")); err != nil {
 		t.Fatal(err)
 	}
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := job.RunJob(ctx, c, env.Scheme, owner, desiredJob(ns, "registry.example/keystone:2"))
+	done, err := job.RunJob(ctx, c, env.Scheme, owner, desiredJob(ns, "registry.example/identity:2"))
 	if done || !errors.Is(err, job.ErrNotControlled) || !errors.Is(err, apply.ErrNotControlled) ||
 		!strings.Contains(err.Error(), "Job "+ns+"/db-sync") || !strings.Contains(err.Error(), "controlled by ConfigMap someone-else") {
 		t.Fatalf("done=%v err=%v, want ErrNotControlled naming the Job and its controller", done, err)
@@ -450,9 +450,9 @@ func TestRunJobNotControlled(t *testing.T) {
 
 func TestRunJobBadInput(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	mutate := func(f func(*batchv1.Job)) *batchv1.Job {
-		j := desiredJob(ns, "registry.example/keystone:1")
+		j := desiredJob(ns, "registry.example/identity:1")
 		f(j)
 		return j
 	}
@@ -493,7 +493,7 @@ func TestRunJobBadInput(t *testing.T) {
 	}
 
 	t.Run("name of 63 chars is accepted", func(t *testing.T) {
-		j := desiredJob(ns, "registry.example/keystone:1")
+		j := desiredJob(ns, "registry.example/identity:1")
 		j.Name = strings.Repeat("a", 63)
 		if _, err := job.RunJob(context.Background(), env.Client, env.Scheme, owner, j); err != nil {
 			t.Fatalf("63-character name refused: %v", err)
@@ -504,11 +504,11 @@ func TestRunJobBadInput(t *testing.T) {
 func TestRunJobAPIErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "keystone")
+	owner := newOwner(t, ns, "identity")
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "db-sync", errors.New("denied"))
 
 	// A finished Job with an old key, so that the delete path is reached.
-	old := simulated(desiredJob(ns, "registry.example/keystone:1"))
+	old := simulated(desiredJob(ns, "registry.example/identity:1"))
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
 	}
@@ -523,19 +523,19 @@ func TestRunJobAPIErrors(t *testing.T) {
 			funcs: interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 				return forbidden
 			}},
-			job: desiredJob(ns, "registry.example/keystone:2"), step: "get",
+			job: desiredJob(ns, "registry.example/identity:2"), step: "get",
 		},
 		"delete fails": {
 			funcs: interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 				return forbidden
 			}},
-			job: simulated(desiredJob(ns, "registry.example/keystone:2")), step: "delete the failed run",
+			job: simulated(desiredJob(ns, "registry.example/identity:2")), step: "delete the failed run",
 		},
 		"create fails": {
 			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				return forbidden
 			}},
-			job: func() *batchv1.Job { j := desiredJob(ns, "registry.example/keystone:1"); j.Name = "other"; return j }(), step: "create",
+			job: func() *batchv1.Job { j := desiredJob(ns, "registry.example/identity:1"); j.Name = "other"; return j }(), step: "create",
 		},
 	}
 	for name, tc := range cases {

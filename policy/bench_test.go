@@ -12,8 +12,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/policy"
 )
 
-// keystoneBase are the shared rules Keystone's defaults build on.
-var keystoneBase = map[string]string{
+// identityBase are the shared rules Identity's defaults build on.
+var identityBase = map[string]string{
 	"admin_required":                 "role:admin or is_admin:1",
 	"service_role":                   "role:service",
 	"service_or_admin":               "rule:admin_required or rule:service_role",
@@ -29,8 +29,8 @@ var keystoneBase = map[string]string{
 	"domain_admin":                   "role:admin and domain_id:%(target.domain_id)s",
 }
 
-// keystoneTemplates are rule expressions shaped like Keystone's and Horizon's.
-var keystoneTemplates = []string{
+// identityTemplates are rule expressions shaped like Identity's and Dashboard's.
+var identityTemplates = []string{
 	"rule:admin_required",
 	"rule:admin_or_owner",
 	"role:admin and system_scope:all",
@@ -44,18 +44,18 @@ var keystoneTemplates = []string{
 	"",
 }
 
-// benchRules returns a realistic rule set of n rules (n >= len(keystoneBase)) that
+// benchRules returns a realistic rule set of n rules (n >= len(identityBase)) that
 // validates clean.
 func benchRules(n int) map[string]string {
 	resources := []string{"user", "project", "domain", "group", "role", "credential", "region", "endpoint", "service", "policy"}
 	verbs := []string{"get", "list", "create", "update", "delete"}
 	rules := make(map[string]string, n)
-	for k, v := range keystoneBase {
+	for k, v := range identityBase {
 		rules[k] = v
 	}
 	for i := 0; len(rules) < n; i++ {
 		name := fmt.Sprintf("identity:%s_%s_%d", verbs[i%len(verbs)], resources[i/len(verbs)%len(resources)], i)
-		rules[name] = keystoneTemplates[i%len(keystoneTemplates)]
+		rules[name] = identityTemplates[i%len(identityTemplates)]
 	}
 	return rules
 }
@@ -130,7 +130,7 @@ func BenchmarkLoadPolicyFromConfigMap200(b *testing.B) {
 		b.Fatal(err)
 	}
 	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-policy", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-policy", Namespace: ns},
 		Data:       map[string]string{policy.PolicyKey: doc},
 	}
 	if err := env.Client.Create(ctx, cm); err != nil {

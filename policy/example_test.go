@@ -24,7 +24,7 @@ func ExampleLoadPolicyFromConfigMap() {
 		panic(err)
 	}
 	if err := c.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-policy", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-policy", Namespace: ns.Name},
 		Data: map[string]string{policy.PolicyKey: `"identity:get_user": "rule:admin_required or user_id:%(target.user.id)s"
 "identity:list_users": "role:reader and (system_scope:all or rule:domain_reader"
 `},
@@ -33,7 +33,7 @@ func ExampleLoadPolicyFromConfigMap() {
 	}
 
 	overrides, err := policy.LoadPolicyFromConfigMap(ctx, c,
-		types.NamespacedName{Namespace: ns.Name, Name: "keystone-policy"})
+		types.NamespacedName{Namespace: ns.Name, Name: "identity-policy"})
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +58,7 @@ func ExampleLoadPolicyFromConfigMap() {
 	// "identity:get_user": "rule:admin_required or user_id:%(target.user.id)s"
 }
 
-// ExampleParse shows the syntax tree of a Keystone rule and its canonical text.
+// ExampleParse shows the syntax tree of a Identity rule and its canonical text.
 func ExampleParse() {
 	e, err := policy.Parse("role:admin OR (role:reader AND system_scope:all) or project_id:%(target.project.id)s")
 	if err != nil {

@@ -289,7 +289,7 @@ func FuzzLoadPolicyFromConfigMap(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	key := client.ObjectKey{Namespace: "openstack", Name: "keystone-policy"}
+	key := client.ObjectKey{Namespace: "openstack", Name: "identity-policy"}
 	load := func(doc string) (map[string]string, error) {
 		c := fake.NewClientBuilder().WithObjects(&corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
@@ -297,7 +297,7 @@ func FuzzLoadPolicyFromConfigMap(f *testing.F) {
 		}).Build()
 		return policy.LoadPolicyFromConfigMap(context.Background(), c, key)
 	}
-	prefix := "parsing policy.yaml from ConfigMap openstack/keystone-policy: "
+	prefix := "parsing policy.yaml from ConfigMap openstack/identity-policy: "
 	f.Fuzz(func(t *testing.T, doc string) {
 		rules, err := load(doc)
 		if err != nil {

@@ -23,7 +23,7 @@ import (
 func createConfigMap(t *testing.T, ns string, data map[string]string, binary map[string][]byte) types.NamespacedName {
 	t.Helper()
 	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-policy", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-policy", Namespace: ns},
 		Data:       data,
 		BinaryData: binary,
 	}
@@ -86,7 +86,7 @@ func TestLoadPolicyFromConfigMapRendered(t *testing.T) {
 }
 
 func TestLoadPolicyFromConfigMapNotFound(t *testing.T) {
-	key := types.NamespacedName{Namespace: env.Namespace(t), Name: "keystone-policy"}
+	key := types.NamespacedName{Namespace: env.Namespace(t), Name: "identity-policy"}
 	_, err := policy.LoadPolicyFromConfigMap(context.Background(), env.Client, key)
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("error = %v, want NotFound", err)
@@ -101,7 +101,7 @@ func TestLoadPolicyFromConfigMapKeyMissing(t *testing.T) {
 		data   map[string]string
 		binary map[string][]byte
 	}{
-		"other keys":       {data: map[string]string{"keystone.conf": "[DEFAULT]\n"}},
+		"other keys":       {data: map[string]string{"identity.conf": "[DEFAULT]\n"}},
 		"no data":          {},
 		"only binary data": {binary: map[string][]byte{policy.PolicyKey: []byte("a: role:a\n")}},
 	}
@@ -170,18 +170,18 @@ func TestLoadPolicyFromConfigMapInvalidYAML(t *testing.T) {
 }
 
 func TestLoadPolicyFromConfigMapAPIError(t *testing.T) {
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "keystone-policy", errors.New("no RBAC"))
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "identity-policy", errors.New("no RBAC"))
 	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(env.Scheme).Build(), interceptor.Funcs{
 		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 			return forbidden
 		},
 	})
-	key := types.NamespacedName{Namespace: "openstack", Name: "keystone-policy"}
+	key := types.NamespacedName{Namespace: "openstack", Name: "identity-policy"}
 	_, err := policy.LoadPolicyFromConfigMap(context.Background(), c, key)
 	if !apierrors.IsForbidden(err) || !errors.Is(err, forbidden) {
 		t.Fatalf("error = %v, want the wrapped Forbidden", err)
 	}
-	if want := "getting ConfigMap openstack/keystone-policy: "; !strings.HasPrefix(err.Error(), want) {
+	if want := "getting ConfigMap openstack/identity-policy: "; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error = %q, want prefix %q", err, want)
 	}
 }

@@ -55,7 +55,7 @@ func TestParse(t *testing.T) {
 		"rule":                   {"rule:admin_required", "rule(admin_required)"},
 		"role name with colon":   {"role:compute:admin", "role(compute:admin)"},
 		"kind is case-sensitive": {"Role:admin", "generic(Role, admin)"},
-		"keystone reader": {
+		"identity reader": {
 			"role:admin or (role:reader and system_scope:all)",
 			"or(role(admin), and(role(reader), generic(system_scope, all)))",
 		},

@@ -160,7 +160,7 @@ func TestValidateMergedOverride(t *testing.T) {
 	if errs := policy.Validate(override, nil); len(errs) != 1 {
 		t.Fatalf("override alone: %v, want one unknown-rule error", errs)
 	}
-	if errs := policy.Validate(policy.Merge(keystoneBase, override), nil); len(errs) != 0 {
+	if errs := policy.Validate(policy.Merge(identityBase, override), nil); len(errs) != 0 {
 		t.Errorf("merged: %v", errs)
 	}
 }

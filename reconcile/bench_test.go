@@ -46,7 +46,7 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
-// BenchmarkPipeline runs a Horizon-sized table: eight instrumented steps and an unnamed
+// BenchmarkPipeline runs a Dashboard-sized table: eight instrumented steps and an unnamed
 // prune step, per pass.
 func BenchmarkPipeline(b *testing.B) {
 	ctx := context.Background()

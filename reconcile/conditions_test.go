@@ -187,14 +187,14 @@ func TestValidateReason(t *testing.T) {
 func TestSetConditionReplacesAnInvalidReason(t *testing.T) {
 	for _, bad := range []string{"", "Connection refused", strings.Repeat("X", 5000) + "!"} {
 		w := newWidget(2)
-		if !reconcile.MarkFalse(w, "HorizonAPIReady", bad, "GET http://horizon:8080/ failed") {
+		if !reconcile.MarkFalse(w, "DashboardAPIReady", bad, "GET http://dashboard:8080/ failed") {
 			t.Fatal("no change reported")
 		}
-		c := meta.FindStatusCondition(w.Status.Conditions, "HorizonAPIReady")
+		c := meta.FindStatusCondition(w.Status.Conditions, "DashboardAPIReady")
 		if c.Reason != reconcile.ReasonInvalidReason || c.Status != metav1.ConditionFalse || c.ObservedGeneration != 2 {
 			t.Errorf("condition = %+v, want status False kept and reason %s", c, reconcile.ReasonInvalidReason)
 		}
-		if !strings.Contains(c.Message, "GET http://horizon:8080/ failed") || !strings.Contains(c.Message, "invalid reason") {
+		if !strings.Contains(c.Message, "GET http://dashboard:8080/ failed") || !strings.Contains(c.Message, "invalid reason") {
 			t.Errorf("message %q lacks the original message or the note", c.Message)
 		}
 		if len(c.Message) > 2000 {

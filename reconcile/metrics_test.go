@@ -59,7 +59,7 @@ func histogramCounts(t *testing.T, reg prometheus.Gatherer, name string) map[str
 
 func TestMetricsRecordEveryExitPath(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	opts := reconcile.DefaultMetricsOptions("horizon_operator")
+	opts := reconcile.DefaultMetricsOptions("dashboard_operator")
 	opts.Registerer = reg
 	m, err := reconcile.NewMetrics(opts)
 	if err != nil {
@@ -93,18 +93,18 @@ func TestMetricsRecordEveryExitPath(t *testing.T) {
 	// Pass 1 ends in Config's error, pass 2 in its panic, pass 3 in its requeue: the
 	// unnamed prune step and the group never run.
 	wantCounts := map[string]uint64{"Secrets": 3, "Config": 3, "HPA": 0, "VPA": 0}
-	if got := histogramCounts(t, reg, "horizon_operator_reconcile_duration_seconds"); !cmp.Equal(got, wantCounts) {
+	if got := histogramCounts(t, reg, "dashboard_operator_reconcile_duration_seconds"); !cmp.Equal(got, wantCounts) {
 		t.Errorf("duration observations = %v, want %v", got, wantCounts)
 	}
 	want := `
-# HELP horizon_operator_reconcile_errors_total Number of errors (including recovered panics) returned by each named step of a reconcile pass.
-# TYPE horizon_operator_reconcile_errors_total counter
-horizon_operator_reconcile_errors_total{condition_type="ConfigReady",sub_reconciler="Config"} 2
-horizon_operator_reconcile_errors_total{condition_type="HPAReady",sub_reconciler="HPA"} 0
-horizon_operator_reconcile_errors_total{condition_type="SecretsReady",sub_reconciler="Secrets"} 0
-horizon_operator_reconcile_errors_total{condition_type="VPAReady",sub_reconciler="VPA"} 0
+# HELP dashboard_operator_reconcile_errors_total Number of errors (including recovered panics) returned by each named step of a reconcile pass.
+# TYPE dashboard_operator_reconcile_errors_total counter
+dashboard_operator_reconcile_errors_total{condition_type="ConfigReady",sub_reconciler="Config"} 2
+dashboard_operator_reconcile_errors_total{condition_type="HPAReady",sub_reconciler="HPA"} 0
+dashboard_operator_reconcile_errors_total{condition_type="SecretsReady",sub_reconciler="Secrets"} 0
+dashboard_operator_reconcile_errors_total{condition_type="VPAReady",sub_reconciler="VPA"} 0
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "horizon_operator_reconcile_errors_total"); err != nil {
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "dashboard_operator_reconcile_errors_total"); err != nil {
 		t.Error(err)
 	}
 
@@ -116,10 +116,10 @@ horizon_operator_reconcile_errors_total{condition_type="VPAReady",sub_reconciler
 	if _, err := p2.Run(context.Background(), newWidget(1)); !errors.Is(err, errBoom) {
 		t.Fatalf("Run = %v", err)
 	}
-	if got := counterValue(t, reg, "horizon_operator_reconcile_errors_total", "HPA2"); got != 1 {
+	if got := counterValue(t, reg, "dashboard_operator_reconcile_errors_total", "HPA2"); got != 1 {
 		t.Errorf("HPA2 errors = %v, want 1", got)
 	}
-	if got := histogramCounts(t, reg, "horizon_operator_reconcile_duration_seconds")["HPA2"]; got != 1 {
+	if got := histogramCounts(t, reg, "dashboard_operator_reconcile_duration_seconds")["HPA2"]; got != 1 {
 		t.Errorf("HPA2 observations = %d, want 1", got)
 	}
 }
@@ -207,7 +207,7 @@ PREFIX_reconcile_errors_total{condition_type="ConfigReady",sub_reconciler="Confi
 }
 
 func TestNewMetricsRefuses(t *testing.T) {
-	for name, prefix := range map[string]string{"empty": "", "dash": "horizon-operator", "leading digit": "1op", "space": "a b"} {
+	for name, prefix := range map[string]string{"empty": "", "dash": "dashboard-operator", "leading digit": "1op", "space": "a b"} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(prefix)); !errors.Is(err, reconcile.ErrInvalidMetricsPrefix) {
 				t.Errorf("NewMetrics(%q) error = %v, want ErrInvalidMetricsPrefix", prefix, err)

@@ -222,11 +222,11 @@ func TestRunPassWritesStatusDespiteInvalidConditions(t *testing.T) {
 		logged = append(logged, args)
 	}, funcr.Options{}))
 	key := createWidget(t, env.Namespace(t))
-	opts := reconcile.DefaultPassOptions("SecretsReady", "HorizonAPIReady")
+	opts := reconcile.DefaultPassOptions("SecretsReady", "DashboardAPIReady")
 	res, err := reconcile.RunPass(ctx, env.Client, key, &Widget{}, opts, func(_ context.Context, w *Widget) (ctrl.Result, error) {
 		reconcile.MarkFalse(w, "SecretsReady", "Store not ready", "waiting for the store")
 		// A condition set without SetCondition, as an operator might from a probe.
-		meta.SetStatusCondition(w.Conditions(), metav1.Condition{Type: "HorizonAPIReady", Status: metav1.ConditionFalse,
+		meta.SetStatusCondition(w.Conditions(), metav1.Condition{Type: "DashboardAPIReady", Status: metav1.ConditionFalse,
 			Reason: "HTTP 502 Bad Gateway", Message: strings.Repeat("m", 40000), ObservedGeneration: w.Generation})
 		return ctrl.Result{RequeueAfter: reconcile.RetryInterval}, nil
 	})
@@ -234,7 +234,7 @@ func TestRunPassWritesStatusDespiteInvalidConditions(t *testing.T) {
 		t.Fatalf("pass = %+v, %v; want its requeue and the status written", res, err)
 	}
 	w := getWidget(t, key)
-	for _, typ := range []string{"SecretsReady", "HorizonAPIReady", "Ready"} {
+	for _, typ := range []string{"SecretsReady", "DashboardAPIReady", "Ready"} {
 		c := meta.FindStatusCondition(w.Status.Conditions, typ)
 		switch {
 		case c == nil:
@@ -246,7 +246,7 @@ func TestRunPassWritesStatusDespiteInvalidConditions(t *testing.T) {
 		}
 	}
 	// Loudly: each repaired condition is logged as an error.
-	for _, typ := range []string{"SecretsReady", "HorizonAPIReady", "Ready"} {
+	for _, typ := range []string{"SecretsReady", "DashboardAPIReady", "Ready"} {
 		found := false
 		for _, l := range logged {
 			found = found || strings.Contains(l, `"conditionType"="`+typ+`"`) && strings.Contains(l, "invalid condition reason")

@@ -24,7 +24,7 @@ func TestSectionProjected(t *testing.T) {
 	ns := env.Namespace(t)
 	create(t,
 		deployment(ns, "glance", configMapVolume("policy", "glance-policy"), secretVolume("backends", "glance-backends-abc")),
-		secret(ns, "glance-backends-abc", map[string]string{"backends.conf": backendsConf, "keystone.ldap.conf": "[ldap]\n"}),
+		secret(ns, "glance-backends-abc", map[string]string{"backends.conf": backendsConf, "identity.ldap.conf": "[ldap]\n"}),
 		deployment(ns, "dangling", secretVolume("backends", "glance-backends-gone")),
 		deployment(ns, "scratch", emptyDirVolume("backends")),
 	)
@@ -73,12 +73,12 @@ func TestSectionProjected(t *testing.T) {
 		},
 		"EmptyHeaderKeyPresent": {
 			reason: "With no header, the data key itself is the satellite's file and its presence is the evidence.",
-			args:   args{deployment: "glance", volume: "backends", key: "keystone.ldap.conf"},
+			args:   args{deployment: "glance", volume: "backends", key: "identity.ldap.conf"},
 			want:   true,
 		},
 		"EmptyHeaderKeyAbsent": {
 			reason: "With no header, an absent data key is not projected.",
-			args:   args{deployment: "glance", volume: "backends", key: "keystone.corp.conf"},
+			args:   args{deployment: "glance", volume: "backends", key: "identity.corp.conf"},
 		},
 		"DeploymentBeingDeleted": {
 			reason: "The pod template is read as it stands, also on a Deployment being deleted.",
@@ -218,15 +218,15 @@ func TestSectionProjectedWithPackageRole(t *testing.T) {
 	}
 	ns := env.Namespace(t)
 	create(t,
-		deployment(ns, "keystone", secretVolume("domains", "keystone-domains-1")),
-		secret(ns, "keystone-domains-1", map[string]string{"keystone.corp.conf": "[identity]\ndriver = ldap\n"}),
+		deployment(ns, "identity", secretVolume("domains", "identity-domains-1")),
+		secret(ns, "identity-domains-1", map[string]string{"identity.corp.conf": "[identity]\ndriver = ldap\n"}),
 	)
 	c := env.ClientAs(t, "satellite", roles...)
 	got, err := satellite.SectionProjected(context.Background(), satellite.ObserveParams{
 		Children:      c,
-		DeploymentKey: client.ObjectKey{Namespace: ns, Name: "keystone"},
+		DeploymentKey: client.ObjectKey{Namespace: ns, Name: "identity"},
 		VolumeName:    "domains",
-		DataKey:       "keystone.corp.conf",
+		DataKey:       "identity.corp.conf",
 	})
 	if err != nil || !got {
 		t.Fatalf("SectionProjected with the package's ClusterRole only = %v, %v; want true, nil", got, err)

@@ -77,7 +77,7 @@ func TestEnsureCertificateNeverTakesOver(t *testing.T) {
 
 			ready, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, desiredCert(ns))
 			if ready || !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) ||
-				!strings.Contains(err.Error(), "Certificate "+ns+"/keystone-db") {
+				!strings.Contains(err.Error(), "Certificate "+ns+"/identity-db") {
 				t.Fatalf("ready=%v err=%v, want %v naming the Certificate and containing %q", ready, err, tc.want, tc.text)
 			}
 			after := &certmanagerv1.Certificate{}
@@ -106,7 +106,7 @@ func TestEnsureCertificateFaultMatrix(t *testing.T) {
 	setup := func(t *testing.T) testenv.FaultRun {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns)
-		k := client.ObjectKey{Namespace: ns, Name: "keystone-db"}
+		k := client.ObjectKey{Namespace: ns, Name: "identity-db"}
 		var uid string
 		return testenv.FaultRun{
 			Client: env.Client,
@@ -168,10 +168,10 @@ func TestEnsureCertificateNilScheme(t *testing.T) {
 			return c.Get(ctx, k, o, opts...)
 		},
 	})
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: "ns", UID: "uid-1"}}
 	ready, err := tls.EnsureCertificate(context.Background(), c, nil, owner, desiredCert("ns"))
-	if ready || !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "Certificate ns/keystone-db") {
-		t.Errorf("ready=%v err=%v, want apply.ErrNilScheme naming Certificate ns/keystone-db", ready, err)
+	if ready || !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "Certificate ns/identity-db") {
+		t.Errorf("ready=%v err=%v, want apply.ErrNilScheme naming Certificate ns/identity-db", ready, err)
 	}
 	if calls != 0 {
 		t.Errorf("%d API calls, want none", calls)

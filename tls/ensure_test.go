@@ -24,7 +24,7 @@ import (
 
 func newOwner(t *testing.T, ns string) *corev1.ConfigMap {
 	t.Helper()
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns}}
 	if err := env.Client.Create(context.Background(), owner); err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +33,12 @@ func newOwner(t *testing.T, ns string) *corev1.ConfigMap {
 
 func desiredCert(ns string, dnsNames ...string) *certmanagerv1.Certificate {
 	if len(dnsNames) == 0 {
-		dnsNames = []string{"keystone-db.example.org"}
+		dnsNames = []string{"identity-db.example.org"}
 	}
 	return &certmanagerv1.Certificate{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-db", Namespace: ns},
 		Spec: certmanagerv1.CertificateSpec{
-			SecretName: "keystone-db-tls",
+			SecretName: "identity-db-tls",
 			DNSNames:   dnsNames,
 			IssuerRef:  cmmeta.IssuerReference{Name: "internal-ca", Kind: "ClusterIssuer"},
 		},
@@ -75,7 +75,7 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 		t.Fatalf("issued: ready=%v err=%v, want (true, nil)", ready, err)
 	}
 	secret := &corev1.Secret{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "keystone-db-tls"}, secret); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "identity-db-tls"}, secret); err != nil {
 		t.Fatalf("TLS secret: %v", err)
 	}
 
@@ -89,7 +89,7 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 	}
 
 	// A spec change makes the old Ready condition stale until cert-manager re-issues.
-	changed := desiredCert(ns, "keystone-db.example.org", "db.keystone.svc")
+	changed := desiredCert(ns, "identity-db.example.org", "db.identity.svc")
 	ready, err = tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, changed)
 	if err != nil || ready {
 		t.Fatalf("after spec change: ready=%v err=%v, want (false, nil) until re-issued", ready, err)
@@ -98,14 +98,14 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(changed), stored); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"keystone-db.example.org", "db.keystone.svc"}, stored.Spec.DNSNames); diff != "" || stored.Generation == issued.Generation {
+	if diff := cmp.Diff([]string{"identity-db.example.org", "db.identity.svc"}, stored.Spec.DNSNames); diff != "" || stored.Generation == issued.Generation {
 		t.Errorf("stored dnsNames at generation %d (was %d), want the new names at a new generation (-want +got):\n%s",
 			stored.Generation, issued.Generation, diff)
 	}
 	if _, err := testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
 		t.Fatal(err)
 	}
-	if ready, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, desiredCert(ns, "keystone-db.example.org", "db.keystone.svc")); err != nil || !ready {
+	if ready, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, desiredCert(ns, "identity-db.example.org", "db.identity.svc")); err != nil || !ready {
 		t.Fatalf("re-issued: ready=%v err=%v, want (true, nil)", ready, err)
 	}
 }
@@ -118,7 +118,7 @@ func TestEnsureCertificateRestoresDriftAndKeepsOthersFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := &certmanagerv1.Certificate{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "keystone-db"}, edited); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "identity-db"}, edited); err != nil {
 		t.Fatal(err)
 	}
 	edited.Spec.SecretName = "hijacked"
@@ -130,7 +130,7 @@ func TestEnsureCertificateRestoresDriftAndKeepsOthersFields(t *testing.T) {
 	if _, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Spec.SecretName != "keystone-db-tls" {
+	if got.Spec.SecretName != "identity-db-tls" {
 		t.Errorf("secretName = %q, want our value restored", got.Spec.SecretName)
 	}
 	if got.Spec.RenewBefore == nil {
@@ -153,14 +153,14 @@ func TestEnsureCertificateErrors(t *testing.T) {
 	}
 	failing := interceptor.NewClient(base, interceptor.Funcs{
 		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-			return apierrors.NewForbidden(schema.GroupResource{Group: "cert-manager.io", Resource: "certificates"}, "keystone-db", errors.New("denied"))
+			return apierrors.NewForbidden(schema.GroupResource{Group: "cert-manager.io", Resource: "certificates"}, "identity-db", errors.New("denied"))
 		},
 	})
 	ready, err := tls.EnsureCertificate(ctx, failing, env.Scheme, owner, desiredCert(ns))
 	if ready || !apierrors.IsForbidden(err) {
 		t.Fatalf("ready=%v err=%v, want (false, Forbidden)", ready, err)
 	}
-	if want := "Certificate " + ns + "/keystone-db"; !strings.Contains(err.Error(), want) {
+	if want := "Certificate " + ns + "/identity-db"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name %q", err, want)
 	}
 }

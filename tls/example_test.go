@@ -24,16 +24,16 @@ func ExampleEnsureCertificate() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 	desired := func() *certmanagerv1.Certificate {
 		return &certmanagerv1.Certificate{
-			ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns.Name},
+			ObjectMeta: metav1.ObjectMeta{Name: "identity-db", Namespace: ns.Name},
 			Spec: certmanagerv1.CertificateSpec{
-				SecretName: "keystone-db-tls",
-				DNSNames:   []string{"keystone-db." + ns.Name + ".svc"},
+				SecretName: "identity-db-tls",
+				DNSNames:   []string{"identity-db." + ns.Name + ".svc"},
 				IssuerRef:  cmmeta.IssuerReference{Name: "internal-ca", Kind: "ClusterIssuer"},
 			},
 		}
@@ -43,7 +43,7 @@ func ExampleEnsureCertificate() {
 	fmt.Println("first pass ready:", ready, err)
 
 	// cert-manager issues the certificate (simulated here).
-	if _, err := testenv.MarkCertificateReady(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: "keystone-db"}); err != nil {
+	if _, err := testenv.MarkCertificateReady(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: "identity-db"}); err != nil {
 		panic(err)
 	}
 	ready, err = tls.EnsureCertificate(ctx, c, scheme, owner, desired())
