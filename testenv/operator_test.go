@@ -13,9 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -70,6 +73,10 @@ func TestStartOperator(t *testing.T) {
 		})
 	if got == nil || got != op.Resolver {
 		t.Fatalf("Operator.Resolver = %p, the setup got %p", op.Resolver, got)
+	}
+	if op.Local.Manager != op.Manager.GetLocalManager() || op.Local.Applier == nil || op.Local.Applier.FieldManager() != apply.FieldManager ||
+		op.Local.Scheme != env.Scheme || op.Local.APIReader == nil || op.Local.Namespace != ns {
+		t.Errorf("Operator.Local = %+v, want the management cluster's parts", op.Local)
 	}
 	if op.Counter.Total() == 0 {
 		t.Error("the counter saw no request of a manager whose cache has synced")
@@ -168,5 +175,124 @@ func TestStartOperatorFails(t *testing.T) {
 	}
 	if _, _, err := env.RunOperator(testenv.OperatorOptions{}, nil); err == nil {
 		t.Error("RunOperator with a nil setup returned no error")
+	}
+}
+
+// The runner exposes the controllers the setup registered, whichever builder it used:
+// each runs a pass of a management-cluster request with no reference the test kept.
+func TestStartOperatorExposesTheReconcilers(t *testing.T) {
+	ns := env.Namespace(t)
+	plain := &saRecorder{seen: map[client.ObjectKey]int{}}
+	multi := &saRecorder{seen: map[client.ObjectKey]int{}}
+	op := env.StartOperator(t, testenv.OperatorOptions{OperatorOptions: multicluster.OperatorOptions{Namespace: ns}},
+		func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+			if err := plain.setup(ctx, mgr, resolver); err != nil {
+				return err
+			}
+			return mcbuilder.ControllerManagedBy(mgr).Named("serviceaccounts-mc").
+				For(&corev1.ServiceAccount{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)).
+				Complete(multicluster.LocalReconciler(multi))
+		})
+	if len(op.Reconcilers) != 2 {
+		t.Fatalf("Operator.Reconcilers: %d, want the 2 controllers the setup registered", len(op.Reconcilers))
+	}
+	key := client.ObjectKey{Namespace: ns, Name: "direct"}
+	for i, rec := range []*saRecorder{plain, multi} {
+		if _, err := op.Reconcilers[i].Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatalf("Reconcilers[%d]: %v", i, err)
+		}
+		if n := rec.count(key); n != 1 {
+			t.Errorf("Reconcilers[%d] ran the pass of %s %d times, want 1", i, key, n)
+		}
+	}
+}
+
+// A single-cluster operator runs through operator.Run with the kit's defaults: the
+// setup gets the operator's parts, its controller on a plain ctrl.Builder reconciles a
+// ServiceAccount of its namespace only, the runner exposes that controller and what the
+// setup got, and counts the manager's requests.
+func TestStartSingleClusterOperator(t *testing.T) {
+	ns, other := env.Namespace(t), env.Namespace(t)
+	rec := &saRecorder{seen: map[client.ObjectKey]int{}}
+	var got operator.Operator
+	var opts testenv.OperatorOptions
+	opts.FieldManager, opts.Namespace = "sa-operator", ns
+	op := env.StartSingleClusterOperator(t, opts, func(_ context.Context, parts operator.Operator) error {
+		got = parts
+		return ctrl.NewControllerManagedBy(parts.Manager).Named("serviceaccounts").For(&corev1.ServiceAccount{}).Complete(rec)
+	})
+	if op.Manager != nil || op.Resolver != nil {
+		t.Errorf("a single-cluster operator has a multicluster manager %v or resolver %v", op.Manager, op.Resolver)
+	}
+	if op.Local.Applier != got.Applier || op.Local.Applier.FieldManager() != "sa-operator" || op.Local.Namespace != ns ||
+		op.Local.Scheme != env.Scheme || op.Local.Manager == nil {
+		t.Errorf("Operator.Local = %+v, want what the setup got (%+v)", op.Local, got)
+	}
+	if op.Counter.Total() == 0 {
+		t.Error("the counter saw no request of a manager whose cache has synced")
+	}
+	ctx := context.Background()
+	for _, key := range []client.ObjectKey{{Namespace: ns, Name: "mine"}, {Namespace: other, Name: "theirs"}} {
+		if err := env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "ServiceAccount "+ns+"/mine reconciled", func() bool { return rec.count(client.ObjectKey{Namespace: ns, Name: "mine"}) > 0 })
+	if n := rec.count(client.ObjectKey{Namespace: other, Name: "theirs"}); n != 0 {
+		t.Errorf("ServiceAccount %s/theirs, outside the operator's namespace, reconciled %d times", other, n)
+	}
+	if len(op.Reconcilers) != 1 {
+		t.Fatalf("Operator.Reconcilers: %d, want the one controller the setup registered", len(op.Reconcilers))
+	}
+	key := client.ObjectKey{Namespace: ns, Name: "direct"}
+	if _, err := op.Reconcilers[0].Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil || rec.count(key) != 1 {
+		t.Errorf("Reconcilers[0] of %s: %v, %d passes; want one pass", key, err, rec.count(key))
+	}
+}
+
+// What the single-cluster runner refuses is an error naming the cause (fatal in
+// StartSingleClusterOperator); stop returns what operator.Run returned.
+func TestRunSingleClusterOperator(t *testing.T) {
+	boom := errors.New("boom")
+	noop := func(context.Context, operator.Operator) error { return nil }
+	cases := map[string]struct {
+		reason string
+		opts   testenv.OperatorOptions
+		setup  operator.Setup
+		is     error
+		want   string
+	}{
+		"NilSetup": {reason: "A nil setup is refused.", want: "the setup function is nil"},
+		"TargetClusters": {reason: "A single-cluster operator has no target clusters.", setup: noop,
+			opts: testenv.OperatorOptions{OperatorOptions: multicluster.OperatorOptions{ClustersNamespace: "clusters"}},
+			want: `ClustersNamespace "clusters"`},
+		"SetupError": {reason: "The setup's error is returned.", setup: func(context.Context, operator.Operator) error { return boom },
+			is: boom, want: "operator setup: boom"},
+		"BadOptions": {reason: "Options operator.Run refuses are its error.", setup: noop,
+			opts: testenv.OperatorOptions{OperatorOptions: multicluster.OperatorOptions{Namespace: "No"}},
+			is:   operator.ErrInvalidOptions, want: `--namespace "No"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := env.RunSingleClusterOperator(tc.opts, tc.setup)
+			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("\n%s\nRunSingleClusterOperator = %v, want an error saying %q", tc.reason, err, tc.want)
+			}
+			rec := runTB(t, func(tb testing.TB) { env.StartSingleClusterOperator(tb, tc.opts, tc.setup) })
+			if rec.finished || !strings.Contains(rec.fatal, tc.want) {
+				t.Fatalf("\n%s\nStartSingleClusterOperator finished=%v fatal=%q, want a fatal failure saying %q", tc.reason, rec.finished, rec.fatal, tc.want)
+			}
+		})
+	}
+	var opts testenv.OperatorOptions
+	opts.Namespace = env.Namespace(t)
+	_, stop, err := env.RunSingleClusterOperator(opts, noop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := stop(); err != nil {
+			t.Fatalf("stop #%d = %v, want nil", i+1, err)
+		}
 	}
 }
