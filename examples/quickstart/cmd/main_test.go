@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -64,12 +66,17 @@ func TestRunReconcilesAMemo(t *testing.T) {
 	testenv.ExpectCondition(t, env.Client, memo, "ConfigReady", metav1.ConditionTrue)
 }
 
-// A Memo has no target cluster: --clusters-namespace is refused, naming the flag.
-func TestRunRefusesAClustersNamespace(t *testing.T) {
+// A Memo has no target cluster: the command has no --clusters-namespace flag, and its
+// defaults are the secure ones (leader election on, metrics behind authentication).
+func TestFlags(t *testing.T) {
 	opts := defaultOptions()
-	opts.ClustersNamespace = "clusters"
-	err := run(context.Background(), env.Config, opts)
-	if err == nil || !strings.Contains(err.Error(), "--clusters-namespace") {
-		t.Fatalf("run = %v, want an error naming --clusters-namespace", err)
+	fs := flag.NewFlagSet("memo-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts.BindFlags(fs)
+	if err := fs.Parse([]string{"--clusters-namespace", "clusters"}); err == nil || !strings.Contains(err.Error(), "clusters-namespace") {
+		t.Fatalf("parsing --clusters-namespace = %v, want an error naming the flag", err)
+	}
+	if !opts.LeaderElect || opts.InsecureMetrics || opts.FieldManager != controller.FieldManager {
+		t.Errorf("defaults: leader election %v, insecure metrics %v, field manager %q", opts.LeaderElect, opts.InsecureMetrics, opts.FieldManager)
 	}
 }

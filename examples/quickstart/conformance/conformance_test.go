@@ -13,33 +13,31 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
-	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// startMemoOperator runs the quick-start operator as cmd/main.go does
-// (multicluster.RunOperator: an Applier over a cache of the operator's own ConfigMaps and
-// Secrets, Secrets read past it), on the suite's namespace, logger and metrics
-// registry. The controller's watches are those of MemoReconciler.SetupWithManager,
-// registered here so that the reconciler is the one the suite wrapped.
+// startMemoOperator runs the quick-start operator as cmd/main.go does (operator.Run: an
+// Applier over a cache of the operator's own ConfigMaps and Secrets, Secrets read past
+// it), on the suite's namespace, logger and metrics registry. The controller's watches
+// are those of MemoReconciler.SetupWithManager, registered here so that the reconciler
+// is the one the suite wrapped.
 func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-	return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme), func(_ context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+	return operator.Run(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme).Operator(), func(_ context.Context, op operator.Operator) error {
 		metrics, err := run.Metrics("memo_operator")
 		if err != nil {
 			return err
 		}
-		local := resolver.Local()
-		r, err := controller.NewMemoReconciler(local.Client, env.Scheme, local.APIReader, metrics)
+		r, err := controller.NewMemoReconciler(op.Applier, op.Scheme, op.APIReader, metrics)
 		if err != nil {
 			return err
 		}
-		return ctrl.NewControllerManagedBy(mgr.GetLocalManager()).Named(run.Name).
+		return ctrl.NewControllerManagedBy(op.Manager).Named(run.Name).
 			For(&v1alpha1.Memo{}, builder.WithPredicates(reconcile.IgnoreStatusWrites())).
 			Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
 			Complete(run.Wrap(r))

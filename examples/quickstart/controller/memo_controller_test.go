@@ -12,38 +12,29 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
+	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// startOperator runs the operator as cmd/main.go does, on a cache scoped to ns, and
-// returns its reconciler and the counter of the manager's requests.
-func startOperator(t *testing.T, ns string) (*controller.MemoReconciler, *testenv.RequestCounter) {
+// startOperator runs the operator as cmd/main.go does (operator.Run, its cache scoped
+// to ns) until the test ends; the kit exposes its reconciler and counts its requests.
+func startOperator(t *testing.T, ns string) *testenv.Operator {
 	t.Helper()
-	opts := apply.CacheOptions(controller.FieldManager)
-	opts.DefaultNamespaces = map[string]cache.Config{ns: {}}
-	mgr, counter := env.StartManager(t, ctrl.Options{
-		Cache:  opts,
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
+	var opts testenv.OperatorOptions
+	opts.FieldManager, opts.Namespace = controller.FieldManager, ns
+	return env.StartSingleClusterOperator(t, opts, func(_ context.Context, op operator.Operator) error {
+		r, err := controller.NewMemoReconciler(op.Applier, op.Scheme, op.APIReader, nil)
+		if err != nil {
+			return err
+		}
+		return r.SetupWithManager(op.Manager)
 	})
-	applier := apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{
-		FieldManager: controller.FieldManager, APIReader: mgr.GetAPIReader(),
-	})
-	r, err := controller.NewMemoReconciler(applier, mgr.GetScheme(), mgr.GetAPIReader(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	return r, counter
 }
 
 // sampleMemo reads the sample Memo of config/samples into namespace ns.
@@ -80,7 +71,7 @@ func expectControlled(t *testing.T, m *v1alpha1.Memo, name string, obj client.Ob
 func TestMemo(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	r, counter := startOperator(t, ns)
+	op := startOperator(t, ns)
 
 	m := sampleMemo(t, ns)
 	if err := env.Client.Create(ctx, m); err != nil {
@@ -127,8 +118,8 @@ func TestMemo(t *testing.T) {
 
 	// A converged pass reads everything from the cache and writes nothing.
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(m)}
-	testenv.ExpectQuiet(t, counter, 0, func(ctx context.Context) error {
-		_, err := r.Reconcile(ctx, req)
+	testenv.ExpectQuiet(t, op.Counter, 0, func(ctx context.Context) error {
+		_, err := op.Reconcilers[0].Reconcile(ctx, req)
 		return err
 	})
 }
