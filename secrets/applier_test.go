@@ -42,8 +42,8 @@ func generatedPass(c client.Client, owner client.Object, gs secrets.GeneratedSec
 
 // TestConvergedPassThroughApplierSendsNothing: once the informers have caught up, a
 // pass of EnsureGeneratedSecret and EnsurePushSecret through an Applier over a
-// manager's cache sends no request at all; with Secrets read past the cache, as
-// reconcile.UncachedObjects recommends, it sends exactly one GET.
+// manager's cache sends no request at all; with Secrets read past the cache
+// (client.CacheOptions.DisableFor), it sends exactly one GET.
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	cases := map[string]struct {
 		uncached []client.Object

@@ -40,30 +40,11 @@ type PushConfirmation struct {
 	Pending string
 }
 
-// ConfirmPush applies the PushSecret want, controlled by owner, stamped with the
-// resourceVersion of its source Secret source (PushOfVersionAnnotation) and with the
-// status.syncedResourceVersion the PushSecret had when that version was first stamped
-// (PushSyncedBeforeAnnotation), and reports whether External Secrets Operator has
-// confirmed a push of that version or a later one. A caller that must not use a
-// credential before the backend holds it calls it on every pass and goes ahead only
-// once the result is Confirmed; until then it requeues after [PollInterval] and may
-// report Pending.
-//
-// The stamp is written through [EnsurePushSecret], with its control checks: a
-// PushSecret owner does not control is refused with an *apply.NotControlledError
-// (errors.Is apply.ErrNotControlled) and one being deleted with apply.ErrBeingDeleted,
-// and nothing is written. want is built afresh on every pass, as for EnsurePushSecret;
-// ConfirmPush adds the two annotations to its own. A stamp of an unchanged version is
-// kept as it is, so a converged pass writes nothing.
-//
-// The pass that stamps a new version never answers Confirmed: no status can yet record
-// a push of it. A later pass judges the PushSecret as [PushConfirmationOf] does. On
-// return want holds the server's copy.
-//
-// source must be the Secret the PushSecret pushes, as read by the caller: a nil source,
-// one without a resourceVersion, one in another namespace, or one other than the
-// Secret want selects by name is refused with [ErrInvalidPushSource] before any API
-// call; a nil want returns [ErrNilPushSecret]. Errors name the PushSecret.
+// ConfirmPush applies want through [EnsurePushSecret], stamped with source's
+// resourceVersion, and reports whether ESO has confirmed a push of that version or a
+// later one ("Confirming a push" in the package documentation); want then holds the
+// server's copy. A nil want returns [ErrNilPushSecret]; a source that is nil, has no
+// resourceVersion, or is not the Secret want selects is refused with [ErrInvalidPushSource].
 func ConfirmPush(
 	ctx context.Context,
 	c client.Client,
@@ -108,14 +89,9 @@ func ConfirmPush(
 	return PushConfirmationOf(want, version), nil
 }
 
-// PushConfirmationOf judges the status of ps, as [ConfirmPush] stamped it, without an
-// API call: it is Confirmed when ps is stamped with version (PushOfVersionAnnotation)
-// and ESO has recorded a successful push of ps's current generation since the stamp —
-// condition Ready True with reason Synced, a status.syncedResourceVersion whose
-// generation is metadata.generation, and which differs from PushSyncedBeforeAnnotation.
-// Otherwise Pending says which of these does not hold (a missing or malformed
-// status.syncedResourceVersion reads as no push of the current generation). A nil ps
-// is not confirmed.
+// PushConfirmationOf judges ps as [ConfirmPush] stamped it, without an API call:
+// Confirmed once ESO recorded a successful push of ps's current generation since the
+// stamp of version, else Pending says what is missing. A nil ps is not confirmed.
 func PushConfirmationOf(ps *esov1alpha1.PushSecret, version string) PushConfirmation {
 	if ps == nil {
 		return PushConfirmation{Pending: "does not exist"}

@@ -48,7 +48,7 @@ func ExampleGateStoreReady() {
 		panic(err)
 	}
 	ref := secrets.EffectiveStoreRef(&commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"})
-	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon-secret-key"}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "app-session-key"}
 	var conds []metav1.Condition
 
 	step := func() string {
@@ -105,11 +105,11 @@ func ExampleEnsureGeneratedSecret() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "keystone-db-password"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "app-db-password"}, "password")
 
 	for range 3 {
 		outcome, err := secrets.EnsureGeneratedSecret(ctx, c, env.Scheme, owner, gs)
@@ -137,20 +137,20 @@ func ExampleEnsureGeneratedSecret_restore() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 	// The ExternalSecret that brings the credential back from the backend. With
 	// deletionPolicy Merge (or Delete) ESO reports a key the backend lacks as a
 	// completed sync, so the first install needs no manual step.
-	synced := client.ObjectKey{Namespace: ns.Name, Name: "keystone-admin"}
+	synced := client.ObjectKey{Namespace: ns.Name, Name: "app-admin"}
 	es := desiredExternalSecret(ns.Name, synced.Name, synced.Name, secrets.EffectiveStoreRef(nil))
 	es.Spec.Target.DeletionPolicy = esov1.DeletionPolicyMerge
 	if err := c.Create(ctx, es); err != nil {
 		panic(err)
 	}
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns.Name, Name: "app-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 
 	step := func() string {
@@ -161,7 +161,7 @@ func ExampleEnsureGeneratedSecret_restore() {
 		if !outcome.Ready() {
 			return fmt.Sprintf("%s: requeue after %s", secrets.ReasonRestorePending, secrets.PollInterval)
 		}
-		ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{RemoteKey: "keystone/admin", Property: "password"})
+		ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{RemoteKey: "app/admin", Property: "password"})
 		if err != nil {
 			return err.Error()
 		}
@@ -192,9 +192,9 @@ func ExampleStoreRefFanOut() {
 			Annotations: map[string]string{annStoreKind: "SecretStore", annStoreName: store}}}
 	}
 	c := fake.NewClientBuilder().WithObjects(
-		cr("tenant-a", "horizon", "tenant-bao"),
-		cr("tenant-a", "keystone", "other-bao"),
-		cr("tenant-b", "horizon", "tenant-bao"),
+		cr("tenant-a", "web", "tenant-bao"),
+		cr("tenant-a", "identity", "other-bao"),
+		cr("tenant-b", "web", "tenant-bao"),
 	).Build()
 
 	mapper := secrets.StoreRefFanOut(
@@ -205,7 +205,7 @@ func ExampleStoreRefFanOut() {
 	changed := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "tenant-bao"}}
 	fmt.Println(mapFunc(context.Background(), changed))
 	// Output:
-	// [tenant-a/horizon]
+	// [tenant-a/web]
 }
 
 // ExampleConfirmPush backs a Secret up before using it: every pass applies the
@@ -220,11 +220,11 @@ func ExampleConfirmPush() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns.Name},
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "app-db", Namespace: ns.Name},
 		Data: map[string][]byte{"password": []byte("Staged0Password0Not0Yet0Backed0Up")}}
 	if err := c.Create(ctx, source); err != nil {
 		panic(err)
@@ -256,4 +256,59 @@ func ExampleConfirmPush() {
 	// requeue after 15s: PushSecret has just been asked to push the Secret's current version
 	// requeue after 15s: PushSecret has not pushed yet
 	// backed up: use the password
+}
+
+// ExampleSync is the Secrets step of a CR in one call: the store gate, the CR's
+// ExternalSecret, the wait for ESO and the read. A reconciler returns
+// reconcile.Settle(cr, got.Outcome, err) and hands got.Digest to its pod template.
+func ExampleSync() {
+	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
+	ctx := context.Background()
+	c := env.Client
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "example-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		panic(err)
+	}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns.Name}}
+	if err := c.Create(ctx, owner); err != nil {
+		panic(err)
+	}
+	store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Name: "tenant-bao", Namespace: ns.Name},
+		Spec: esov1.SecretStoreSpec{Provider: openBaoProvider()}}
+	if err := c.Create(ctx, store); err != nil {
+		panic(err)
+	}
+	if _, err := testenv.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
+		panic(err)
+	}
+	backend := testenv.NewSecretBackend(c) // plays OpenBao behind ESO
+	backend.Set("app/session", map[string][]byte{"key": []byte("held-by-the-backend")})
+
+	params := secrets.SyncParams{
+		ConditionType: "SecretsReady",
+		StoreRef:      &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
+		Name:          "app-session",
+		Data: []esov1.ExternalSecretData{{SecretKey: "session-key",
+			RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "app/session", Property: "key"}}},
+	}
+	step := func() string {
+		got, err := secrets.Sync(ctx, c, env.Scheme, owner, params)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !got.Continue():
+			return fmt.Sprintf("%s: requeue after %s", got.Condition.Reason, got.Result.RequeueAfter)
+		}
+		return fmt.Sprintf("%s: %d value, digest of %d hex digits", got.Condition.Reason, len(got.Values), len(got.Digest))
+	}
+
+	fmt.Println(step())
+	// ESO syncs the ExternalSecret from the backend (simulated).
+	if err := backend.Sync(ctx, client.ObjectKey{Namespace: ns.Name, Name: "app-session"}); err != nil {
+		panic(err)
+	}
+	fmt.Println(step())
+	// Output:
+	// WaitingForSecret: requeue after 15s
+	// SecretsAvailable: 1 value, digest of 16 hex digits
 }

@@ -13,22 +13,11 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
-// WaitForExternalSecret reports whether the ExternalSecret at key exists and whether
-// ESO has synced its current spec. It is a point-in-time check, not a blocking wait:
-// call it on every pass and requeue while ready is false.
-//
-// It returns (false, false, nil) when the ExternalSecret is not found, (true, false,
-// nil) when it exists but has not synced, (true, true, nil) when it is Ready, and
-// (false, false, err) on any other client failure, wrapped with the ExternalSecret's
-// namespace/name. The separate exists result lets the caller say "ExternalSecret not
-// found yet" rather than "waiting for ESO to sync".
-//
-// Ready means the esov1.ExternalSecretReady condition has status True and the status
-// belongs to the current spec: ESO records the version it synced in
-// status.syncedResourceVersion as "<metadata.generation>-<hash of labels and
-// annotations>", and a generation other than the object's (a spec changed since the
-// last sync), or a missing or malformed value, reads as not synced. The hash part is
-// ignored: a label or annotation change does not change what ESO fetches.
+// WaitForExternalSecret reports, at this instant, whether the ExternalSecret at key
+// exists and whether ESO has synced its current spec (the rule is in "Gates" in the
+// package documentation): (false, false, nil) when not found, (true, false, nil) when
+// not synced, (true, true, nil) when Ready, (false, false, err) on another failure,
+// wrapped with the namespace/name. Call it on every pass; requeue while not ready.
 func WaitForExternalSecret(
 	ctx context.Context,
 	c client.Client,

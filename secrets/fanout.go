@@ -21,23 +21,11 @@ import (
 // argument of the watches an operator registers on ClusterSecretStore and SecretStore.
 type StoreMapper func(r client.Reader, kind commonv1.SecretStoreRefKind) handler.MapFunc
 
-// StoreRefFanOut returns a [StoreMapper] that enqueues only the CRs whose effective
-// store reference ([EffectiveStoreRef] of storeRef(cr)) selects the store that changed:
-//
-//   - for a ClusterSecretStore event it lists the CRs in every namespace and enqueues
-//     those that select a ClusterSecretStore of that name (a CR without a store
-//     reference selects the shared openbao-cluster-store);
-//   - for a SecretStore event it lists the CRs in the store's namespace only and
-//     enqueues those that select a SecretStore of that name.
-//
-// newList returns an empty list of the CR kind (for example &v1.HorizonList{}); its
-// items must be of type T (for example *v1.Horizon). storeRef returns a CR's
-// spec.secretStoreRef, nil when unset. Requests are sorted by namespace and name.
-//
-// A map function cannot return an error: a failed List is logged through the context's
-// logger and the event enqueues nothing, as does an event for a kind other than the
-// two store kinds. StoreRefFanOut panics when newList or storeRef is nil, so a wiring
-// mistake fails at manager setup, not on the first event.
+// StoreRefFanOut returns a [StoreMapper] that enqueues, sorted by namespace and name,
+// the CRs whose [EffectiveStoreRef] of storeRef(cr) selects the store of the event: a
+// ClusterSecretStore's CRs in every namespace, a SecretStore's in its namespace. newList
+// returns an empty list of the CR kind T. A failed List is logged and enqueues nothing;
+// a nil newList or storeRef panics, so a wiring mistake fails at manager setup.
 func StoreRefFanOut[T client.Object](
 	newList func() client.ObjectList,
 	storeRef func(T) *commonv1.SecretStoreRefSpec,

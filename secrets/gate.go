@@ -47,7 +47,7 @@ func StoreGate(
 	namespaceScoped bool,
 ) (reconcile.Outcome, error) {
 	ref = EffectiveStoreRef(&ref)
-	if obj == nil {
+	if isNil(obj) {
 		return reconcile.Outcome{}, fmt.Errorf("gate on %s %q: %w", ref.Kind, ref.Name, ErrNilObject)
 	}
 	namespace := obj.GetNamespace()

@@ -341,7 +341,7 @@ func TestStoreGate(t *testing.T) {
 			}
 			var obj client.Object = owner
 			if tc.obj != nil {
-				obj = nil
+				obj = tc.obj
 			}
 			got, err := secrets.StoreGate(ctx, c, obj, condSecretsReady, tc.ref, tc.namespaceScoped)
 			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !tc.wantErr(err) {

@@ -47,13 +47,9 @@ type GeneratedSecret struct {
 	// [DefaultGeneratedLength]. It must lie between [MinGeneratedLength] and
 	// [MaxGeneratedLength].
 	Length int
-	// RestoreFrom optionally names the Secret an ExternalSecret syncs from the secret
-	// backend the credential was pushed to. When the Secret at Key is missing (or lacks
-	// DataKey) and the Secret at RestoreFrom holds DataKey, that value is taken instead
-	// of a new one being generated, so losing the generated Secret never rotates a
-	// credential the backend still holds. While an ExternalSecret that writes
-	// RestoreFrom has not yet told whether the backend holds the credential, nothing is
-	// generated: see [SecretRestorePending] and the package documentation.
+	// RestoreFrom optionally names the Secret an ExternalSecret syncs from the backend
+	// the credential was pushed to: a lost credential is restored from it, and nothing is
+	// generated while it may still be ([SecretRestorePending]).
 	RestoreFrom *client.ObjectKey
 	// Labels are set on the Secret when it is created.
 	Labels map[string]string
@@ -103,61 +99,11 @@ func (o GenerateOutcome) String() string {
 	}
 }
 
-// EnsureGeneratedSecret makes sure the Secret gs.Key holds a credential under
-// gs.DataKey, generating a random one with crypto/rand the first time and never again.
-//
-//   - When the Secret holds a non-empty gs.DataKey it is left alone: no write,
-//     [SecretKept]. This holds on every later pass and after a controller restart,
-//     because the decision is read from the API server, not from memory.
-//   - When the Secret is missing it is created (never applied or updated over), with
-//     owner as its owner when owner is not nil (apply.SetOwnership: its controller
-//     reference, or through an apply.Applier with ApplierOptions.Remote its claim
-//     labels) and the credential from
-//     gs.RestoreFrom ([SecretRestored]) or freshly generated ([SecretGenerated]).
-//   - When the Secret exists without gs.DataKey, that key alone is added with an
-//     optimistic-lock patch; the Secret's other keys are kept.
-//   - When neither the Secret nor gs.RestoreFrom holds the credential and an
-//     ExternalSecret that writes gs.RestoreFrom may still deliver it, nothing is
-//     written and the outcome is [SecretRestorePending] with a nil error: the caller
-//     is not ready and requeues after [PollInterval]. The package documentation says
-//     how a pending restore is told apart from a first install.
-//
-// An existing Secret is used only when owner controls it (apply.IsControlled). One
-// without a controller or claim (apply.Unclaimed: made by kubectl or Helm) is refused
-// with an *apply.NotControlledError (errors.Is apply.ErrNotControlled) and left
-// untouched, unless it carries the annotation apply.AdoptAnnotation="true": then owner
-// becomes its owner, in the same optimistic-lock patch that adds a missing key. A
-// Secret controlled or claimed by another object is always refused, and the error
-// names its controller or claim. A Secret that is being deleted is refused with an
-// error wrapping apply.ErrBeingDeleted and nothing is created over it until it is
-// gone. With a nil owner the Secret is created without an owner reference or claim,
-// an existing unclaimed Secret is used and one with a controller or claim is refused.
-//
-// Two passes racing to create the Secret both end with the winner's value: the loser
-// sees AlreadyExists, reads the Secret again and keeps it. Every read after a lost race
-// (AlreadyExists, or a Conflict of the patch) goes past the cache, as unstructured,
-// which a manager's client sends to the API server: a cache that has not seen the
-// Secret yet cannot make the call fail or generate twice. A failed read (of the
-// Secret, of gs.RestoreFrom or of the ExternalSecrets that write it) other than
-// NotFound is returned as an error, never answered with a new credential.
-//
-// Keep the generated Secret out of any ExternalSecret's target: an ExternalSecret with
-// creationPolicy Owner deletes its target with it. The usual layout is generated
-// Secret → PushSecret ([GeneratedPushSecret]) → backend → ExternalSecret → a second
-// Secret, named by gs.RestoreFrom, that consumers mount.
-//
-// The create and the patch are reported through apply.Record: apply.ActionCreated, and
-// apply.ActionConfigured with the fields data.<DataKey> (a key added) and
-// the ownership fields of apply.OwnershipFields (an adoption). A pass that keeps the Secret writes and
-// records nothing, and costs one GET of the Secret: none when the client serves Secrets
-// from a cache, so that such a pass through an apply.Applier over a manager's cached
-// client sends no request at all. With Secrets read past the cache, as
-// reconcile.UncachedObjects recommends, it costs exactly that one GET. Writes through an
-// apply.Applier carry the operator's field manager.
-//
-// A nil scheme returns an error wrapping apply.ErrNilScheme, invalid input one
-// wrapping [ErrInvalidGeneratedSecret] that names the Secret and the field; neither
-// makes an API call. Neither errors nor log lines carry the credential.
+// EnsureGeneratedSecret makes the Secret gs.Key hold a credential under gs.DataKey,
+// generated with crypto/rand the first time and never again, or restored from
+// gs.RestoreFrom ("Generated credentials" and "First install or pending restore" in the
+// package documentation). Invalid input wraps [ErrInvalidGeneratedSecret], a nil scheme
+// apply.ErrNilScheme, both before any call; no error or log line carries the credential.
 func EnsureGeneratedSecret(
 	ctx context.Context,
 	c client.Client,

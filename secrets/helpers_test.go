@@ -82,8 +82,8 @@ func createStore(t testing.TB, ns, name string, ready bool) {
 	}
 }
 
-// desiredExternalSecret builds the ExternalSecret that syncs keystone's admin
-// password from the store ref selects into the Secret target.
+// desiredExternalSecret builds the ExternalSecret that syncs an admin password from
+// the store ref selects into the Secret target.
 func desiredExternalSecret(ns, name, target string, ref commonv1.SecretStoreRefSpec) *esov1.ExternalSecret {
 	return &esov1.ExternalSecret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},

@@ -14,26 +14,9 @@ import (
 )
 
 // EnsurePushSecret creates or updates the PushSecret ps, controlled by owner, through
-// Server-Side Apply under apply.FieldManager (see apply.EnsureObject).
-//
-// The field manager owns only the fields ps sets. Leave spec.updatePolicy and
-// spec.refreshInterval unset to keep ESO's server-side defaults (Replace, 1h): they are
-// never claimed, and applying the same desired PushSecret again does not write, so ESO
-// is not woken to re-push an unchanged credential. Build ps afresh on every pass; a
-// PushSecret read back from the server carries those defaults and would claim them.
-//
-// A PushSecret that pushes a credential the operator generated must not use Replace:
-// after the generated Secret was lost and a new credential generated, Replace would
-// overwrite the one the backend still holds. Build it with [GeneratedPushSecret],
-// which sets updatePolicy IfNotExists.
-//
-// An existing PushSecret that owner does not control is refused and left untouched
-// (an *apply.NotControlledError, errors.Is apply.ErrNotControlled), unless it has no
-// controller and carries apply.AdoptAnnotation="true"; one being deleted is refused
-// with apply.ErrBeingDeleted.
-//
-// PushSecret is ESO's v1alpha1 API, which may change between ESO releases. On return
-// ps holds the server's copy. Errors name the PushSecret; a nil ps returns
+// Server-Side Apply (apply.EnsureObject; "Writing" in the package documentation). Build
+// ps afresh on every pass; for a generated credential build it with
+// [GeneratedPushSecret]. On return ps holds the server's copy. A nil ps returns
 // [ErrNilPushSecret], a nil scheme an error wrapping apply.ErrNilScheme.
 func EnsurePushSecret(
 	ctx context.Context,
@@ -71,21 +54,10 @@ type GeneratedPush struct {
 	RefreshInterval *metav1.Duration
 }
 
-// GeneratedPushSecret builds the PushSecret that pushes the credential of gs (its
-// gs.DataKey) to the backend, in gs.Key's namespace; apply it with [EnsurePushSecret].
-//
-// It sets spec.updatePolicy IfNotExists: ESO writes the credential only where the
-// backend does not hold one, so a credential generated after the generated Secret was
-// lost (a restored namespace, a deleted Secret) never replaces the one that workloads
-// and the database still use. The ExternalSecret of gs.RestoreFrom then brings the
-// backend's value back and [EnsureGeneratedSecret] restores it. It also sets
-// spec.deletionPolicy None: deleting the PushSecret, its namespace included, leaves
-// the credential in the backend for a later restore. The SDK's field manager owns
-// both, so an edit of either is reverted on the next apply. A consequence: a changed
-// credential in the generated Secret is not pushed; rotate it in the backend.
-//
-// Invalid input returns an error wrapping [ErrInvalidGeneratedSecret] that names the
-// Secret and the field, or [ErrMissingStoreName] / [ErrUnknownStoreKind] for the store.
+// GeneratedPushSecret builds the PushSecret that pushes gs.DataKey of gs to the backend,
+// in gs.Key's namespace, with updatePolicy IfNotExists and deletionPolicy None ("Generated
+// credentials" in the package documentation); apply it with [EnsurePushSecret]. Invalid
+// input wraps [ErrInvalidGeneratedSecret], [ErrMissingStoreName] or [ErrUnknownStoreKind].
 func GeneratedPushSecret(gs GeneratedSecret, push GeneratedPush) (*esov1alpha1.PushSecret, error) {
 	if _, err := gs.validate(); err != nil {
 		return nil, err

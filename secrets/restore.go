@@ -42,21 +42,11 @@ type RestoreCheck struct {
 	Why string
 }
 
-// CheckRestore reads the ExternalSecrets in restoreFrom's namespace that write the
-// Secret restoreFrom, then that Secret, and tells whether a credential missing from
-// elsewhere may be created from scratch. The rules are those of [EnsureGeneratedSecret]
-// with RestoreFrom (see the package documentation, "First install or pending
-// restore"): use the Secret's data when it holds what the caller needs; otherwise
-// generate only when Pending is nil; otherwise wait for Pending, report Why and requeue
-// after [PollInterval].
-//
-// Both reads go past c's informer cache (apply.ListUncached, apply.GetUncached): a
-// restore ExternalSecret the caller applied earlier in the same pass is not in the
-// cache yet, and a list that missed it would turn a restore into a first install. The
-// ExternalSecrets are read first, since ESO writes the Secret before the status that
-// reports the sync. CheckRestore is meant for the rare pass that finds a credential
-// missing; a pass that finds it present should not call it. Errors name the Secret and
-// wrap the client's error; they carry no Secret data.
+// CheckRestore reads, past c's cache, the ExternalSecrets in restoreFrom's namespace that
+// write the Secret restoreFrom, then that Secret, and tells whether a credential missing
+// elsewhere may be created from scratch ("First install or pending restore" in the
+// package documentation): generate only when Pending is nil; else report Why and
+// requeue after [PollInterval]. Errors name the Secret and carry no Secret data.
 func CheckRestore(ctx context.Context, c client.Client, restoreFrom client.ObjectKey) (RestoreCheck, error) {
 	list := &esov1.ExternalSecretList{}
 	if err := apply.ListUncached(ctx, c, list, client.InNamespace(restoreFrom.Namespace)); err != nil {

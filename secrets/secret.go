@@ -9,13 +9,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// IsSecretReady reports whether the Secret at key exists and, when expectedKeys are
-// given, holds every one of them in .data.
-//
-// It returns (true, nil) when the Secret exists with all expected keys, (false, nil)
-// when it is not found or lacks one of them, and (false, err) on any other API failure,
-// wrapped with the Secret's namespace/name. With no expectedKeys only existence is
-// checked. A key present with an empty value counts as present.
+// IsSecretReady reports whether the Secret at key exists and holds every expectedKeys
+// key in .data (an empty value counts; no keys: existence only): (true, nil), else
+// (false, nil) when not found or a key is missing, or (false, err) on another API
+// failure, wrapped with the Secret's namespace/name.
 func IsSecretReady(
 	ctx context.Context,
 	c client.Client,
@@ -37,14 +34,10 @@ func IsSecretReady(
 	return true, nil
 }
 
-// GetSecretValue returns the value stored under dataKey in the Secret at key (the
-// client has already decoded it from base64).
-//
-// A Secret that does not exist, or any other API failure, returns the API error
-// wrapped with the Secret's namespace/name (apierrors.IsNotFound still sees it). A
-// Secret without dataKey returns an error wrapping [ErrKeyNotFound]:
-// `key not found in Secret: key "<dataKey>" in Secret <namespace>/<name>`. No error
-// text carries a value.
+// GetSecretValue returns the (decoded) value under dataKey in the Secret at key. A
+// missing Secret or another API failure returns the wrapped API error (apierrors.IsNotFound
+// still sees it); a missing key an error wrapping [ErrKeyNotFound]: `key not found in
+// Secret: key "<dataKey>" in Secret <namespace>/<name>`. No error carries a value.
 func GetSecretValue(
 	ctx context.Context,
 	c client.Client,

@@ -18,17 +18,11 @@ import (
 // PushSecrets through it (see [EffectiveStoreRef]).
 const OpenBaoClusterStoreName = "openbao-cluster-store"
 
-// EffectiveStoreRef resolves a CR's optional spec.secretStoreRef to the store the CR
-// uses. A nil ref, or one with an empty kind, resolves to the shared cluster store
-// {ClusterSecretStore, openbao-cluster-store}, so a CR that omits the field behaves as
-// before the field existed. An empty kind means the field was not really set: the CRD
-// defaults kind whenever the field is present (see commonv1.SecretStoreRefSpec), so
-// only an object built in code, past the API server, carries one — and its name, if
-// any, is not used.
-//
-// A ref with a kind keeps it and its name; a ClusterSecretStore ref without a name names
-// the shared store. A SecretStore ref without a name is returned as is:
-// [IsStoreRefReady] refuses it with [ErrMissingStoreName] rather than guessing a store.
+// EffectiveStoreRef resolves a CR's optional spec.secretStoreRef: nil or an empty kind
+// (the CRD defaults kind, so only an object built in code has none; its name is then
+// ignored) is the shared {ClusterSecretStore, openbao-cluster-store}, and so is a
+// ClusterSecretStore without a name; any other ref is returned as is, so that
+// [IsStoreRefReady] refuses a SecretStore without a name rather than guess one.
 func EffectiveStoreRef(ref *commonv1.SecretStoreRefSpec) commonv1.SecretStoreRefSpec {
 	if ref == nil || ref.Kind == "" {
 		return commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: OpenBaoClusterStoreName}
@@ -54,14 +48,10 @@ func PushSecretStoreRefs(ref commonv1.SecretStoreRefSpec) []esov1alpha1.PushSecr
 	return []esov1alpha1.PushSecretStoreRef{{Kind: string(ref.Kind), Name: ref.Name}}
 }
 
-// IsStoreRefReady reports whether the store ref selects is Ready, dispatching on its
-// kind: a ClusterSecretStore is looked up by name, a SecretStore by name in namespace
-// (the namespace of the CR that holds the reference). Pass a ref resolved by
-// [EffectiveStoreRef].
-//
-// A store that does not exist is not ready: (false, nil). A kind other than
-// ClusterSecretStore or SecretStore returns an error wrapping [ErrUnknownStoreKind], a
-// ref without a name one wrapping [ErrMissingStoreName]; neither makes an API call.
+// IsStoreRefReady reports whether the store ref selects is Ready: a ClusterSecretStore
+// by name, a SecretStore by name in namespace (the CR's). A missing store is not ready:
+// (false, nil). A kind other than the two wraps [ErrUnknownStoreKind], a ref without a
+// name [ErrMissingStoreName]; neither makes an API call. Pass an [EffectiveStoreRef].
 func IsStoreRefReady(ctx context.Context, c client.Client, ref commonv1.SecretStoreRefSpec, namespace string) (bool, error) {
 	if ref.Name == "" {
 		return false, fmt.Errorf("check %s readiness: spec.secretStoreRef.name: %w", kindOrUnset(ref.Kind), ErrMissingStoreName)

@@ -161,7 +161,7 @@ func (p SyncParams) validate(scheme *runtime.Scheme, owner client.Object) error 
 		return fmt.Errorf("sync Secret %q: %s: %w", p.Name, what, ErrInvalidSyncParams)
 	}
 	switch {
-	case owner == nil:
+	case isNil(owner):
 		return invalid("owner is nil")
 	case p.ConditionType == "":
 		return invalid("ConditionType is empty")
