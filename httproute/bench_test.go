@@ -9,9 +9,9 @@ import (
 	"github.com/c5c3/reconciler-sdk/httproute"
 )
 
-// BenchmarkReconcileConverged measures a pass over an accepted route that is already in
+// BenchmarkFlowConverged measures a pass over an accepted route that is already in
 // its desired state: allocations and API requests per pass.
-func BenchmarkReconcileConverged(b *testing.B) {
+func BenchmarkFlowConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
 	owner := newOwner(b, env, ns)
@@ -20,7 +20,7 @@ func BenchmarkReconcileConverged(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := httproute.Reconcile(ctx, c, env.Scheme, owner, key, desiredRoute(b, ns)); err != nil {
+	if _, _, err := flow(ctx, c, env.Scheme, owner, key, desiredRoute(b, ns)); err != nil {
 		b.Fatal(err)
 	}
 	if err := setAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "ok"); err != nil {
@@ -29,7 +29,7 @@ func BenchmarkReconcileConverged(b *testing.B) {
 	counter.Reset()
 	b.ReportAllocs()
 	for b.Loop() {
-		cond, _, err := httproute.Reconcile(ctx, c, env.Scheme, owner, key, desiredRoute(b, ns))
+		cond, _, err := flow(ctx, c, env.Scheme, owner, key, desiredRoute(b, ns))
 		if err != nil || cond.Reason != httproute.ReasonAccepted {
 			b.Fatalf("%+v %v", cond, err)
 		}
@@ -37,8 +37,8 @@ func BenchmarkReconcileConverged(b *testing.B) {
 	b.ReportMetric(float64(counter.Total())/float64(b.N), "requests/op")
 }
 
-// BenchmarkReconcileNotRequired measures a pass with no route wanted and none present.
-func BenchmarkReconcileNotRequired(b *testing.B) {
+// BenchmarkFlowNotRequired measures a pass with no route wanted and none present.
+func BenchmarkFlowNotRequired(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
 	owner := newOwner(b, env, ns)
@@ -46,13 +46,13 @@ func BenchmarkReconcileNotRequired(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := httproute.Reconcile(ctx, c, env.Scheme, owner, routeKey(ns), nil); err != nil {
+	if _, _, err := flow(ctx, c, env.Scheme, owner, routeKey(ns), nil); err != nil {
 		b.Fatal(err)
 	}
 	counter.Reset()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := httproute.Reconcile(ctx, c, env.Scheme, owner, routeKey(ns), nil); err != nil {
+		if _, _, err := flow(ctx, c, env.Scheme, owner, routeKey(ns), nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -92,18 +92,18 @@ func routeUntouched(t *testing.T, before *gatewayv1.HTTPRoute) {
 	}
 }
 
-// TestReconcileNeverTakesOver: wanting a route whose name is taken by an HTTPRoute the
+// TestFlowNeverTakesOver: wanting a route whose name is taken by an HTTPRoute the
 // owner does not control, or by one being deleted, is refused with an error and the
 // existing route is left exactly as it was; not wanting one deletes nothing that is
 // not the owner's and nothing already on its way out.
-func TestReconcileNeverTakesOver(t *testing.T) {
+func TestFlowNeverTakesOver(t *testing.T) {
 	for name, tc := range existingRoutes() {
 		t.Run(name+"/route wanted", func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, env, ns)
 			before := createRoute(t, tc, ns, owner)
-			cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, routeKey(ns), desiredRoute(t, ns))
+			cond, res, err := flow(ctx, env.Client, env.Scheme, owner, routeKey(ns), desiredRoute(t, ns))
 			want, text := apply.ErrNotControlled, "is controlled by ConfigMap helm-release"
 			switch {
 			case tc.deleting:
@@ -124,7 +124,7 @@ func TestReconcileNeverTakesOver(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, env, ns)
 			before := createRoute(t, tc, ns, owner)
-			cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, routeKey(ns), nil)
+			cond, res, err := flow(ctx, env.Client, env.Scheme, owner, routeKey(ns), nil)
 			if err != nil || cond.Reason != httproute.ReasonNotRequired || !res.IsZero() {
 				t.Fatalf("pass = (%+v, %+v, %v), want NotRequired", cond, res, err)
 			}
@@ -137,13 +137,13 @@ func TestReconcileNeverTakesOver(t *testing.T) {
 	}
 }
 
-// TestReconcileFaultMatrix runs the flow with every API call failing once, for a route
+// TestFlowFaultMatrix runs the flow with every API call failing once, for a route
 // that is wanted (applied, then accepted by the simulated Gateway) and for one that is
 // no longer wanted (deleted): a route that is not the owner's is never touched, the
 // owner's route is never re-created, and every run converges to the route of the run
 // that never failed. A read never answers 409 and a timed-out read has no effect, so
 // reads meet 500 and a cancelled context only.
-func TestReconcileFaultMatrix(t *testing.T) {
+func TestFlowFaultMatrix(t *testing.T) {
 	scenarios := map[string]bool{"route wanted": true, "route no longer wanted": false}
 	for name, wanted := range scenarios {
 		t.Run(name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !wanted {
-					if _, _, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
+					if _, _, err := flow(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -172,7 +172,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 						if wanted {
 							desired = desiredRoute(t, ns)
 						}
-						cond, res, err := httproute.Reconcile(ctx, c, env.Scheme, owner, key, desired)
+						cond, res, err := flow(ctx, c, env.Scheme, owner, key, desired)
 						if cond.Type != "" {
 							last = cond
 						}
@@ -223,9 +223,9 @@ func TestReconcileFaultMatrix(t *testing.T) {
 	}
 }
 
-// TestReconcileNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme that
+// TestFlowNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme that
 // names the route, before any API call, whether a route is wanted or not; never a panic.
-func TestReconcileNilScheme(t *testing.T) {
+func TestFlowNilScheme(t *testing.T) {
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "ns", UID: "uid-1"}}
 	for name, desired := range map[string]*gatewayv1.HTTPRoute{"route wanted": desiredRoute(t, "ns"), "no route wanted": nil} {
 		t.Run(name, func(t *testing.T) {
@@ -236,7 +236,7 @@ func TestReconcileNilScheme(t *testing.T) {
 					return c.Get(ctx, k, o, opts...)
 				},
 			})
-			cond, res, err := httproute.Reconcile(context.Background(), c, nil, owner, routeKey("ns"), desired)
+			cond, res, err := flow(context.Background(), c, nil, owner, routeKey("ns"), desired)
 			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "HTTPRoute ns/horizon") {
 				t.Errorf("err = %v, want apply.ErrNilScheme naming HTTPRoute ns/horizon", err)
 			}

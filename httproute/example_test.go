@@ -12,10 +12,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/httproute"
 )
 
-// ExampleReconcile is the HTTPRoute step of a reconciler: build the route from the CR's
-// gateway block, run the flow, set the returned condition (stamping observedGeneration)
-// and return the result.
-func ExampleReconcile() {
+// ExampleFlow is the HTTPRoute step of a reconciler: build the route from the custom
+// resource's gateway block and run the flow; a step returns reconcile.Settle(cr, out,
+// err), which sets the condition and returns the requeue.
+func ExampleFlow() {
 	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	// setAccepted (simulate_test.go) writes a Gateway's Accepted verdict into the route's status, as a Gateway controller would.
 	ctx := context.Background()
@@ -43,11 +43,11 @@ func ExampleReconcile() {
 			}
 			desired = r
 		}
-		cond, res, err := httproute.Reconcile(ctx, c, scheme, owner, key, desired)
+		out, err := httproute.Flow(ctx, c, scheme, owner, key, desired)
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(cond.Status, cond.Reason, "requeue:", res.RequeueAfter)
+		fmt.Println(out.Condition.Status, out.Condition.Reason, "requeue:", out.Result.RequeueAfter)
 	}
 
 	step(gateway)
@@ -63,9 +63,9 @@ func ExampleReconcile() {
 	// True HTTPRouteNotRequired requeue: 0s
 }
 
-// ExampleReconcileSpec is the same HTTPRoute step in one call: the CR's gateway block
-// (nil: no route), the backend Service and the labels of the CR's children.
-func ExampleReconcileSpec() {
+// ExampleSpecFlow is the same HTTPRoute step in one call: the custom resource's gateway
+// block (nil: no route), the backend Service and the labels of its children.
+func ExampleSpecFlow() {
 	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
@@ -83,11 +83,11 @@ func ExampleReconcileSpec() {
 	gateway := &httproute.Spec{ParentRef: httproute.ParentRef{Name: "public", Namespace: "gateways"}, Path: "/v3"}
 
 	for _, g := range []*httproute.Spec{gateway, nil} { // spec.gateway set, then removed
-		cond, res, err := httproute.ReconcileSpec(ctx, c, scheme, owner, key, g, backend, labels)
+		out, err := httproute.SpecFlow(ctx, c, scheme, owner, key, g, backend, labels)
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(cond.Status, cond.Reason, "requeue:", res.RequeueAfter)
+		fmt.Println(out.Condition.Status, out.Condition.Reason, "requeue:", out.Result.RequeueAfter)
 	}
 	// Output:
 	// False HTTPRouteNotAccepted requeue: 10s

@@ -2,9 +2,7 @@ package httproute
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,11 +12,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/capability"
+	"github.com/c5c3/reconciler-sdk/child"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Condition type and reasons of the flow, spelled as in the Horizon condition table.
+// Condition type and reasons of the flow.
 const (
 	// ConditionType is the condition the flow reports.
 	ConditionType = "HTTPRouteReady"
@@ -40,24 +39,79 @@ const (
 )
 
 // AcceptancePollInterval is the requeue while a parent Gateway has not accepted the
-// route: 10 s, the polling interval for a Gateway's verdict.
+// route: 10 s.
 const AcceptancePollInterval = 10 * time.Second
 
 // GVK is the kind the flow applies and probes for.
 var GVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: "v1", Kind: "HTTPRoute"}
 
-// ErrKeyMismatch reports a desired HTTPRoute whose name or namespace differs from the
-// key passed to [Reconcile].
-var ErrKeyMismatch = errors.New("desired HTTPRoute does not match the route key")
+// ErrKeyMismatch is [child.ErrKeyMismatch]: a desired HTTPRoute whose name or namespace
+// differs from the route key.
+var ErrKeyMismatch = child.ErrKeyMismatch
 
-// Reconcile runs the HTTPRoute flow for the route key on the cluster behind c; see the
-// package documentation for the outcomes. desired is the wanted HTTPRoute (typically
-// from [Build]), or nil when the owner wants none. An empty name or namespace on
-// desired is taken from key; a different one is refused with [ErrKeyMismatch].
+// Flow runs the HTTPRoute flow for the route key on the cluster behind c, under the
+// rules of package [child]; see the package documentation for its outcomes. desired is
+// the wanted route (typically from [Build]), nil when the owner wants none; on return it
+// holds the server's copy, status included.
+func Flow(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	key client.ObjectKey,
+	desired *gatewayv1.HTTPRoute,
+) (reconcile.Outcome, error) {
+	return child.Reconcile(ctx, c, scheme, owner, child.Optional[*gatewayv1.HTTPRoute]{
+		Key:         key,
+		Desired:     desired,
+		Type:        ConditionType,
+		NotRequired: child.Reason{Reason: ReasonNotRequired, Message: "no gateway configured: HTTPRoute not required"},
+		NotServed: &child.Reason{Reason: ReasonGatewayAPINotInstalled, Message: fmt.Sprintf(
+			"a gateway is configured but the cluster does not serve %s %s: install the Gateway API CRDs", GVK.GroupVersion(), GVK.Kind)},
+		Verdict: verdict,
+	})
+}
+
+// verdict mirrors the Gateways' verdict on the applied route.
+func verdict(route *gatewayv1.HTTPRoute) reconcile.Outcome {
+	accepted, msg := Accepted(route)
+	if !accepted {
+		return reconcile.Requeue(reconcile.FalseCondition(ConditionType, ReasonNotAccepted, msg), AcceptancePollInterval)
+	}
+	return reconcile.Done(reconcile.TrueCondition(ConditionType, ReasonAccepted, msg))
+}
+
+// SpecFlow is [Flow] for a custom resource that embeds the gateway block [Spec] (nil:
+// no route): it builds the route key from spec and backend with [Build], labels it with
+// labels, and runs the flow. A spec Build refuses is an error wrapping [ErrInvalidSpec]
+// with the zero condition, before any request.
 //
-// On return desired holds the server's copy of the route, status included. A nil owner
-// or scheme is refused before any API call, with an error wrapping apply.ErrNilOwner or
-// apply.ErrNilScheme.
+//	out, err := httproute.SpecFlow(ctx, c, scheme, cr, key, cr.Spec.Gateway, backend, labels)
+//	return reconcile.Settle(cr, out, err)
+func SpecFlow(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	key client.ObjectKey,
+	spec *Spec,
+	backend Backend,
+	labels map[string]string,
+) (reconcile.Outcome, error) {
+	var desired *gatewayv1.HTTPRoute
+	if spec != nil {
+		var err error
+		if desired, err = Build(key, *spec, backend); err != nil {
+			return reconcile.Outcome{}, err
+		}
+		desired.Labels = labels
+	}
+	return Flow(ctx, c, scheme, owner, key, desired)
+}
+
+// Reconcile is [Flow] answering its condition and result apart.
+//
+// Deprecated: use Flow.
 func Reconcile(
 	ctx context.Context,
 	c client.Client,
@@ -66,89 +120,13 @@ func Reconcile(
 	key client.ObjectKey,
 	desired *gatewayv1.HTTPRoute,
 ) (metav1.Condition, ctrl.Result, error) {
-	if owner == nil || (reflect.ValueOf(owner).Kind() == reflect.Pointer && reflect.ValueOf(owner).IsNil()) {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("HTTPRoute %s: %w", key, apply.ErrNilOwner)
-	}
-	if err := apply.CheckScheme(scheme); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("HTTPRoute %s: %w", key, err)
-	}
-	if desired == nil {
-		msg, err := remove(ctx, c, owner, key)
-		if err != nil {
-			return metav1.Condition{}, ctrl.Result{}, err
-		}
-		return condition(metav1.ConditionTrue, ReasonNotRequired, msg), ctrl.Result{}, nil
-	}
-	if err := matchKey(key, desired); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, err
-	}
-
-	served, err := capability.IsKindServed(c.RESTMapper(), GVK)
-	if err != nil {
-		return condition(metav1.ConditionFalse, ReasonCapabilityProbeFailed,
-				fmt.Sprintf("cannot tell whether the cluster serves %s: discovery failed", GVK.GroupKind())),
-			ctrl.Result{}, fmt.Errorf("HTTPRoute %s: %w", key, err)
-	}
-	if !served {
-		return condition(metav1.ConditionFalse, ReasonGatewayAPINotInstalled,
-			fmt.Sprintf("a gateway is configured but the cluster does not serve %s %s: install the Gateway API CRDs",
-				GVK.GroupVersion(), GVK.Kind)), ctrl.Result{}, nil
-	}
-
-	if err := apply.EnsureObject(ctx, c, scheme, owner, desired, apply.FieldManager); err != nil {
-		return metav1.Condition{}, ctrl.Result{}, fmt.Errorf("ensure HTTPRoute: %w", err)
-	}
-	accepted, msg := Accepted(desired)
-	if !accepted {
-		return condition(metav1.ConditionFalse, ReasonNotAccepted, msg),
-			ctrl.Result{RequeueAfter: AcceptancePollInterval}, nil
-	}
-	return condition(metav1.ConditionTrue, ReasonAccepted, msg), ctrl.Result{}, nil
+	out, err := Flow(ctx, c, scheme, owner, key, desired)
+	return out.Condition, out.Result, err
 }
 
-func matchKey(key client.ObjectKey, desired *gatewayv1.HTTPRoute) error {
-	if desired.Name == "" {
-		desired.Name = key.Name
-	}
-	if desired.Namespace == "" {
-		desired.Namespace = key.Namespace
-	}
-	if got := client.ObjectKeyFromObject(desired); got != key {
-		return fmt.Errorf("%w: desired %s, key %s", ErrKeyMismatch, got, key)
-	}
-	return nil
-}
-
-// remove deletes the HTTPRoute key if owner controls it and returns the condition
-// message. A route another controller (or nobody) controls is left in place, and the
-// message says so. A cluster without the HTTPRoute kind has no route to delete.
-func remove(ctx context.Context, c client.Client, owner client.Object, key client.ObjectKey) (string, error) {
-	const notRequired = "no gateway configured: HTTPRoute not required"
-	foreign, err := apply.DeleteControlled(ctx, c, owner, &gatewayv1.HTTPRoute{}, key)
-	if err != nil {
-		return "", fmt.Errorf("remove HTTPRoute %s: %w", key, err)
-	}
-	if foreign {
-		return fmt.Sprintf("%s; HTTPRoute %s is not controlled by %s and was left in place",
-			notRequired, key, owner.GetName()), nil
-	}
-	return notRequired, nil
-}
-
-func condition(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
-	return metav1.Condition{Type: ConditionType, Status: status, Reason: reason, Message: msg}
-}
-
-// ReconcileSpec is [Reconcile] for a CR that embeds the gateway block [Spec] (a nil
-// spec means "no HTTPRoute"): it builds the route key from spec and backend with
-// [Build], labels it with labels, and runs the flow. A spec [Build] refuses returns the
-// zero Condition (no Type, so reconcile.ApplyCondition leaves the condition as it is)
-// and the error wrapping [ErrInvalidSpec], before any request. The HTTPRoute row of an
-// operator is then:
+// ReconcileSpec is [SpecFlow] answering its condition and result apart.
 //
-//	cond, res, err := httproute.ReconcileSpec(ctx, c, scheme, cr, key, cr.Spec.Gateway, backend, labels)
-//	reconcile.ApplyCondition(cr, cond)
-//	return res, err
+// Deprecated: use SpecFlow.
 func ReconcileSpec(
 	ctx context.Context,
 	c client.Client,
@@ -159,13 +137,6 @@ func ReconcileSpec(
 	backend Backend,
 	labels map[string]string,
 ) (metav1.Condition, ctrl.Result, error) {
-	var desired *gatewayv1.HTTPRoute
-	if spec != nil {
-		var err error
-		if desired, err = Build(key, *spec, backend); err != nil {
-			return metav1.Condition{}, ctrl.Result{}, err
-		}
-		desired.Labels = labels
-	}
-	return Reconcile(ctx, c, scheme, owner, key, desired)
+	out, err := SpecFlow(ctx, c, scheme, owner, key, spec, backend, labels)
+	return out.Condition, out.Result, err
 }

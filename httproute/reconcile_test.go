@@ -79,7 +79,7 @@ func checkOutcome(t *testing.T, step string, cond metav1.Condition, res ctrl.Res
 	}
 }
 
-func TestReconcileLifecycle(t *testing.T) {
+func TestFlowLifecycle(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
@@ -88,7 +88,7 @@ func TestReconcileLifecycle(t *testing.T) {
 
 	// Applied, no Gateway verdict yet.
 	route := desiredRoute(t, ns)
-	cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, route)
+	cond, res, err := flow(ctx, env.Client, env.Scheme, owner, key, route)
 	checkOutcome(t, "created", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
 		"waiting for Gateway gateways/public listener https to accept HTTPRoute "+ns+"/horizon")
 	if ref := metav1.GetControllerOf(route); ref == nil || ref.UID != owner.UID {
@@ -100,7 +100,7 @@ func TestReconcileLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	accepted := desiredRoute(t, ns)
-	cond, res, err = httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, accepted)
+	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key, accepted)
 	checkOutcome(t, "accepted", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonAccepted), ctrl.Result{},
 		"accepted by Gateway gateways/public listener https")
 
@@ -109,12 +109,12 @@ func TestReconcileLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := httproute.Reconcile(ctx, c, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
+	if _, _, err := flow(ctx, c, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
 		t.Fatal(err) // warms the mapper
 	}
 	counter.Reset()
 	again := desiredRoute(t, ns)
-	cond, _, err = httproute.Reconcile(ctx, c, env.Scheme, owner, key, again)
+	cond, _, err = flow(ctx, c, env.Scheme, owner, key, again)
 	if err != nil || cond.Reason != httproute.ReasonAccepted {
 		t.Fatalf("converged: %+v, %v", cond, err)
 	}
@@ -128,7 +128,7 @@ func TestReconcileLifecycle(t *testing.T) {
 
 	// A spec change bumps the generation: the old verdict is stale.
 	changed := desiredRoute(t, ns, "dashboard.example.org", "horizon.example.org")
-	cond, res, err = httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, changed)
+	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key, changed)
 	checkOutcome(t, "changed", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
 		"generation 2")
 	if diff := cmp.Diff([]gatewayv1.Hostname{"dashboard.example.org", "horizon.example.org"}, changed.Spec.Hostnames); diff != "" {
@@ -139,13 +139,13 @@ func TestReconcileLifecycle(t *testing.T) {
 	if err := setAccepted(ctx, env.Client, key, metav1.ConditionFalse, "NotAllowedByListeners", "hostname not allowed"); err != nil {
 		t.Fatal(err)
 	}
-	cond, res, err = httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key,
+	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key,
 		desiredRoute(t, ns, "dashboard.example.org", "horizon.example.org"))
 	checkOutcome(t, "rejected", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
 		"did not accept HTTPRoute "+ns+"/horizon: NotAllowedByListeners: hostname not allowed")
 
 	// The gateway block is removed: the route goes.
-	cond, res, err = httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, nil)
+	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key, nil)
 	checkOutcome(t, "removed", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
 		"not required")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); !apierrors.IsNotFound(err) {
@@ -154,7 +154,7 @@ func TestReconcileLifecycle(t *testing.T) {
 
 	// Nothing to remove: no write.
 	counter.Reset()
-	cond, _, err = httproute.Reconcile(ctx, c, env.Scheme, owner, key, nil)
+	cond, _, err = flow(ctx, c, env.Scheme, owner, key, nil)
 	if err != nil || cond.Reason != httproute.ReasonNotRequired {
 		t.Fatalf("removed again: %+v, %v", cond, err)
 	}
@@ -163,12 +163,12 @@ func TestReconcileLifecycle(t *testing.T) {
 	}
 }
 
-func TestReconcileRestoresDrift(t *testing.T) {
+func TestFlowRestoresDrift(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
 	key := routeKey(ns)
-	if _, _, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
+	if _, _, err := flow(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
 		t.Fatal(err)
 	}
 	edited := &gatewayv1.HTTPRoute{}
@@ -180,7 +180,7 @@ func TestReconcileRestoresDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := desiredRoute(t, ns)
-	if _, _, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, got); err != nil {
+	if _, _, err := flow(ctx, env.Client, env.Scheme, owner, key, got); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]gatewayv1.Hostname{"dashboard.example.org"}, got.Spec.Hostnames); diff != "" {
@@ -188,9 +188,9 @@ func TestReconcileRestoresDrift(t *testing.T) {
 	}
 }
 
-// TestReconcileGatewayAPINotInstalled runs on a cluster without the Gateway API, then
+// TestFlowGatewayAPINotInstalled runs on a cluster without the Gateway API, then
 // installs it: the same client (and RESTMapper) notices on the next pass.
-func TestReconcileGatewayAPINotInstalled(t *testing.T) {
+func TestFlowGatewayAPINotInstalled(t *testing.T) {
 	ctx := context.Background()
 	ns := bare.Namespace(t)
 	owner := newOwner(t, bare, ns)
@@ -200,7 +200,7 @@ func TestReconcileGatewayAPINotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cond, res, err := httproute.Reconcile(ctx, c, bare.Scheme, owner, key, desiredRoute(t, ns))
+	cond, res, err := flow(ctx, c, bare.Scheme, owner, key, desiredRoute(t, ns))
 	checkOutcome(t, "wanted", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonGatewayAPINotInstalled),
 		ctrl.Result{}, "install the Gateway API CRDs")
 	if counter.Writes() != 0 {
@@ -208,7 +208,7 @@ func TestReconcileGatewayAPINotInstalled(t *testing.T) {
 	}
 
 	// Not wanted on a cluster without the Gateway API: nothing to do, and True.
-	cond, res, err = httproute.Reconcile(ctx, c, bare.Scheme, owner, key, nil)
+	cond, res, err = flow(ctx, c, bare.Scheme, owner, key, nil)
 	checkOutcome(t, "not wanted", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired),
 		ctrl.Result{}, "not required")
 	if counter.Writes() != 0 {
@@ -219,7 +219,7 @@ func TestReconcileGatewayAPINotInstalled(t *testing.T) {
 	bare.InstallCRDs(t, testenv.CRDSource{Module: testenv.GatewayAPIModule, Version: testenv.GatewayAPIVersion,
 		Files: []string{"config/crd/standard/gateway.networking.k8s.io_httproutes.yaml"}})
 	route := desiredRoute(t, ns)
-	cond, res, err = httproute.Reconcile(ctx, c, bare.Scheme, owner, key, route)
+	cond, res, err = flow(ctx, c, bare.Scheme, owner, key, route)
 	checkOutcome(t, "installed", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),
 		ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}, "waiting for Gateway")
 	if route.UID == "" {
@@ -234,7 +234,7 @@ func (brokenMapper) RESTMapping(schema.GroupKind, ...string) (*meta.RESTMapping,
 	return nil, errors.New("failed to get server groups: dial tcp 127.0.0.1:1: connect: connection refused")
 }
 
-func TestReconcileCapabilityProbeFailed(t *testing.T) {
+func TestFlowCapabilityProbeFailed(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
@@ -243,7 +243,7 @@ func TestReconcileCapabilityProbeFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond, res, err := httproute.Reconcile(ctx, c, env.Scheme, owner, key, desiredRoute(t, ns))
+	cond, res, err := flow(ctx, c, env.Scheme, owner, key, desiredRoute(t, ns))
 	if !errors.Is(err, capability.ErrProbeFailed) {
 		t.Fatalf("err = %v, want capability.ErrProbeFailed", err)
 	}
@@ -263,7 +263,7 @@ func TestReconcileCapabilityProbeFailed(t *testing.T) {
 	}
 }
 
-func TestReconcileLeavesForeignRoute(t *testing.T) {
+func TestFlowLeavesForeignRoute(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
@@ -272,7 +272,7 @@ func TestReconcileLeavesForeignRoute(t *testing.T) {
 	if err := env.Client.Create(ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
-	cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, nil)
+	cond, res, err := flow(ctx, env.Client, env.Scheme, owner, key, nil)
 	checkOutcome(t, "foreign", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
 		"HTTPRoute "+ns+"/horizon is not controlled by horizon and was left in place")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); err != nil {
@@ -280,12 +280,12 @@ func TestReconcileLeavesForeignRoute(t *testing.T) {
 	}
 }
 
-func TestReconcileErrorsPropagate(t *testing.T) {
+func TestFlowErrorsPropagate(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
 	key := routeKey(ns)
-	if _, _, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
+	if _, _, err := flow(ctx, env.Client, env.Scheme, owner, key, desiredRoute(t, ns)); err != nil {
 		t.Fatal(err)
 	}
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
@@ -303,7 +303,7 @@ func TestReconcileErrorsPropagate(t *testing.T) {
 	cases := map[string]*gatewayv1.HTTPRoute{"apply": desiredRoute(t, ns), "delete": nil}
 	for name, desired := range cases {
 		t.Run(name, func(t *testing.T) {
-			cond, res, err := httproute.Reconcile(ctx, failing, env.Scheme, owner, key, desired)
+			cond, res, err := flow(ctx, failing, env.Scheme, owner, key, desired)
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("err = %v, want Forbidden", err)
 			}
@@ -317,12 +317,12 @@ func TestReconcileErrorsPropagate(t *testing.T) {
 	}
 }
 
-func TestReconcileKeyMismatch(t *testing.T) {
+func TestFlowKeyMismatch(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
 	desired := desiredRoute(t, ns)
 	desired.Name = "other"
-	_, _, err := httproute.Reconcile(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), desired)
+	_, _, err := flow(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), desired)
 	if !errors.Is(err, httproute.ErrKeyMismatch) {
 		t.Fatalf("err = %v, want ErrKeyMismatch", err)
 	}
@@ -333,7 +333,7 @@ func TestReconcileKeyMismatch(t *testing.T) {
 	// An unnamed desired route takes the key.
 	unnamed := desiredRoute(t, ns)
 	unnamed.Name, unnamed.Namespace = "", ""
-	if _, _, err := httproute.Reconcile(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), unnamed); err != nil {
+	if _, _, err := flow(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), unnamed); err != nil {
 		t.Fatal(err)
 	}
 	if unnamed.Name != "horizon" || unnamed.Namespace != ns || unnamed.UID == "" {
@@ -347,15 +347,68 @@ func TestAcceptancePollInterval(t *testing.T) {
 	}
 }
 
-func TestReconcileNilOwner(t *testing.T) {
+func TestFlowNilOwner(t *testing.T) {
 	ns := env.Namespace(t)
 	var typedNil *corev1.ConfigMap
 	for name, owner := range map[string]client.Object{"nil": nil, "typed nil": typedNil} {
 		for _, desired := range []*gatewayv1.HTTPRoute{nil, desiredRoute(t, ns)} {
-			_, _, err := httproute.Reconcile(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), desired)
+			_, _, err := flow(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), desired)
 			if !errors.Is(err, apply.ErrNilOwner) {
 				t.Errorf("%s owner, desired %v: err = %v, want apply.ErrNilOwner", name, desired != nil, err)
 			}
 		}
+	}
+}
+
+// flow runs httproute.Flow and splits its outcome for the checks of this package.
+func flow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, key client.ObjectKey,
+	desired *gatewayv1.HTTPRoute) (metav1.Condition, ctrl.Result, error) {
+	out, err := httproute.Flow(ctx, c, scheme, owner, key, desired)
+	return out.Condition, out.Result, err
+}
+
+// TestReconcileIsFlow: the deprecated Reconcile answers Flow's outcome, split into a
+// condition and a result.
+func TestReconcileIsFlow(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, env, ns)
+	key := routeKey(ns)
+	type answer struct {
+		Condition metav1.Condition
+		Result    ctrl.Result
+		Err       string
+	}
+	cases := map[string]struct {
+		reason  string
+		desired func() *gatewayv1.HTTPRoute
+		want    answer
+	}{
+		"wanted": {reason: "an applied route without a verdict is NotAccepted with a requeue",
+			desired: func() *gatewayv1.HTTPRoute { return desiredRoute(t, ns) },
+			want: answer{Condition: metav1.Condition{Type: httproute.ConditionType, Status: metav1.ConditionFalse,
+				Reason: httproute.ReasonNotAccepted, Message: "waiting for Gateway gateways/public listener https to accept HTTPRoute NS/horizon"},
+				Result: ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}}},
+		"key mismatch": {reason: "a refused route is an error with zero values",
+			desired: func() *gatewayv1.HTTPRoute { r := desiredRoute(t, ns); r.Name = "other"; return r },
+			want:    answer{Err: "reconcile HTTPRoute NS/horizon: desired object does not match the child's key: desired NS/other, key NS/horizon"}},
+		"not wanted": {reason: "no route is NotRequired",
+			desired: func() *gatewayv1.HTTPRoute { return nil },
+			want: answer{Condition: metav1.Condition{Type: httproute.ConditionType, Status: metav1.ConditionTrue,
+				Reason: httproute.ReasonNotRequired, Message: "no gateway configured: HTTPRoute not required"}}},
+	}
+	for _, name := range []string{"wanted", "key mismatch", "not wanted"} {
+		tc := cases[name]
+		t.Run(name, func(t *testing.T) {
+			cond, res, err := httproute.Reconcile(ctx, env.Client, env.Scheme, owner, key, tc.desired()) //nolint:staticcheck // the deprecated wrapper under test
+			cond.Message = strings.ReplaceAll(cond.Message, ns, "NS")
+			got := answer{Condition: cond, Result: res}
+			if err != nil {
+				got.Err = strings.ReplaceAll(err.Error(), ns, "NS")
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

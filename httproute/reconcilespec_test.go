@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,11 +19,11 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// ReconcileSpec runs the flow from a CR's gateway block: a block applies the route it
+// SpecFlow runs the flow from a CR's gateway block: a block applies the route it
 // builds, labelled, to the backend (HTTPRouteNotAccepted until the Gateway accepts it,
 // then HTTPRouteAccepted); no block deletes the route the owner controls
 // (HTTPRouteNotRequired).
-func TestReconcileSpec(t *testing.T) {
+func TestSpecFlow(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
@@ -31,7 +32,7 @@ func TestReconcileSpec(t *testing.T) {
 	backend := httproute.Backend{ServiceName: "horizon", Port: 8080}
 	labels := map[string]string{"app.kubernetes.io/instance": "horizon"}
 
-	cond, res, err := httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)
+	cond, res, err := specFlow(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)
 	checkOutcome(t, "applied", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),
 		ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}, "")
 	route := &gatewayv1.HTTPRoute{}
@@ -49,10 +50,10 @@ func TestReconcileSpec(t *testing.T) {
 	if _, err := testenv.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "accepted", 0); err != nil {
 		t.Fatal(err)
 	}
-	cond, res, err = httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)
+	cond, res, err = specFlow(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)
 	checkOutcome(t, "accepted", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonAccepted), ctrl.Result{}, "")
 
-	cond, res, err = httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, nil, backend, labels)
+	cond, res, err = specFlow(ctx, env.Client, env.Scheme, owner, key, nil, backend, labels)
 	checkOutcome(t, "removed", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{}, "")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the route is still there after its block was removed: %v", err)
@@ -62,7 +63,7 @@ func TestReconcileSpec(t *testing.T) {
 // A block Build refuses sends no request and leaves the condition alone (no Type);
 // with no block, a route someone else made is left in place, and a nil owner is
 // refused.
-func TestReconcileSpecRefuses(t *testing.T) {
+func TestSpecFlowRefuses(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
@@ -70,9 +71,9 @@ func TestReconcileSpecRefuses(t *testing.T) {
 	bad := httproute.Spec{ParentRef: httproute.ParentRef{Name: "public"}, Path: "no-slash"}
 	counter := &testenv.RequestCounter{}
 	c := counted(t, counter)
-	cond, _, err := httproute.ReconcileSpec(ctx, c, env.Scheme, owner, key, &bad, httproute.Backend{ServiceName: "horizon", Port: 8080}, nil)
+	cond, _, err := specFlow(ctx, c, env.Scheme, owner, key, &bad, httproute.Backend{ServiceName: "horizon", Port: 8080}, nil)
 	if !errors.Is(err, httproute.ErrInvalidSpec) || cond.Type != "" || counter.Total() != 0 {
-		t.Fatalf("ReconcileSpec(bad path) = %+v, %v after %d requests; want no condition, ErrInvalidSpec, no request",
+		t.Fatalf("SpecFlow(bad path) = %+v, %v after %d requests; want no condition, ErrInvalidSpec, no request",
 			cond, err, counter.Total())
 	}
 
@@ -80,16 +81,16 @@ func TestReconcileSpecRefuses(t *testing.T) {
 	if err := env.Client.Create(ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
-	cond, res, err := httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, nil, httproute.Backend{}, nil)
+	cond, res, err := specFlow(ctx, env.Client, env.Scheme, owner, key, nil, httproute.Backend{}, nil)
 	checkOutcome(t, "foreign", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
 		"is not controlled by horizon and was left in place")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); err != nil {
 		t.Errorf("the foreign route was deleted: %v", err)
 	}
 	spec := gatewaySpec()
-	if _, _, err := httproute.ReconcileSpec(ctx, env.Client, env.Scheme, nil, key, &spec,
+	if _, _, err := specFlow(ctx, env.Client, env.Scheme, nil, key, &spec,
 		httproute.Backend{ServiceName: "horizon", Port: 8080}, nil); !errors.Is(err, apply.ErrNilOwner) {
-		t.Errorf("ReconcileSpec with a nil owner = %v, want apply.ErrNilOwner", err)
+		t.Errorf("SpecFlow with a nil owner = %v, want apply.ErrNilOwner", err)
 	}
 }
 
@@ -103,4 +104,33 @@ func counted(t *testing.T, counter *testenv.RequestCounter) client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// specFlow runs httproute.SpecFlow and splits its outcome for the checks of this package.
+func specFlow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, key client.ObjectKey,
+	spec *httproute.Spec, backend httproute.Backend, labels map[string]string) (metav1.Condition, ctrl.Result, error) {
+	out, err := httproute.SpecFlow(ctx, c, scheme, owner, key, spec, backend, labels)
+	return out.Condition, out.Result, err
+}
+
+// TestReconcileSpecIsSpecFlow: the deprecated ReconcileSpec answers SpecFlow's outcome,
+// split into a condition and a result; a refused block is an error with zero values.
+func TestReconcileSpecIsSpecFlow(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, env, ns)
+	key := routeKey(ns)
+	backend := httproute.Backend{ServiceName: "horizon", Port: 8080}
+	spec := gatewaySpec()
+	cond, res, err := httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, &spec, backend, nil) //nolint:staticcheck // the deprecated wrapper under test
+	checkOutcome(t, "applied", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),
+		ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}, "waiting for Gateway")
+	bad := httproute.Spec{ParentRef: httproute.ParentRef{Name: "public"}, Path: "no-slash"}
+	cond, res, err = httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, &bad, backend, nil) //nolint:staticcheck // the deprecated wrapper under test
+	if !errors.Is(err, httproute.ErrInvalidSpec) || cond != (metav1.Condition{}) || !res.IsZero() {
+		t.Errorf("bad block: (%+v, %+v, %v), want zero values and ErrInvalidSpec", cond, res, err)
+	}
+	cond, res, err = httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, nil, backend, nil) //nolint:staticcheck // the deprecated wrapper under test
+	checkOutcome(t, "removed", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
+		"no gateway configured")
 }

@@ -88,18 +88,18 @@ func policyUntouched(t *testing.T, before *networkingv1.NetworkPolicy) {
 	}
 }
 
-// TestReconcileNeverTakesOver: wanting a policy whose name is taken by a NetworkPolicy
+// TestFlowNeverTakesOver: wanting a policy whose name is taken by a NetworkPolicy
 // the owner does not control, or by one being deleted, is refused with an error and
 // the existing policy (its ingress rules included) is left exactly as it was; not
 // wanting one deletes nothing that is not the owner's and nothing already on its way out.
-func TestReconcileNeverTakesOver(t *testing.T) {
+func TestFlowNeverTakesOver(t *testing.T) {
 	for name, tc := range existingPolicies() {
 		t.Run(name+"/policy wanted", func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			before := createPolicy(t, tc, ns, owner)
-			cond, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, policyKey(ns), desiredPolicy(ns, "gateways"))
+			cond, err := flowCond(t, ctx, env.Client, env.Scheme, owner, policyKey(ns), desiredPolicy(ns, "gateways"))
 			var want error
 			var text string
 			switch {
@@ -123,7 +123,7 @@ func TestReconcileNeverTakesOver(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			before := createPolicy(t, tc, ns, owner)
-			cond, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, policyKey(ns), nil)
+			cond, err := flowCond(t, ctx, env.Client, env.Scheme, owner, policyKey(ns), nil)
 			if err != nil || cond.Reason != netpol.ReasonNotRequired {
 				t.Fatalf("pass = (%+v, %v), want NotRequired", cond, err)
 			}
@@ -135,13 +135,13 @@ func TestReconcileNeverTakesOver(t *testing.T) {
 	}
 }
 
-// TestReconcileFaultMatrix runs the flow with every API call failing once, for a
+// TestFlowFaultMatrix runs the flow with every API call failing once, for a
 // policy that is wanted (applied) and for one that is no longer wanted (deleted): a
 // policy that is not the owner's is never touched, the owner's is never re-created,
 // and every run converges to the policy of the run that never failed. A read never
 // answers 409 and a timed-out read has no effect, so reads meet 500 and a cancelled
 // context only.
-func TestReconcileFaultMatrix(t *testing.T) {
+func TestFlowFaultMatrix(t *testing.T) {
 	for name, wanted := range map[string]bool{"policy wanted": true, "policy no longer wanted": false} {
 		t.Run(name, func(t *testing.T) {
 			setup := func(t *testing.T) testenv.FaultRun {
@@ -155,7 +155,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !wanted {
-					if _, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, desiredPolicy(ns, "gateways")); err != nil {
+					if _, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, desiredPolicy(ns, "gateways")); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -168,7 +168,7 @@ func TestReconcileFaultMatrix(t *testing.T) {
 						if wanted {
 							desired = desiredPolicy(ns, "gateways")
 						}
-						cond, err := netpol.Reconcile(ctx, c, env.Scheme, owner, key, desired)
+						cond, err := flowCond(t, ctx, c, env.Scheme, owner, key, desired)
 						if cond.Type != "" {
 							last = cond
 						}
@@ -214,10 +214,10 @@ func TestReconcileFaultMatrix(t *testing.T) {
 	}
 }
 
-// TestReconcileNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme that
+// TestFlowNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme that
 // names the policy, before any API call, whether a policy is wanted or not; never a
 // panic.
-func TestReconcileNilScheme(t *testing.T) {
+func TestFlowNilScheme(t *testing.T) {
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "ns", UID: "uid-1"}}
 	for name, desired := range map[string]*networkingv1.NetworkPolicy{"policy wanted": desiredPolicy("ns", "gateways"), "no policy wanted": nil} {
 		t.Run(name, func(t *testing.T) {
@@ -228,7 +228,7 @@ func TestReconcileNilScheme(t *testing.T) {
 					return c.Get(ctx, k, o, opts...)
 				},
 			})
-			cond, err := netpol.Reconcile(context.Background(), c, nil, owner, policyKey("ns"), desired)
+			cond, err := flowCond(t, context.Background(), c, nil, owner, policyKey("ns"), desired)
 			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "NetworkPolicy ns/horizon") {
 				t.Errorf("err = %v, want apply.ErrNilScheme naming NetworkPolicy ns/horizon", err)
 			}

@@ -13,10 +13,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/netpol"
 )
 
-// ExampleReconcile is the NetworkPolicy step of a reconciler: build the policy from the
-// CR's ingress rules (nil when the CR has no network policy) and set the returned
-// condition; an error propagates.
-func ExampleReconcile() {
+// ExampleFlow is the NetworkPolicy step of a reconciler: build the policy from the
+// custom resource's ingress rules (nil when it wants none) and run the flow; a step
+// returns reconcile.Settle(cr, out, err).
+func ExampleFlow() {
 	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
@@ -41,14 +41,14 @@ func ExampleReconcile() {
 	fromGateways := networkingv1.NetworkPolicyIngressRule{From: []networkingv1.NetworkPolicyPeer{{
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "gateways"}}}}}
 
-	cond, err := netpol.Reconcile(ctx, c, scheme, owner, key, policy(fromGateways))
-	fmt.Println(cond.Status, cond.Reason, err)
+	out, err := netpol.Flow(ctx, c, scheme, owner, key, policy(fromGateways))
+	fmt.Println(out.Condition.Status, out.Condition.Reason, err)
 
-	_, err = netpol.Reconcile(ctx, c, scheme, owner, key, policy()) // the rules went missing
+	_, err = netpol.Flow(ctx, c, scheme, owner, key, policy()) // the rules went missing
 	fmt.Println("empty ingress refused:", errors.Is(err, netpol.ErrEmptyIngress))
 
-	cond, err = netpol.Reconcile(ctx, c, scheme, owner, key, nil)
-	fmt.Println(cond.Status, cond.Reason, err)
+	out, err = netpol.Flow(ctx, c, scheme, owner, key, nil)
+	fmt.Println(out.Condition.Status, out.Condition.Reason, err)
 	// Output:
 	// True NetworkPolicyReady <nil>
 	// empty ingress refused: true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -12,10 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/child"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Condition type and reasons of the flow, spelled as in the Horizon condition table.
+// Condition type and reasons of the flow.
 const (
 	// ConditionType is the condition the flow reports.
 	ConditionType = "NetworkPolicyReady"
@@ -26,22 +26,44 @@ const (
 	ReasonNotRequired = "NetworkPolicyNotRequired"
 )
 
-// Sentinel errors for input [Reconcile] refuses before any API call.
+// Sentinel errors for input [Flow] refuses before any API call.
 var (
 	// ErrEmptyIngress reports a desired NetworkPolicy that governs ingress but has no
 	// ingress rules, which would deny all ingress; see the package documentation.
 	ErrEmptyIngress = errors.New("spec.ingress is empty")
-	// ErrKeyMismatch reports a desired NetworkPolicy whose name or namespace differs
-	// from the key passed to [Reconcile].
-	ErrKeyMismatch = errors.New("desired NetworkPolicy does not match the policy key")
+	// ErrKeyMismatch is [child.ErrKeyMismatch]: a desired NetworkPolicy whose name or
+	// namespace differs from the key.
+	ErrKeyMismatch = child.ErrKeyMismatch
 )
 
-// Reconcile runs the NetworkPolicy flow for the policy key; see the package
-// documentation. desired is the wanted NetworkPolicy, or nil when the owner wants none.
-// An empty name or namespace on desired is taken from key; a different one is refused
-// with [ErrKeyMismatch]. On return desired holds the server's copy. A nil owner or
-// scheme is refused before any API call, with an error wrapping apply.ErrNilOwner or
-// apply.ErrNilScheme.
+// Flow runs the NetworkPolicy flow for the policy key: desired nil deletes the owner's
+// policy (True, [ReasonNotRequired]); otherwise desired is refused when its ingress list
+// is empty ([ErrEmptyIngress]) or applied (True, [ReasonReady]). The rules of package
+// [child] hold; errors come with the zero condition.
+func Flow(
+	ctx context.Context,
+	c client.Client,
+	scheme *runtime.Scheme,
+	owner client.Object,
+	key client.ObjectKey,
+	desired *networkingv1.NetworkPolicy,
+) (reconcile.Outcome, error) {
+	return child.Reconcile(ctx, c, scheme, owner, child.Optional[*networkingv1.NetworkPolicy]{
+		Key:         key,
+		Desired:     desired,
+		Type:        ConditionType,
+		NotRequired: child.Reason{Reason: ReasonNotRequired, Message: "no network policy configured: NetworkPolicy not required"},
+		Check:       checkIngress,
+		Verdict: func(applied *networkingv1.NetworkPolicy) reconcile.Outcome {
+			return reconcile.Done(reconcile.TrueCondition(ConditionType, ReasonReady,
+				fmt.Sprintf("NetworkPolicy %s applied with %d ingress rule(s)", key, len(applied.Spec.Ingress))))
+		},
+	})
+}
+
+// Reconcile is [Flow] answering its condition alone.
+//
+// Deprecated: use Flow.
 func Reconcile(
 	ctx context.Context,
 	c client.Client,
@@ -50,44 +72,16 @@ func Reconcile(
 	key client.ObjectKey,
 	desired *networkingv1.NetworkPolicy,
 ) (metav1.Condition, error) {
-	if owner == nil || (reflect.ValueOf(owner).Kind() == reflect.Pointer && reflect.ValueOf(owner).IsNil()) {
-		return metav1.Condition{}, fmt.Errorf("NetworkPolicy %s: %w", key, apply.ErrNilOwner)
-	}
-	if err := apply.CheckScheme(scheme); err != nil {
-		return metav1.Condition{}, fmt.Errorf("NetworkPolicy %s: %w", key, err)
-	}
-	if desired == nil {
-		msg, err := remove(ctx, c, owner, key)
-		if err != nil {
-			return metav1.Condition{}, err
-		}
-		return condition(metav1.ConditionTrue, ReasonNotRequired, msg), nil
-	}
-	if err := check(key, desired); err != nil {
-		return metav1.Condition{}, err
-	}
-	if err := apply.EnsureObject(ctx, c, scheme, owner, desired, apply.FieldManager); err != nil {
-		return metav1.Condition{}, fmt.Errorf("ensure NetworkPolicy: %w", err)
-	}
-	return condition(metav1.ConditionTrue, ReasonReady,
-		fmt.Sprintf("NetworkPolicy %s applied with %d ingress rule(s)", key, len(desired.Spec.Ingress))), nil
+	out, err := Flow(ctx, c, scheme, owner, key, desired)
+	return out.Condition, err
 }
 
-// check validates desired against key, filling an empty name or namespace from key.
-func check(key client.ObjectKey, desired *networkingv1.NetworkPolicy) error {
-	if desired.Name == "" {
-		desired.Name = key.Name
-	}
-	if desired.Namespace == "" {
-		desired.Namespace = key.Namespace
-	}
-	if got := client.ObjectKeyFromObject(desired); got != key {
-		return fmt.Errorf("%w: desired %s, key %s", ErrKeyMismatch, got, key)
-	}
-	if governsIngress(desired) && len(desired.Spec.Ingress) == 0 {
-		return fmt.Errorf("NetworkPolicy %s: %w: a policy without ingress rules denies all ingress to the selected pods; "+
+// checkIngress refuses a policy that governs ingress without listing ingress rules.
+func checkIngress(p *networkingv1.NetworkPolicy) error {
+	if governsIngress(p) && len(p.Spec.Ingress) == 0 {
+		return fmt.Errorf("%w: a policy without ingress rules denies all ingress to the selected pods; "+
 			"refusing to apply it, the existing NetworkPolicy is left unchanged (add at least one ingress rule, "+
-			"or remove the network policy from the spec to delete it)", key, ErrEmptyIngress)
+			"or remove the network policy from the spec to delete it)", ErrEmptyIngress)
 	}
 	return nil
 }
@@ -97,23 +91,4 @@ func check(key client.ObjectKey, desired *networkingv1.NetworkPolicy) error {
 // containing Ingress.
 func governsIngress(p *networkingv1.NetworkPolicy) bool {
 	return len(p.Spec.PolicyTypes) == 0 || slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress)
-}
-
-// remove deletes the NetworkPolicy key if owner controls it and returns the condition
-// message; a policy owner does not control is left in place, and the message says so.
-func remove(ctx context.Context, c client.Client, owner client.Object, key client.ObjectKey) (string, error) {
-	const notRequired = "no network policy configured: NetworkPolicy not required"
-	foreign, err := apply.DeleteControlled(ctx, c, owner, &networkingv1.NetworkPolicy{}, key)
-	if err != nil {
-		return "", fmt.Errorf("remove NetworkPolicy %s: %w", key, err)
-	}
-	if foreign {
-		return fmt.Sprintf("%s; NetworkPolicy %s is not controlled by %s and was left in place",
-			notRequired, key, owner.GetName()), nil
-	}
-	return notRequired, nil
-}
-
-func condition(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
-	return metav1.Condition{Type: ConditionType, Status: status, Reason: reason, Message: msg}
 }

@@ -68,7 +68,7 @@ func checkCond(t *testing.T, step string, got metav1.Condition, err error, reaso
 	}
 }
 
-func TestReconcileLifecycle(t *testing.T) {
+func TestFlowLifecycle(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
@@ -79,7 +79,7 @@ func TestReconcileLifecycle(t *testing.T) {
 	}
 
 	created := desiredPolicy(ns, "gateways")
-	cond, err := netpol.Reconcile(ctx, c, env.Scheme, owner, key, created)
+	cond, err := flowCond(t, ctx, c, env.Scheme, owner, key, created)
 	checkCond(t, "created", cond, err, netpol.ReasonReady, "NetworkPolicy "+ns+"/horizon applied with 1 ingress rule(s)")
 	if ref := metav1.GetControllerOf(created); ref == nil || ref.UID != owner.UID {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
@@ -88,7 +88,7 @@ func TestReconcileLifecycle(t *testing.T) {
 	// A converged pass: one no-op apply, resourceVersion unchanged.
 	counter.Reset()
 	again := desiredPolicy(ns, "gateways")
-	if _, err := netpol.Reconcile(ctx, c, env.Scheme, owner, key, again); err != nil {
+	if _, err := flowCond(t, ctx, c, env.Scheme, owner, key, again); err != nil {
 		t.Fatal(err)
 	}
 	if again.ResourceVersion != created.ResourceVersion {
@@ -100,7 +100,7 @@ func TestReconcileLifecycle(t *testing.T) {
 
 	// New rules are applied.
 	widened := desiredPolicy(ns, "gateways", "monitoring")
-	cond, err = netpol.Reconcile(ctx, c, env.Scheme, owner, key, widened)
+	cond, err = flowCond(t, ctx, c, env.Scheme, owner, key, widened)
 	checkCond(t, "widened", cond, err, netpol.ReasonReady, "2 ingress rule(s)")
 	stored := &networkingv1.NetworkPolicy{}
 	if err := env.Client.Get(ctx, key, stored); err != nil {
@@ -112,26 +112,26 @@ func TestReconcileLifecycle(t *testing.T) {
 	}
 
 	// Removed from the spec: deleted.
-	cond, err = netpol.Reconcile(ctx, c, env.Scheme, owner, key, nil)
+	cond, err = flowCond(t, ctx, c, env.Scheme, owner, key, nil)
 	checkCond(t, "removed", cond, err, netpol.ReasonNotRequired, "not required")
 	if err := env.Client.Get(ctx, key, &networkingv1.NetworkPolicy{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("policy still there after removal: %v", err)
 	}
 	counter.Reset()
-	cond, err = netpol.Reconcile(ctx, c, env.Scheme, owner, key, nil)
+	cond, err = flowCond(t, ctx, c, env.Scheme, owner, key, nil)
 	checkCond(t, "removed again", cond, err, netpol.ReasonNotRequired, "not required")
 	if counter.Writes() != 0 {
 		t.Errorf("converged removal wrote %d times", counter.Writes())
 	}
 }
 
-func TestReconcileRefusesEmptyIngress(t *testing.T) {
+func TestFlowRefusesEmptyIngress(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	key := policyKey(ns)
 	existing := desiredPolicy(ns, "gateways")
-	if _, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, existing); err != nil {
+	if _, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, existing); err != nil {
 		t.Fatal(err)
 	}
 	c, counter, err := env.CountingClient()
@@ -152,7 +152,7 @@ func TestReconcileRefusesEmptyIngress(t *testing.T) {
 			desired := desiredPolicy(ns, "gateways")
 			mutate(desired)
 			counter.Reset()
-			cond, err := netpol.Reconcile(ctx, c, env.Scheme, owner, key, desired)
+			cond, err := flowCond(t, ctx, c, env.Scheme, owner, key, desired)
 			if !errors.Is(err, netpol.ErrEmptyIngress) {
 				t.Fatalf("err = %v, want ErrEmptyIngress", err)
 			}
@@ -179,7 +179,7 @@ func TestReconcileRefusesEmptyIngress(t *testing.T) {
 	}
 }
 
-func TestReconcileAcceptsWhatIsNotAnEmptyIngressList(t *testing.T) {
+func TestFlowAcceptsWhatIsNotAnEmptyIngressList(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
@@ -199,7 +199,7 @@ func TestReconcileAcceptsWhatIsNotAnEmptyIngressList(t *testing.T) {
 			desired := desiredPolicy(ns)
 			desired.Name = key.Name
 			mutate(desired)
-			cond, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, desired)
+			cond, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, desired)
 			checkCond(t, name, cond, err, netpol.ReasonReady, "applied")
 			if desired.UID == "" {
 				t.Error("policy not stored")
@@ -208,7 +208,7 @@ func TestReconcileAcceptsWhatIsNotAnEmptyIngressList(t *testing.T) {
 	}
 }
 
-func TestReconcileLeavesForeignPolicy(t *testing.T) {
+func TestFlowLeavesForeignPolicy(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
@@ -216,7 +216,7 @@ func TestReconcileLeavesForeignPolicy(t *testing.T) {
 	if err := env.Client.Create(ctx, desiredPolicy(ns, "gateways")); err != nil {
 		t.Fatal(err)
 	}
-	cond, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, nil)
+	cond, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, nil)
 	checkCond(t, "foreign", cond, err, netpol.ReasonNotRequired,
 		"NetworkPolicy "+ns+"/horizon is not controlled by horizon and was left in place")
 	if err := env.Client.Get(ctx, key, &networkingv1.NetworkPolicy{}); err != nil {
@@ -224,12 +224,12 @@ func TestReconcileLeavesForeignPolicy(t *testing.T) {
 	}
 }
 
-func TestReconcileErrorsPropagate(t *testing.T) {
+func TestFlowErrorsPropagate(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	key := policyKey(ns)
-	if _, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, desiredPolicy(ns, "gateways")); err != nil {
+	if _, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, desiredPolicy(ns, "gateways")); err != nil {
 		t.Fatal(err)
 	}
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
@@ -254,7 +254,7 @@ func TestReconcileErrorsPropagate(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cond, err := netpol.Reconcile(ctx, interceptor.NewClient(base, tc.funcs), env.Scheme, owner, key, tc.desired)
+			cond, err := flowCond(t, ctx, interceptor.NewClient(base, tc.funcs), env.Scheme, owner, key, tc.desired)
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("err = %v, want Forbidden", err)
 			}
@@ -271,17 +271,17 @@ func TestReconcileErrorsPropagate(t *testing.T) {
 	}
 }
 
-func TestReconcileKeyMismatch(t *testing.T) {
+func TestFlowKeyMismatch(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	desired := desiredPolicy(ns, "gateways")
 	desired.Namespace = "elsewhere"
-	if _, err := netpol.Reconcile(context.Background(), env.Client, env.Scheme, owner, policyKey(ns), desired); !errors.Is(err, netpol.ErrKeyMismatch) {
+	if _, err := flowCond(t, context.Background(), env.Client, env.Scheme, owner, policyKey(ns), desired); !errors.Is(err, netpol.ErrKeyMismatch) {
 		t.Fatalf("err = %v, want ErrKeyMismatch", err)
 	}
 	unnamed := desiredPolicy("", "gateways")
 	unnamed.Name = ""
-	if _, err := netpol.Reconcile(context.Background(), env.Client, env.Scheme, owner, policyKey(ns), unnamed); err != nil {
+	if _, err := flowCond(t, context.Background(), env.Client, env.Scheme, owner, policyKey(ns), unnamed); err != nil {
 		t.Fatal(err)
 	}
 	if unnamed.Name != "horizon" || unnamed.Namespace != ns || unnamed.UID == "" {
@@ -289,15 +289,65 @@ func TestReconcileKeyMismatch(t *testing.T) {
 	}
 }
 
-func TestReconcileNilOwner(t *testing.T) {
+func TestFlowNilOwner(t *testing.T) {
 	ns := env.Namespace(t)
 	var typedNil *corev1.ConfigMap
 	for name, owner := range map[string]client.Object{"nil": nil, "typed nil": typedNil} {
 		for _, desired := range []*networkingv1.NetworkPolicy{nil, desiredPolicy(ns, "gateways")} {
-			_, err := netpol.Reconcile(context.Background(), env.Client, env.Scheme, owner, policyKey(ns), desired)
+			_, err := flowCond(t, context.Background(), env.Client, env.Scheme, owner, policyKey(ns), desired)
 			if !errors.Is(err, apply.ErrNilOwner) {
 				t.Errorf("%s owner, desired %v: err = %v, want apply.ErrNilOwner", name, desired != nil, err)
 			}
 		}
+	}
+}
+
+// flowCond runs netpol.Flow and returns its condition; the flow never asks for a
+// requeue, so a non-zero Result fails the test.
+func flowCond(t testing.TB, ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
+	key client.ObjectKey, desired *networkingv1.NetworkPolicy) (metav1.Condition, error) {
+	t.Helper()
+	out, err := netpol.Flow(ctx, c, scheme, owner, key, desired)
+	if !out.Result.IsZero() {
+		t.Errorf("netpol.Flow asked for a requeue: %+v", out.Result)
+	}
+	return out.Condition, err
+}
+
+// TestReconcileIsFlow: the deprecated Reconcile answers the condition of Flow, and its
+// error with the zero condition.
+func TestReconcileIsFlow(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns)
+	key := policyKey(ns)
+	cases := map[string]struct {
+		reason  string
+		desired func() *networkingv1.NetworkPolicy
+		want    metav1.Condition
+		err     error
+	}{
+		"wanted": {reason: "an applied policy is NetworkPolicyReady",
+			desired: func() *networkingv1.NetworkPolicy { return desiredPolicy(ns, "gateways") },
+			want: metav1.Condition{Type: netpol.ConditionType, Status: metav1.ConditionTrue, Reason: netpol.ReasonReady,
+				Message: "NetworkPolicy " + ns + "/horizon applied with 1 ingress rule(s)"}},
+		"empty ingress": {reason: "a refused policy is an error with the zero condition",
+			desired: func() *networkingv1.NetworkPolicy { return desiredPolicy(ns) }, err: netpol.ErrEmptyIngress},
+		"not wanted": {reason: "no policy is NetworkPolicyNotRequired",
+			desired: func() *networkingv1.NetworkPolicy { return nil },
+			want: metav1.Condition{Type: netpol.ConditionType, Status: metav1.ConditionTrue, Reason: netpol.ReasonNotRequired,
+				Message: "no network policy configured: NetworkPolicy not required"}},
+	}
+	for _, name := range []string{"wanted", "empty ingress", "not wanted"} {
+		tc := cases[name]
+		t.Run(name, func(t *testing.T) {
+			cond, err := netpol.Reconcile(ctx, env.Client, env.Scheme, owner, key, tc.desired()) //nolint:staticcheck // the deprecated wrapper under test
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: err = %v, want %v", tc.reason, err, tc.err)
+			}
+			if diff := cmp.Diff(tc.want, cond); diff != "" {
+				t.Errorf("%s: condition (-want +got):\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
