@@ -73,7 +73,11 @@
 // they also keep every candidate that a workload of the namespace still references
 // (Pods, the templates of Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and
 // CronJobs, and the StatefulSet and DaemonSet revisions in ControllerRevisions), so a
-// rollback or a slow rollout never loses its configuration.
+// rollback or a slow rollout never loses its configuration. A consequence: a Deployment
+// keeps spec.revisionHistoryLimit old ReplicaSets (Kubernetes' default is 10), and each
+// keeps the ConfigMap it mounts, so up to 10 old ConfigMaps stay whatever the retain
+// count. Set revisionHistoryLimit to the retain count ([DefaultRetain], as
+// deployment.DefaultRevisionHistoryLimit is) to keep no more than the prune retains.
 //
 // # API access
 //

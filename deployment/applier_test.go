@@ -37,7 +37,7 @@ func workloadPass(c client.Client, owner client.Object, ready *bool) func(contex
 		if _, err := deployment.ReconcileHPA(ctx, c, env.Scheme, owner, client.ObjectKey{Namespace: ns, Name: "web"}, nil); err != nil {
 			return err
 		}
-		_, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+		_, err = vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 		return err
 	}
 }

@@ -58,10 +58,10 @@ func BenchmarkEnsureServiceConverged(b *testing.B) {
 	b.ReportMetric(float64(counter.Total())/float64(b.N), "requests/op")
 }
 
-// BenchmarkReconcileVPAConverged measures a converged VPA flow with one wanted VPA:
+// BenchmarkVPAFlowConverged measures a converged VPA flow with one wanted VPA:
 // one LIST, the control check's GET and one no-op PATCH (discovery is cached by the
 // client's mapper).
-func BenchmarkReconcileVPAConverged(b *testing.B) {
+func BenchmarkVPAFlowConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
 	owner := newOwner(b, ns, "horizon")
@@ -70,13 +70,13 @@ func BenchmarkReconcileVPAConverged(b *testing.B) {
 		b.Fatal(err)
 	}
 	desired := func() []*vpav1.VerticalPodAutoscaler { return []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")} }
-	if _, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, desired()); err != nil {
+	if _, err := vpaFlow(ctx, c, env.Scheme, owner, desired()); err != nil {
 		b.Fatal(err)
 	}
 	counter.Reset()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, desired()); err != nil {
+		if _, err := vpaFlow(ctx, c, env.Scheme, owner, desired()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -52,7 +52,7 @@ func OneUnavailablePDB(meta metav1.ObjectMeta, selector map[string]string) *poli
 // Deployment named deploymentName, in meta's namespace, between minReplicas (nil: the
 // API server's default, 1) and maxReplicas on the pods' average CPU utilization,
 // aiming for targetCPU percent of their request (nil: [DefaultTargetCPUUtilization]).
-// meta names it; pass it to [ReconcileHPA], and leave the Deployment's spec.replicas
+// meta names it; pass it to [HPAFlow], and leave the Deployment's spec.replicas
 // nil while it exists.
 func CPUAutoscaler(meta metav1.ObjectMeta, deploymentName string, minReplicas *int32, maxReplicas int32,
 	targetCPU *int32) *autoscalingv2.HorizontalPodAutoscaler {

@@ -4,7 +4,7 @@ import "github.com/c5c3/reconciler-sdk/capability"
 
 // Condition types and reasons the HPA and VPA flows report.
 const (
-	// ConditionHPAReady is the condition type of the HPA flow ([ReconcileHPA]).
+	// ConditionHPAReady is the condition type of the HPA flow ([HPAFlow]).
 	ConditionHPAReady = "HPAReady"
 	// ReasonHPAReady is HPAReady's True reason when the HorizontalPodAutoscaler is
 	// applied.
@@ -13,7 +13,7 @@ const (
 	// wanted (and none controlled by the owner remains).
 	ReasonHPANotRequired = "HPANotRequired"
 
-	// ConditionVPAReady is the condition type of the VPA flow ([ReconcileVPA]).
+	// ConditionVPAReady is the condition type of the VPA flow ([VPAFlow]).
 	ConditionVPAReady = "VPAReady"
 	// ReasonVPAReady is VPAReady's True reason when every wanted VerticalPodAutoscaler
 	// is applied.

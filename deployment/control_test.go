@@ -97,18 +97,18 @@ func childHelpers() map[string]childHelper {
 				return err
 			},
 		},
-		"ReconcileVPA wanted": {
+		"VPAFlow wanted": {
 			existing: func(ns string) client.Object { return desiredVPA(ns, "web") },
 			call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-				_, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+				_, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 				return err
 			},
 			notOurs: apply.ErrNotControlled, beingDeleted: apply.ErrBeingDeleted, applies: true,
 		},
-		"ReconcileVPA not wanted": {
+		"VPAFlow not wanted": {
 			existing: func(ns string) client.Object { return desiredVPA(ns, "web") },
 			call: func(ctx context.Context, c client.Client, owner client.Object, ns string) error {
-				cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, nil)
+				cond, err := vpaFlow(ctx, c, env.Scheme, owner, nil)
 				if err == nil && cond.Reason != deployment.ReasonVPANotRequired {
 					return errors.New("condition reason " + cond.Reason)
 				}

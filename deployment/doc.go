@@ -18,28 +18,29 @@
 //
 // # Optional-child flows
 //
-// [ReconcileHPA] and [ReconcileVPA] are three-way flows for children a CR may opt into.
-// They return the condition to set (a metav1.Condition with Type, Status, Reason and
-// Message; the caller stamps observedGeneration) and an error to propagate:
+// [HPAFlow] and [VPAFlow] are the flows for children a custom resource may opt into,
+// on the optional-child mechanism of package [child], whose rules (ownership, the
+// outcome, the requests) hold here. They answer (reconcile.Outcome, error):
 //
 //	Condition  True reasons                    False reasons
 //	HPAReady   HPAReady, HPANotRequired        none: errors propagate
 //	VPAReady   VPAReady, VPANotRequired        VPANotInstalled, CapabilityProbeFailed, VPAError
 //
-// Not wanted: the child is deleted (only when the owner controls it) and the condition
-// is True/NotRequired. Wanted: it is applied and the condition is True. The VPA flow
-// first asks the cluster's RESTMapper whether it serves the VerticalPodAutoscaler kind
-// (package capability), so an opt-in on a cluster without the VPA reports
-// VPANotInstalled instead of failing, and it prunes the VPAs the owner controls that
-// are no longer wanted.
+// The VPA flow is the set form: it probes whether the cluster serves the
+// VerticalPodAutoscaler kind, applies every wanted VPA and prunes the owner's others.
+// [ReconcileHPA] is the HPA flow answering its condition alone.
 //
 // # Building the usual children
 //
 // [HTTPService] (one named HTTP port to the pods' port of that name), [OneUnavailablePDB]
 // (a drain evicts one pod at a time) and [CPUAutoscaler] (an HPA on CPU utilization
 // between a CR's bounds, [DefaultTargetCPUUtilization] when it names none) build what
-// [EnsureService], [EnsurePodDisruptionBudget] and [ReconcileHPA] apply, from the
-// object's name, labels and pod selector.
+// [EnsureService], [EnsurePodDisruptionBudget] and [HPAFlow] apply, from the
+// object's name, labels and pod selector. Give a Deployment whose pods mount
+// content-addressed configuration spec.revisionHistoryLimit
+// [DefaultRevisionHistoryLimit], so that its old ReplicaSets keep no more old
+// ConfigMaps alive than the configuration prune retains; a step polls a Deployment that
+// is not ready every [PollInterval].
 //
 // # Readiness
 //
@@ -62,13 +63,12 @@
 // applying helpers (see package apply), but [EnsureDeployment] never deletes one to
 // change its selector: consent to adoption is no consent to deleting its pods. An
 // object of the owner's that is being deleted is waited for by EnsureDeployment
-// ((false, nil), re-created once gone), refused with apply.ErrBeingDeleted by the
-// other helpers that would apply it, and left to finish by the flows that no longer
-// want it; one of someone else's that is being deleted is refused with
-// apply.ErrBeingDeleted. Deletes (the selector change, the HPA and VPA flows) are
-// preconditioned on the UID that was read, so an object re-created in between is
-// never removed. A nil *runtime.Scheme is refused with apply.ErrNilScheme before any
-// request.
+// ((false, nil), re-created once gone) and refused with apply.ErrBeingDeleted by the
+// other applying helpers; one of someone else's that is being deleted is refused with
+// apply.ErrBeingDeleted. The delete of a selector change is preconditioned on the UID
+// that was read, so a Deployment re-created in between is never removed. The flows
+// follow the same rules, written once in package [child]. A nil *runtime.Scheme is
+// refused with apply.ErrNilScheme before any request.
 //
 // # Requests and caches
 //
@@ -85,7 +85,7 @@
 // request at all: every read is served by an informer, the RESTMapper answers from what
 // it discovered before, and the Applier skips the converged applies. One exception: on
 // a cluster that does not serve the VerticalPodAutoscaler kind, a manager's RESTMapper
-// asks discovery again (one GET) on every ReconcileVPA call. The children are
+// asks discovery again (one GET) on every VPAFlow call. The children are
 // then applied under the operator's field manager (ApplierOptions.FieldManager), which
 // is also the manager whose ownership of spec.replicas EnsureDeployment checks. Every
 // write is reported through apply.Record — the applies, and the deletes of a selector
@@ -113,10 +113,10 @@
 //   - [EnsurePodDisruptionBudget]: gets and applies the PodDisruptionBudget (informer:
 //     PodDisruptionBudgets). RBAC: policy poddisruptionbudgets get, list, watch, create,
 //     patch.
-//   - [ReconcileHPA]: gets and applies the HorizontalPodAutoscaler, or gets and deletes it
-//     when not wanted (informer: HorizontalPodAutoscalers). RBAC: autoscaling
+//   - [HPAFlow], [ReconcileHPA]: gets and applies the HorizontalPodAutoscaler, or gets and
+//     deletes it when not wanted (informer: HorizontalPodAutoscalers). RBAC: autoscaling
 //     horizontalpodautoscalers get, list, watch, create, patch, delete.
-//   - [ReconcileVPA]: asks the client's RESTMapper whether the kind is served, gets and
+//   - [VPAFlow]: asks the client's RESTMapper whether the kind is served, gets and
 //     applies each VerticalPodAutoscaler, lists those of the owner's namespace and deletes
 //     the ones no longer wanted (informer: VerticalPodAutoscalers). RBAC:
 //     autoscaling.k8s.io verticalpodautoscalers get, list, watch, create, patch, delete.

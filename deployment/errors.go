@@ -1,6 +1,10 @@
 package deployment
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/c5c3/reconciler-sdk/child"
+)
 
 // Sentinel errors of the package. Test for them with errors.Is; the error texts that
 // wrap them name the object and the field.
@@ -10,10 +14,10 @@ var (
 	// value other than the one the API server assigned. It is returned before any
 	// write: delete the object to change such a field.
 	ErrImmutableField = errors.New("immutable server-assigned field conflicts")
-	// ErrKeyMismatch reports a desired object whose namespace/name differs from the key
-	// the flow was called with.
-	ErrKeyMismatch = errors.New("object key does not match the flow's key")
-	// ErrInvalidVPASet reports a desired VerticalPodAutoscaler set that cannot be
-	// applied: a nil entry, an entry without a name, or two entries with one name.
-	ErrInvalidVPASet = errors.New("invalid VerticalPodAutoscaler set")
+	// ErrKeyMismatch is [child.ErrKeyMismatch]: a desired object whose namespace/name
+	// differs from the key the flow was called with.
+	ErrKeyMismatch = child.ErrKeyMismatch
+	// ErrInvalidVPASet is [child.ErrInvalidSet]: a desired VerticalPodAutoscaler set
+	// with a nil entry, an entry without a name, or two entries with one name.
+	ErrInvalidVPASet = child.ErrInvalidSet
 )

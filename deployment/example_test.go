@@ -74,8 +74,8 @@ func ExampleEnsureDeployment() {
 	// later pass ready: true <nil>
 }
 
-// ExampleReconcileVPA shows the VPA flow: opt in, then opt out again.
-func ExampleReconcileVPA() {
+// ExampleVPAFlow shows the VPA flow: opt in, then opt out again.
+func ExampleVPAFlow() {
 	// env is the package's test control plane (a *testenv.Env), started in main_test.go by testenv.Main.
 	ctx := context.Background()
 	c, scheme := env.Client, env.Scheme
@@ -95,11 +95,11 @@ func ExampleReconcileVPA() {
 		},
 	}
 
-	cond, err := deployment.ReconcileVPA(ctx, c, scheme, owner, []*vpav1.VerticalPodAutoscaler{vpa})
-	fmt.Println(cond.Type, cond.Status, cond.Reason, err)
+	out, err := deployment.VPAFlow(ctx, c, scheme, owner, []*vpav1.VerticalPodAutoscaler{vpa})
+	fmt.Println(out.Condition.Type, out.Condition.Status, out.Condition.Reason, err)
 
-	cond, err = deployment.ReconcileVPA(ctx, c, scheme, owner, nil)
-	fmt.Println(cond.Type, cond.Status, cond.Reason, err)
+	out, err = deployment.VPAFlow(ctx, c, scheme, owner, nil)
+	fmt.Println(out.Condition.Type, out.Condition.Status, out.Condition.Reason, err)
 	// Output:
 	// VPAReady True VPAReady <nil>
 	// VPAReady True VPANotRequired <nil>

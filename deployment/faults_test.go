@@ -314,15 +314,15 @@ func TestReconcileHPAFaultMatrix(t *testing.T) {
 	}
 }
 
-// TestReconcileVPAFaultMatrix: the VPA flow applies the wanted VPA and prunes the
+// TestVPAFlowFaultMatrix: the VPA flow applies the wanted VPA and prunes the
 // owner's VPA that is no longer wanted, with every API call failing once; VPAs that
 // are not the owner's are never touched and every run converges to the same set.
-func TestReconcileVPAFaultMatrix(t *testing.T) {
+func TestVPAFlowFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "horizon")
-			if _, err := deployment.ReconcileVPA(context.Background(), env.Client, env.Scheme, owner,
+			if _, err := vpaFlow(context.Background(), env.Client, env.Scheme, owner,
 				[]*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "old")}); err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +330,7 @@ func TestReconcileVPAFaultMatrix(t *testing.T) {
 			return testenv.FaultRun{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
-					cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+					cond, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 					if err != nil && cond.Reason != deployment.ReasonVPAError {
 						t.Errorf("error %v with condition reason %q, want %q", err, cond.Reason, deployment.ReasonVPAError)
 					}

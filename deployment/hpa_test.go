@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 func desiredHPA(maxReplicas int32) *autoscalingv2.HorizontalPodAutoscaler {
@@ -194,5 +196,45 @@ func TestReconcileHPAErrors(t *testing.T) {
 				t.Errorf("error %q does not name the kind", err)
 			}
 		})
+	}
+}
+
+// TestHPAFlow: the Outcome form of the HPA flow answers ReconcileHPA's conditions and
+// never asks for a requeue; an error comes with the zero outcome.
+func TestHPAFlow(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	key := client.ObjectKey{Namespace: ns, Name: "web"}
+	mismatched := desiredHPA(3)
+	mismatched.Name = "other"
+	cases := map[string]struct {
+		reason  string
+		desired *autoscalingv2.HorizontalPodAutoscaler
+		want    reconcile.Outcome
+		err     error
+	}{
+		"1 wanted": {reason: "an applied HPA is HPAReady", desired: desiredHPA(4),
+			want: reconcile.Done(reconcile.TrueCondition(deployment.ConditionHPAReady, deployment.ReasonHPAReady,
+				"HorizontalPodAutoscaler "+key.String()+" scales Deployment web between 2 and 4 replicas"))},
+		"2 key mismatch": {reason: "a refused HPA is an error with the zero outcome", desired: mismatched, err: deployment.ErrKeyMismatch},
+		"3 not wanted": {reason: "the owner's HPA is deleted: HPANotRequired",
+			want: reconcile.Done(reconcile.TrueCondition(deployment.ConditionHPAReady, deployment.ReasonHPANotRequired,
+				"no HorizontalPodAutoscaler is requested"))},
+	}
+	for _, name := range []string{"1 wanted", "2 key mismatch", "3 not wanted"} {
+		tc := cases[name]
+		t.Run(name, func(t *testing.T) {
+			out, err := deployment.HPAFlow(ctx, env.Client, env.Scheme, owner, key, tc.desired)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: err = %v, want %v", tc.reason, err, tc.err)
+			}
+			if diff := cmp.Diff(tc.want, out); diff != "" {
+				t.Errorf("%s: outcome (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+	if err := env.Client.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
+		t.Errorf("HPA after opt-out: %v, want NotFound", err)
 	}
 }

@@ -48,15 +48,15 @@ func TestNilScheme(t *testing.T) {
 			_, err := deployment.ReconcileHPA(ctx, c, nil, owner, key, nil)
 			return err
 		}, "HorizontalPodAutoscaler " + ns + "/web"},
-		"ReconcileVPA wanted": {func(ctx context.Context, c client.Client) error {
-			cond, err := deployment.ReconcileVPA(ctx, c, nil, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+		"VPAFlow wanted": {func(ctx context.Context, c client.Client) error {
+			cond, err := vpaFlow(ctx, c, nil, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 			if cond.Reason != deployment.ReasonVPAError {
 				t.Errorf("condition reason %q, want %q", cond.Reason, deployment.ReasonVPAError)
 			}
 			return err
 		}, "VerticalPodAutoscaler"},
-		"ReconcileVPA not wanted": {func(ctx context.Context, c client.Client) error {
-			_, err := deployment.ReconcileVPA(ctx, c, nil, owner, nil)
+		"VPAFlow not wanted": {func(ctx context.Context, c client.Client) error {
+			_, err := vpaFlow(ctx, c, nil, owner, nil)
 			return err
 		}, "VerticalPodAutoscaler"},
 	}

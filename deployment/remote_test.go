@@ -85,19 +85,19 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 	})
 }
 
-// TestReconcileVPAOnATargetCluster: the VPA flow through an Applier for a target
+// TestVPAFlowOnATargetCluster: the VPA flow through an Applier for a target
 // cluster claims the wanted VPAs and prunes only VPAs claimed for the owner on this
 // management cluster.
-func TestReconcileVPAOnATargetCluster(t *testing.T) {
+func TestVPAFlowOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
 	ours, theirs := testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-b")
 
-	if _, err := deployment.ReconcileVPA(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web"), desiredVPA(ns, "worker")}); err != nil {
+	if _, err := vpaFlow(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web"), desiredVPA(ns, "worker")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := deployment.ReconcileVPA(ctx, theirs, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "mgmt-b")}); err != nil {
+	if _, err := vpaFlow(ctx, theirs, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "mgmt-b")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Client.Create(ctx, desiredVPA(ns, "unclaimed")); err != nil {
@@ -111,7 +111,7 @@ func TestReconcileVPAOnATargetCluster(t *testing.T) {
 		t.Errorf("VPA web: claim labels %v, owner references %v; want the claim only", web.Labels, web.OwnerReferences)
 	}
 
-	cond, err := deployment.ReconcileVPA(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+	cond, err := vpaFlow(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 	if err != nil {
 		t.Fatal(err)
 	}

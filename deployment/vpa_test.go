@@ -10,6 +10,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/client-go/rest"
@@ -43,16 +44,16 @@ func vpaNamesIn(t *testing.T, ns string) []string {
 	return names
 }
 
-// TestReconcileVPAAppliesAndPrunes: the wanted set is applied; VPAs the owner controls
+// TestVPAFlowAppliesAndPrunes: the wanted set is applied; VPAs the owner controls
 // that are no longer wanted are deleted; VPAs of others are kept.
-func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
+func TestVPAFlowAppliesAndPrunes(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
 	other := newOwner(t, ns, "someone-else")
 
 	// Someone else's VPA, and one without any owner, in the same namespace.
-	if _, err := deployment.ReconcileVPA(ctx, env.Client, env.Scheme, other, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "foreign")}); err != nil {
+	if _, err := vpaFlow(ctx, env.Client, env.Scheme, other, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "foreign")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Client.Create(ctx, desiredVPA(ns, "unowned")); err != nil {
@@ -64,7 +65,7 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 	web, worker := desiredVPA(ns, "web"), desiredVPA(ns, "worker")
-	cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{worker, web})
+	cond, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{worker, web})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 	// nothing else is written.
 	counter.Reset()
 	web2, worker2 := desiredVPA(ns, "web"), desiredVPA(ns, "worker")
-	cond2, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{web2, worker2})
+	cond2, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{web2, worker2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 	}
 
 	// worker opts out: its VPA is pruned.
-	if _, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")}); err != nil {
+	if _, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.Join(vpaNamesIn(t, ns), ","), "foreign,unowned,web"; got != want {
@@ -101,7 +102,7 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 	}
 
 	// Nothing wanted: everything the owner controls goes; True/VPANotRequired.
-	cond, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, nil)
+	cond, err = vpaFlow(ctx, c, env.Scheme, owner, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +112,11 @@ func TestReconcileVPAAppliesAndPrunes(t *testing.T) {
 	}
 }
 
-// TestReconcileVPANotInstalled removes the VerticalPodAutoscaler CRD from the cluster
+// TestVPAFlowNotInstalled removes the VerticalPodAutoscaler CRD from the cluster
 // for the duration of the test (and installs it again): an opt-in reports
 // VPANotInstalled without error or write, no opt-in reports VPANotRequired, and once
 // the CRD is back the same client notices it on the next pass.
-func TestReconcileVPANotInstalled(t *testing.T) {
+func TestVPAFlowNotInstalled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
@@ -126,7 +127,7 @@ func TestReconcileVPANotInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+	cond, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 	if err != nil {
 		t.Fatalf("opt-in without the VPA: err = %v, want nil (not an error to retry)", err)
 	}
@@ -136,14 +137,14 @@ func TestReconcileVPANotInstalled(t *testing.T) {
 		t.Errorf("not installed: %d writes, want 0", counter.Writes())
 	}
 
-	cond, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, nil)
+	cond, err = vpaFlow(ctx, c, env.Scheme, owner, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionTrue, deployment.ReasonVPANotRequired)
 
 	env.InstallCRDs(t, vpaCRDs)
-	cond, err = deployment.ReconcileVPA(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+	cond, err = vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func (f failDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
 	return f.next.RoundTrip(req)
 }
 
-func TestReconcileVPACapabilityProbeFailed(t *testing.T) {
+func TestVPAFlowCapabilityProbeFailed(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
@@ -184,7 +185,7 @@ func TestReconcileVPACapabilityProbeFailed(t *testing.T) {
 		"not wanted": nil,
 	} {
 		t.Run(name, func(t *testing.T) {
-			cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, owner, desired)
+			cond, err := vpaFlow(ctx, c, env.Scheme, owner, desired)
 			if !errors.Is(err, capability.ErrProbeFailed) {
 				t.Fatalf("err = %v, want ErrProbeFailed", err)
 			}
@@ -196,7 +197,7 @@ func TestReconcileVPACapabilityProbeFailed(t *testing.T) {
 	}
 }
 
-func TestReconcileVPAErrors(t *testing.T) {
+func TestVPAFlowErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns, "horizon")
@@ -219,7 +220,7 @@ func TestReconcileVPAErrors(t *testing.T) {
 			"nil owner":    {nil, nil, applyErrNilOwner, "owner"},
 			"owner no UID": {newUnpersisted(ns), nil, applyErrOwnerNotPersisted, ns + "/ghost"},
 		} {
-			cond, err := deployment.ReconcileVPA(ctx, c, env.Scheme, tc.owner, tc.desired)
+			cond, err := vpaFlow(ctx, c, env.Scheme, tc.owner, tc.desired)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.names) {
 				t.Errorf("%s: err = %v, want %v naming %q", name, err, tc.want, tc.names)
 			}
@@ -240,7 +241,7 @@ func TestReconcileVPAErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			failing := interceptor.NewClient(withWatch(t), funcs)
-			cond, err := deployment.ReconcileVPA(ctx, failing, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
+			cond, err := vpaFlow(ctx, failing, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("err = %v, want Forbidden", err)
 			}
@@ -249,7 +250,7 @@ func TestReconcileVPAErrors(t *testing.T) {
 	}
 
 	t.Run("delete fails during prune", func(t *testing.T) {
-		if _, err := deployment.ReconcileVPA(ctx, env.Client, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "old")}); err != nil {
+		if _, err := vpaFlow(ctx, env.Client, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "old")}); err != nil {
 			t.Fatal(err)
 		}
 		failing := interceptor.NewClient(withWatch(t), interceptor.Funcs{
@@ -257,10 +258,59 @@ func TestReconcileVPAErrors(t *testing.T) {
 				return forbidden
 			},
 		})
-		cond, err := deployment.ReconcileVPA(ctx, failing, env.Scheme, owner, nil)
+		cond, err := vpaFlow(ctx, failing, env.Scheme, owner, nil)
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "VerticalPodAutoscaler "+ns+"/old") {
 			t.Fatalf("err = %v, want Forbidden naming the VPA", err)
 		}
 		wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionFalse, deployment.ReasonVPAError)
 	})
+}
+
+// vpaFlow runs deployment.VPAFlow and returns its condition; the flow never asks for a
+// requeue (TestVPAFlowNeverRequeues).
+func vpaFlow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object,
+	desired []*vpav1.VerticalPodAutoscaler) (metav1.Condition, error) {
+	out, err := deployment.VPAFlow(ctx, c, scheme, owner, desired)
+	return out.Condition, err
+}
+
+// TestVPAFlowNeverRequeues: every answer of the VPA flow, True, False or an error, lets
+// the pass go on: the flow is rerun by the next pass or the error's back-off.
+func TestVPAFlowNeverRequeues(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	for name, desired := range map[string][]*vpav1.VerticalPodAutoscaler{
+		"wanted": {desiredVPA(ns, "web")}, "none wanted": nil, "invalid": {nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, _ := deployment.VPAFlow(ctx, env.Client, env.Scheme, owner, desired)
+			if !out.Continue() || out.Condition.Type != deployment.ConditionVPAReady {
+				t.Errorf("outcome %+v, want the VPAReady condition and no requeue", out)
+			}
+		})
+	}
+}
+
+// TestReconcileVPAIsVPAFlow: the deprecated ReconcileVPA answers VPAFlow's condition,
+// its False VPAError condition included.
+func TestReconcileVPAIsVPAFlow(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "horizon")
+	cond, err := deployment.ReconcileVPA(ctx, env.Client, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")}) //nolint:staticcheck // the deprecated wrapper under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionTrue, deployment.ReasonVPAReady, "VerticalPodAutoscaler applied: "+ns+"/web")
+	cond, err = deployment.ReconcileVPA(ctx, env.Client, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{nil}) //nolint:staticcheck // the deprecated wrapper under test
+	if !errors.Is(err, deployment.ErrInvalidVPASet) {
+		t.Fatalf("err = %v, want ErrInvalidVPASet", err)
+	}
+	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionFalse, deployment.ReasonVPAError, "entry 0 is nil")
+	cond, err = deployment.ReconcileVPA(ctx, env.Client, env.Scheme, owner, nil) //nolint:staticcheck // the deprecated wrapper under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, cond, deployment.ConditionVPAReady, metav1.ConditionTrue, deployment.ReasonVPANotRequired, "no VerticalPodAutoscaler is requested")
 }
