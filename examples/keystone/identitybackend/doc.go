@@ -1,0 +1,54 @@
+// Package identitybackend is the Keystone operator's side of the KeystoneIdentityBackend,
+// a satellite of a Keystone (package satellite): its controller ([Reconciler]) and the
+// Keystone pipeline's IdentityBackends row ([Step]), which projects the backends into
+// the Keystone's pods.
+//
+// # The handshake
+//
+// The [Reconciler] creates or adopts the backend's domain in Keystone (DomainReady, the
+// gate the row reads) and observes the domain's keystone.<domain>.conf in the
+// Keystone's pods (ConfigProjected); it writes nothing but the backend's status. The
+// [Step] renders the file of every gated backend into the Keystone's content-addressed
+// domains Secret, which the Keystone's Deployment mounts under [DomainsVolumeName].
+//
+//	Condition              Object                    True reasons                     False reasons
+//	DomainReady            KeystoneIdentityBackend   DomainCreated, DomainAdopted     WaitingForKeystone, ExternalEndpointRequired,
+//	                                                                                  InvalidConfig, BindPasswordMissing,
+//	                                                                                  AdminPasswordMissing, KeystoneUnreachable,
+//	                                                                                  AdminCredentialsRejected, DomainCreateFailed,
+//	                                                                                  TargetClusterUnavailable
+//	ConfigProjected        KeystoneIdentityBackend   Projected                        NotProjected, WaitingForRollout, DomainConflict
+//	IdentityBackendsReady  Keystone                  IdentityBackendsProjected,       IdentityBackendConflict, IdentityBackendsError
+//	                                                 NoIdentityBackends
+//
+// # Where the admin password goes
+//
+// The [Reconciler] signs in to the Keystone API as the admin user, with the admin
+// password, to create or adopt the backend's domain. It sends that password only to the
+// Keystone it manages:
+//
+//   - A Keystone on the operator's cluster is reached at its Service, at the URL
+//     names.Endpoint computes from the Keystone's name and namespace
+//     (http://<name>.<namespace>.svc:5000), and only while the Service of that name is
+//     controlled by the Keystone. status.endpoint is read only as the sign that the API
+//     runs, never as an address: whoever may write keystones/status could point it
+//     anywhere.
+//   - A Keystone on a target cluster (spec.targetClusterRef) is reached at
+//     spec.externalEndpoint only, an https URL the Keystone's author sets; the
+//     Service's name would resolve on the operator's own cluster, where a Service of
+//     that name is not this Keystone. Without it the backend is refused: DomainReady
+//     False, reason ExternalEndpointRequired, and the admin password is not even read.
+//   - The client (package keystoneapi) follows no redirect and dials through the
+//     outbound package's default policy (loopback, link-local, unspecified and
+//     multicast addresses refused after name resolution; no proxy). A Keystone API is
+//     a cluster Service or a routed https endpoint, so the operator has no flag to
+//     open that policy; Options.OutboundPolicy does, in Go, for tests.
+//
+// No bind password or admin password reaches a log, an event, a condition or an error.
+//
+// # Deletion
+//
+// A backend has no finalizer, and deleting it leaves its domain in Keystone: the
+// Keystone's next pass drops the domain's file; the domain's projects, groups and role
+// assignments stay, and a backend created again for the domain adopts it.
+package identitybackend

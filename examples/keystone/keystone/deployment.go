@@ -1,0 +1,201 @@
+package keystone
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// ConnectionVersionAnnotation is the pod-template annotation that carries the
+// resourceVersion of the connection Secret: the pods read the database URL from the
+// environment at start-up, so a changed URL (a new password, host or TLS setting)
+// rolls them. The resourceVersion tells versions apart without saying anything about
+// the URL.
+const ConnectionVersionAnnotation = "keystone.openstack.c5c3.io/connection-version"
+
+// The volumes of the Keystone pods and Jobs.
+const (
+	volumeConfig         = "config"
+	volumeFernetKeys     = "fernet-keys"
+	volumeCredentialKeys = "credential-keys"
+	volumeDatabaseTLS    = "db-tls"
+)
+
+// reconcileDeployment is the Deployment row: the API Deployment, its Service and its
+// PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
+func (r *Reconciler) reconcileDeployment(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	c, scheme := target.Client, target.Client.Scheme()
+	// The Service and the PDB first: the Service name resolves while the pods roll out.
+	if err := deployment.EnsureService(ctx, c, scheme, k, desiredService(k)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := deployment.EnsurePodDisruptionBudget(ctx, c, scheme, k, desiredPDB(k)); err != nil {
+		return ctrl.Result{}, err
+	}
+	conn := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: names.ConnectionSecretName(k)}, conn); err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading Secret %s/%s for its version: %w", k.Namespace, names.ConnectionSecretName(k), err)
+	}
+	ready, err := deployment.EnsureDeployment(ctx, c, scheme, k, desiredDeployment(k, reconcile.StateFrom[identitybackend.Projection](ctx), conn.ResourceVersion))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !ready {
+		reconcile.MarkFalse(k, ConditionDeploymentReady, ReasonWaitingForDeployment,
+			fmt.Sprintf("waiting for Deployment %s/%s to roll out", k.Namespace, k.Name))
+		return ctrl.Result{RequeueAfter: reconcile.DeploymentPollInterval}, nil
+	}
+	k.Status.Endpoint = names.Endpoint(k)
+	reconcile.MarkTrue(k, ConditionDeploymentReady, ReasonDeploymentReady,
+		fmt.Sprintf("Deployment %s/%s is available", k.Namespace, k.Name))
+	return ctrl.Result{}, nil
+}
+
+// labels are the labels of a Keystone's API children; selectorLabels select its API
+// pods. The Jobs and CronJobs carry names.Labels of their own component, which the
+// selector leaves out.
+func labels(k *v1alpha1.Keystone) map[string]string { return names.Labels(k, "api") }
+
+func selectorLabels(k *v1alpha1.Keystone) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name": "keystone", "app.kubernetes.io/instance": k.Name, "app.kubernetes.io/component": "api",
+	}
+}
+
+// desiredDeployment is the API Deployment: the image of spec.image, keystone.conf and
+// policy.yaml from the ConfigMap of status.configMap, the key repositories as whole
+// Secret volumes (a rotation reaches the running pods without a restart), the domain
+// files of s, the database URL in OS_DATABASE__CONNECTION and probes on the version
+// document. With spec.autoscaling the replica count is the HPA's.
+func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, connectionVersion string) *appsv1.Deployment {
+	replicas := k.Spec.Replicas
+	if k.Spec.Autoscaling != nil {
+		replicas = nil
+	}
+	probe := func(failures int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: VersionPath, Port: intstr.FromString("http"),
+			}},
+			PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: failures,
+		}
+	}
+	tpl := podTemplate(k, "api", nil, nil)
+	tpl.Labels = selectorLabels(k)
+	tpl.Annotations = map[string]string{ConnectionVersionAnnotation: connectionVersion}
+	tpl.Spec.RestartPolicy = ""
+	ctr := &tpl.Spec.Containers[0]
+	ctr.Name = "keystone"
+	ctr.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: names.ServicePort}}
+	ctr.ReadinessProbe, ctr.StartupProbe = probe(3), probe(30)
+	ctr.VolumeMounts = append(ctr.VolumeMounts,
+		corev1.VolumeMount{Name: volumeFernetKeys, MountPath: settings.DefaultFernetKeyRepository, ReadOnly: true},
+		corev1.VolumeMount{Name: volumeCredentialKeys, MountPath: settings.DefaultCredentialKeyRepository, ReadOnly: true},
+	)
+	tpl.Spec.Volumes = append(tpl.Spec.Volumes,
+		secretVolume(volumeFernetKeys, names.FernetKeysSecretName(k)),
+		secretVolume(volumeCredentialKeys, names.CredentialKeysSecretName(k)),
+	)
+	if s.Secret != "" {
+		for _, f := range s.Files {
+			ctr.VolumeMounts = append(ctr.VolumeMounts, corev1.VolumeMount{
+				Name: identitybackend.DomainsVolumeName, MountPath: path.Join(settings.DomainConfigDir, f), SubPath: f, ReadOnly: true,
+			})
+		}
+		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(identitybackend.DomainsVolumeName, s.Secret))
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(k)},
+			Template: tpl,
+		},
+	}
+}
+
+// podTemplate is the pod of every Keystone container: the image, keystone.conf (and
+// policy.yaml with policy overrides) from status.configMap, the database URL from the
+// connection Secret in settings.ConnectionEnv, the database client certificate with
+// TLS, and env. Run-once pods do not restart in place (the Job's backoff retries).
+func podTemplate(k *v1alpha1.Keystone, component string, args []string, env []corev1.EnvVar) corev1.PodTemplateSpec {
+	mounts := []corev1.VolumeMount{{
+		Name: volumeConfig, MountPath: path.Join(ConfigDir, ConfigFile), SubPath: ConfigFile, ReadOnly: true,
+	}}
+	if k.Spec.Policy != nil {
+		mounts = append(mounts, corev1.VolumeMount{
+			Name: volumeConfig, MountPath: path.Join(ConfigDir, PolicyFile), SubPath: PolicyFile, ReadOnly: true,
+		})
+	}
+	volumes := []corev1.Volume{{Name: volumeConfig, VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: k.Status.ConfigMap}},
+	}}}
+	if k.Spec.Database.TLS != nil {
+		mounts = append(mounts, corev1.VolumeMount{Name: volumeDatabaseTLS, MountPath: DatabaseTLSDir, ReadOnly: true})
+		volumes = append(volumes, secretVolume(volumeDatabaseTLS, DatabaseCertificateSecretName(k)))
+	}
+	allEnv := append([]corev1.EnvVar{{
+		Name: settings.ConnectionEnv,
+		ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: names.ConnectionSecretName(k)},
+			Key:                  ConnectionDataKey,
+		}},
+	}}, env...)
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: names.Labels(k, component)},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name:         component,
+				Image:        k.Spec.Image,
+				Args:         args,
+				Env:          allEnv,
+				VolumeMounts: mounts,
+			}},
+			Volumes: volumes,
+		},
+	}
+}
+
+// managePodTemplate is podTemplate for a keystone-manage run.
+func managePodTemplate(k *v1alpha1.Keystone, component string, args []string, env []corev1.EnvVar) corev1.PodTemplateSpec {
+	tpl := podTemplate(k, component, nil, env)
+	tpl.Spec.Containers[0].Command = args
+	return tpl
+}
+
+// secretVolume mounts the whole Secret name.
+func secretVolume(volume, name string) corev1.Volume {
+	return corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
+		Secret: &corev1.SecretVolumeSource{SecretName: name},
+	}}
+}
+
+// desiredService is the Service in front of the API pods, on names.ServicePort.
+func desiredService(k *v1alpha1.Keystone) *corev1.Service {
+	return deployment.HTTPService(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		selectorLabels(k), names.ServicePort)
+}
+
+// desiredPDB lets a drain evict one API pod at a time (maxUnavailable 1), so a
+// single-replica Keystone does not block node maintenance.
+func desiredPDB(k *v1alpha1.Keystone) *policyv1.PodDisruptionBudget {
+	return deployment.OneUnavailablePDB(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		selectorLabels(k))
+}

@@ -1,0 +1,62 @@
+package keystone
+
+import (
+	"context"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/deployment"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
+	"github.com/c5c3/reconciler-sdk/httproute"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+)
+
+// childKey is the key of the single child of each optional kind: the Keystone's own.
+func childKey(k *v1alpha1.Keystone) client.ObjectKey {
+	return client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
+}
+
+// reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
+// the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
+// the children land on, on every pass.
+func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	cond, res, err := httproute.ReconcileSpec(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
+		httproute.Backend{ServiceName: k.Name, Port: names.ServicePort}, labels(k))
+	reconcile.ApplyCondition(k, cond)
+	return res, err
+}
+
+// reconcileHealthCheck is the HealthCheck row: a GET of the version document through
+// the TTL probe cache, as KeystoneAPIReady.
+func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	cond, res, err := r.opts.Prober.Check(ctx, k.UID, r.opts.ProbeURL(k), ConditionKeystoneAPIReady)
+	reconcile.ApplyCondition(k, cond)
+	return res, err
+}
+
+// reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
+func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	target := r.targetOf(ctx)
+	cond, err := deployment.ReconcileHPA(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desiredHPA(k))
+	reconcile.ApplyCondition(k, cond)
+	return ctrl.Result{}, err
+}
+
+// DefaultTargetCPUUtilization is the average CPU utilization, in percent of the
+// request, the autoscaler aims at when spec.autoscaling.targetCPUUtilization is unset.
+const DefaultTargetCPUUtilization = deployment.DefaultTargetCPUUtilization
+
+// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
+func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
+	a := k.Spec.Autoscaling
+	if a == nil {
+		return nil
+	}
+	return deployment.CPUAutoscaler(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
+		k.Name, a.MinReplicas, a.MaxReplicas, a.TargetCPUUtilization)
+}

@@ -1,0 +1,316 @@
+package keystone_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
+	batchv1 "k8s.io/api/batch/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
+	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/outbound"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/secrets"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// operator is a Keystone operator running against a management cluster, as cmd/main.go
+// runs it.
+type operator struct {
+	rec *keystone.Reconciler
+	// api is the stand-in for the identity API that the health check probes.
+	api *versionDoc
+}
+
+// operatorOptions vary how startOperator runs the operator.
+type operatorOptions struct {
+	// cfg reaches the management cluster; nil means env.Config (cluster admin).
+	cfg *rest.Config
+	// namespaceScoped runs the operator as with --namespace=<the test's namespace>.
+	namespaceScoped bool
+}
+
+// versionDoc answers like Keystone's /v3, or, after answer is set, with another
+// answer: 1 a version document of v2.0, any other value that status without a body.
+type versionDoc struct {
+	srv    *httptest.Server
+	answer atomic.Int32
+}
+
+func newVersionDoc(t *testing.T) *versionDoc {
+	d := &versionDoc{}
+	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		switch a := int(d.answer.Load()); a {
+		case 0:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"version": {"id": "v3.14", "status": "stable", "links": []}}`)
+		case 1:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"version": {"id": "v2.0", "status": "deprecated"}}`)
+		default:
+			w.WriteHeader(a)
+		}
+	}))
+	t.Cleanup(d.srv.Close)
+	return d
+}
+
+// startOperator runs the Keystone operator for namespace ns (its cache sees ns and the
+// clusters namespace only) until the test ends, with the health check pointed at a
+// version-document stand-in.
+func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
+	t.Helper()
+	api := newVersionDoc(t)
+	var rec *keystone.Reconciler
+	opts := testenv.OperatorOptions{Config: o.cfg}
+	opts.FieldManager, opts.Namespace, opts.ClustersNamespace = keystone.FieldManager, ns, env.Namespace(t)
+	opts.Resolver.ReachabilityTTL = time.Second
+	env.StartOperator(t, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		ropts := keystone.DefaultOptions()
+		ropts.NamespaceScoped = o.namespaceScoped
+		ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
+		ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
+			if k.Status.Endpoint == "" {
+				return ""
+			}
+			return api.srv.URL + keystone.VersionPath
+		}
+		var err error
+		if rec, err = keystone.NewReconciler(resolver, ropts); err != nil {
+			return err
+		}
+		return rec.SetupWithManager(ctx, mgr)
+	})
+	return &operator{rec: rec, api: api}
+}
+
+// newStepReconciler builds the Keystone reconciler on env as cmd does, with opts, but
+// does not start its manager: the test drives single steps through keystone.RunStep.
+func newStepReconciler(t *testing.T, opts keystone.Options) *keystone.Reconciler {
+	t.Helper()
+	mgr, err := multicluster.NewManager(rest.CopyConfig(env.Config), ctrl.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}, multicluster.ManagerOptions{FieldManager: keystone.FieldManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver, err := multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{
+		Applier: apply.ApplierOptions{FieldManager: keystone.FieldManager}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := keystone.NewReconciler(resolver, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// stepTarget is the management cluster as a pass writes to it, an Applier under the
+// operator's field manager, over c (env.Client or a wrapper of it).
+func stepTarget(c client.Client) *multicluster.Target {
+	return &multicluster.Target{Client: apply.NewApplier(c, apply.ApplierOptions{FieldManager: keystone.FieldManager})}
+}
+
+// simulatedJobs creates every Job as a testenv.SimulatedJob, so that the real Job
+// controller leaves it to MarkJobComplete and MarkJobFailed.
+type simulatedJobs struct{ client.Client }
+
+// Create creates obj, a Job marked as simulated.
+func (c simulatedJobs) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if j, ok := obj.(*batchv1.Job); ok {
+		testenv.SimulatedJob(j)
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+// newKeystone returns a minimal Keystone named name in ns, on the MariaDB "mariadb" of
+// ns.
+func newKeystone(ns, name string) *v1alpha1.Keystone {
+	return &v1alpha1.Keystone{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.KeystoneSpec{
+			Image:     "registry.example/keystone:2025.1",
+			Database:  v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
+			Bootstrap: v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
+		},
+	}
+}
+
+// createKeystone creates k on env and reads it back, defaults and UID included.
+func createKeystone(t *testing.T, k *v1alpha1.Keystone) *v1alpha1.Keystone {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// storeReady marks the shared ClusterSecretStore openbao-cluster-store Ready, creating
+// it when missing.
+func storeReady(t *testing.T) {
+	t.Helper()
+	store := &esov1.ClusterSecretStore{
+		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
+		Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
+			Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}},
+	}
+	if err := env.Client.Create(context.Background(), store); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := testenv.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mariaDBReady creates the MariaDB "mariadb" in ns and marks it Ready.
+func mariaDBReady(t *testing.T, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testenv.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncAdminPassword plays ESO: it writes password into the admin password Secret of k
+// once its ExternalSecret exists, and marks the ExternalSecret synced.
+func syncAdminPassword(t *testing.T, k *v1alpha1.Keystone, password string) {
+	t.Helper()
+	key := client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}
+	eventually(t, 30*time.Second, "ExternalSecret "+key.String()+" synced", func(ctx context.Context) (bool, error) {
+		_, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key,
+			map[string][]byte{names.AdminPasswordDataKey: []byte(password)})
+		return err == nil, err
+	})
+}
+
+// provisionDatabase plays mariadb-operator for k: it marks the Database, the User and
+// the Grant Ready as each appears.
+func provisionDatabase(t *testing.T, k *v1alpha1.Keystone) {
+	t.Helper()
+	key := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
+	for _, mark := range []struct {
+		kind string
+		fn   func(context.Context, client.Client, client.ObjectKey) error
+	}{
+		{"Database", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+			_, err := testenv.MarkDatabaseReady(ctx, c, key)
+			return err
+		}},
+		{"User", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+			_, err := testenv.MarkUserReady(ctx, c, key)
+			return err
+		}},
+		{"Grant", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
+			_, err := testenv.MarkGrantReady(ctx, c, key)
+			return err
+		}},
+	} {
+		eventually(t, 60*time.Second, mark.kind+" "+key.String()+" marked Ready", func(ctx context.Context) (bool, error) {
+			err := mark.fn(ctx, env.Client, key)
+			return err == nil, err
+		})
+	}
+}
+
+// converge plays every operator a minimal Keystone k depends on, with admin password
+// password, and waits for k to be Ready.
+func converge(t *testing.T, k *v1alpha1.Keystone, password string) {
+	t.Helper()
+	storeReady(t)
+	mariaDBReady(t, k.Namespace)
+	syncAdminPassword(t, k, password)
+	noKeyBackups(t, k)
+	provisionDatabase(t, k)
+	waitReady(t, k)
+}
+
+// noKeyBackups plays ESO for a first install: the restore ExternalSecrets of the
+// database password and of both key repositories find no backup in the secret backend,
+// so the password and the repositories are generated.
+func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
+	t.Helper()
+	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+	restores := []string{keystone.PasswordRestoreName(k)}
+	for _, step := range []*keystone.KeyRepositoryStep{keystone.NewFernetKeysStep(opts), keystone.NewCredentialKeysStep(opts)} {
+		restores = append(restores, step.RestoreName(k))
+	}
+	for _, name := range restores {
+		key := client.ObjectKey{Namespace: k.Namespace, Name: name}
+		eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
+			_, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key)
+			return err == nil, err
+		})
+	}
+}
+
+// eventually polls cond every 100 ms for up to timeout and fails the test with what
+// when it never holds.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true,
+		func(ctx context.Context) (bool, error) {
+			ok, err := cond(ctx)
+			last = err
+			return ok, nil
+		})
+	if err != nil {
+		t.Fatalf("%s: not within %s (last error: %v)", what, timeout, last)
+	}
+}
+
+// waitReady waits until k is Ready=True for its current generation.
+func waitReady(t *testing.T, k *v1alpha1.Keystone) {
+	t.Helper()
+	testenv.ExpectCondition(t, env.Client, k, reconcile.ConditionReady, metav1.ConditionTrue)
+}
+
+// get reads obj back from env.
+func get(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// update changes k on env, retrying on conflicts, and returns the stored Keystone.
+func update(t *testing.T, k *v1alpha1.Keystone, change func(*v1alpha1.Keystone)) *v1alpha1.Keystone {
+	t.Helper()
+	got := &v1alpha1.Keystone{}
+	eventually(t, 10*time.Second, "update Keystone", func(ctx context.Context) (bool, error) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), got); err != nil {
+			return false, err
+		}
+		change(got)
+		err := env.Client.Update(ctx, got)
+		return err == nil, err
+	})
+	return got
+}

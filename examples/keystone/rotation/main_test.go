@@ -1,0 +1,20 @@
+package rotation_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// env is the cluster the rotation commands write to: kube-apiserver and etcd, no
+// controller; the commands read and write Secrets only.
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	os.Exit(testenv.Main(m, testenv.Options{CRDSources: []testenv.CRDSource{}}, &env))
+}
