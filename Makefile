@@ -109,7 +109,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions, the api/v1 test CRD,
 	$(CONTROLLER_GEN) crd paths=./examples/horizon/api/... output:crd:dir=./examples/horizon/config/crd/bases
 	@# The Keystone example operator's CRDs, its ClusterRole and its admission webhook configurations.
 	$(CONTROLLER_GEN) crd paths=./examples/keystone/api/... output:crd:dir=./examples/keystone/config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=keystone-operator paths=./examples/keystone/controller/... output:rbac:dir=./examples/keystone/config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=keystone-operator paths=./examples/keystone/keystone/... paths=./examples/keystone/identitybackend/... output:rbac:dir=./examples/keystone/config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=horizon-operator paths=./examples/horizon/controller/... output:rbac:dir=./examples/horizon/config/rbac
 	$(CONTROLLER_GEN) webhook paths=./examples/horizon/webhook/... output:webhook:dir=./examples/horizon/config/webhook
 	$(CONTROLLER_GEN) webhook paths=./examples/keystone/webhook/... output:webhook:dir=./examples/keystone/config/webhook

@@ -19,7 +19,9 @@ import (
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -37,11 +39,11 @@ type flags struct {
 }
 
 // defaultFlags are the settings without any flag: a cluster-wide operator under
-// controller.FieldManager without target clusters or webhook, running
+// keystone.FieldManager without target clusters or webhook, running
 // DefaultOperatorImage.
 func defaultFlags() flags {
-	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: controller.DefaultOperatorImage, webhookPort: 9443}
-	f.FieldManager = controller.FieldManager
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: keystone.DefaultOperatorImage, webhookPort: 9443}
+	f.FieldManager = keystone.FieldManager
 	f.LeaderElectionID = "keystone-operator.keystone.openstack.c5c3.io"
 	return f
 }
@@ -58,7 +60,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 
 func main() {
 	// The key-rotation CronJobs run this binary: `<operator image> rotate-keys --secret ...`.
-	if len(os.Args) > 1 && os.Args[1] == controller.RotateKeysCommand {
+	if len(os.Args) > 1 && os.Args[1] == rotation.RotateKeysCommand {
 		if err := rotateKeys(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), os.Args[2:]); err != nil {
 			ctrl.Log.WithName("rotate-keys").Error(err, "key rotation failed")
 			os.Exit(1)
@@ -66,7 +68,7 @@ func main() {
 		return
 	}
 	// The password-rotation CronJob runs it too: `<operator image> rotate-password --secret ...`.
-	if len(os.Args) > 1 && os.Args[1] == controller.RotatePasswordCommand {
+	if len(os.Args) > 1 && os.Args[1] == rotation.RotatePasswordCommand {
 		if err := rotatePassword(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), os.Args[2:]); err != nil {
 			ctrl.Log.WithName("rotate-password").Error(err, "staging a database password failed")
 			os.Exit(1)
@@ -111,23 +113,23 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 		opts.Manager.WebhookServer = newWebhookServer(f.webhookCertDir, f.webhookPort)
 	}
 	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(controller.MetricsPrefix))
+		metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions(keystone.MetricsPrefix))
 		if err != nil {
 			return err
 		}
-		ropts := controller.DefaultOptions()
+		ropts := keystone.DefaultOptions()
 		ropts.NamespaceScoped = opts.Namespace != ""
 		ropts.Metrics = metrics
-		ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+		ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager)
 		ropts.OperatorImage, ropts.RotationServiceAccount = f.operatorImage, f.rotationSA
-		r, err := controller.NewReconciler(resolver, ropts)
+		r, err := keystone.NewReconciler(resolver, ropts)
 		if err != nil {
 			return err
 		}
 		if err := r.SetupWithManager(ctx, mgr); err != nil {
 			return err
 		}
-		backends, err := controller.NewIdentityBackendReconciler(resolver, controller.DefaultIdentityBackendOptions())
+		backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
 		if err != nil {
 			return err
 		}
@@ -144,7 +146,7 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 }
 
 // rotateKeys is the rotate-keys command: one rotation of a key repository Secret, at
-// most once per interval (see controller.RotateKeys).
+// most once per interval (see rotation.RotateKeys).
 func rotateKeys(ctx context.Context, cfg *rest.Config, args []string) error {
 	scheme, err := newScheme()
 	if err != nil {
@@ -154,12 +156,12 @@ func rotateKeys(ctx context.Context, cfg *rest.Config, args []string) error {
 	if err != nil {
 		return err
 	}
-	return controller.RunRotateKeys(ctx, c, args, time.Now)
+	return rotation.RunRotateKeys(ctx, c, args, time.Now)
 }
 
 // rotatePassword is the rotate-password command: it stages a new database password in
 // the password Secret, which the operator then switches to (see
-// controller.RotatePassword).
+// rotation.RotatePassword).
 func rotatePassword(ctx context.Context, cfg *rest.Config, args []string) error {
 	scheme, err := newScheme()
 	if err != nil {
@@ -169,5 +171,5 @@ func rotatePassword(ctx context.Context, cfg *rest.Config, args []string) error 
 	if err != nil {
 		return err
 	}
-	return controller.RunRotatePassword(ctx, c, args)
+	return rotation.RunRotatePassword(ctx, c, args)
 }

@@ -19,7 +19,8 @@ import (
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -94,11 +95,11 @@ func reconcilesAKeystone(t *testing.T, ns string) {
 	}
 	key := client.ObjectKey{Namespace: ns, Name: k.Name}
 	poll(t, "the dependencies played", func(ctx context.Context) bool {
-		_, _ = testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.AdminPasswordSecretName(k)},
-			map[string][]byte{controller.AdminPasswordDataKey: []byte("pw")})
-		keyOpts := controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
-		_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: controller.PasswordRestoreName(k)})
-		for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(keyOpts), controller.NewCredentialKeysStep(keyOpts)} {
+		_, _ = testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: names.AdminPasswordSecretName(k)},
+			map[string][]byte{names.AdminPasswordDataKey: []byte("pw")})
+		keyOpts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+		_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordRestoreName(k)})
+		for _, step := range []*keystone.KeyRepositoryStep{keystone.NewFernetKeysStep(keyOpts), keystone.NewCredentialKeysStep(keyOpts)} {
 			_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: step.RestoreName(k)})
 		}
 		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, key)
@@ -107,20 +108,20 @@ func reconcilesAKeystone(t *testing.T, ns string) {
 		if err := env.Client.Get(ctx, key, k); err != nil {
 			return false
 		}
-		for _, c := range []string{controller.ConditionSecretsReady, controller.ConditionConfigReady,
-			controller.ConditionFernetKeysReady, controller.ConditionCredentialKeysReady,
-			controller.ConditionIdentityBackendsReady,
-			controller.ConditionDatabaseReady, controller.ConditionDeploymentReady} {
+		for _, c := range []string{keystone.ConditionSecretsReady, keystone.ConditionConfigReady,
+			keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady,
+			keystone.ConditionIdentityBackendsReady,
+			keystone.ConditionDatabaseReady, keystone.ConditionDeploymentReady} {
 			if !reconcile.IsTrue(k, c) {
 				return false
 			}
 		}
-		api := meta.FindStatusCondition(k.Status.Conditions, controller.ConditionKeystoneAPIReady)
+		api := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionKeystoneAPIReady)
 		return api != nil && api.Status == metav1.ConditionFalse &&
 			(api.Reason == "EndpointNotReady" || api.Reason == "ConnectionFailed" || api.Reason == "HealthCheckTimeout")
 	})
-	if k.Status.Endpoint != controller.Endpoint(k) {
-		t.Fatalf("status.endpoint = %q, want %q", k.Status.Endpoint, controller.Endpoint(k))
+	if k.Status.Endpoint != names.Endpoint(k) {
+		t.Fatalf("status.endpoint = %q, want %q", k.Status.Endpoint, names.Endpoint(k))
 	}
 }
 

@@ -25,7 +25,9 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -39,7 +41,7 @@ const adminPassword = "keystone-conformance-admin-password-0123456789"
 
 // keyStepOptions are the options of the key-repository steps NewReconciler builds from
 // DefaultOptions: MakeReady names the restore ExternalSecrets with them.
-var keyStepOptions = controller.KeyStepOptions{FieldManager: controller.FieldManager, OperatorImage: controller.DefaultOperatorImage}
+var keyStepOptions = keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
 
 // startKeystoneOperator runs the Keystone operator as cmd/main.go run() does (a
 // multicluster manager, its resolver, NewReconciler and the KeystoneIdentityBackend
@@ -47,29 +49,29 @@ var keyStepOptions = controller.KeyStepOptions{FieldManager: controller.FieldMan
 // check pointed at a stand-in version document.
 func startKeystoneOperator(api string) func(context.Context, *rest.Config, conformance.RunOptions) error {
 	return func(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-		return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme), func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-			ropts := controller.DefaultOptions()
+		return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(keystone.FieldManager, env.Scheme), func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+			ropts := keystone.DefaultOptions()
 			var err error
-			if ropts.Metrics, err = run.Metrics(controller.MetricsPrefix); err != nil {
+			if ropts.Metrics, err = run.Metrics(keystone.MetricsPrefix); err != nil {
 				return err
 			}
-			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager)
+			ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager)
 			ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 			ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
 				if k.Status.Endpoint == "" {
 					return ""
 				}
-				return api + controller.VersionPath
+				return api + keystone.VersionPath
 			}
 			ropts.Wrap = run.Wrap
-			r, err := controller.NewReconciler(resolver, ropts)
+			r, err := keystone.NewReconciler(resolver, ropts)
 			if err != nil {
 				return err
 			}
 			if err := r.SetupWithManager(ctx, mgr); err != nil {
 				return err
 			}
-			backends, err := controller.NewIdentityBackendReconciler(resolver, controller.DefaultIdentityBackendOptions())
+			backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
 			if err != nil {
 				return err
 			}
@@ -98,16 +100,16 @@ func makeKeystoneReady(ctx context.Context, c client.Client, cr client.Object) e
 		return err
 	}
 	var errs []error
-	adminKey := client.ObjectKey{Namespace: k.Namespace, Name: controller.AdminPasswordSecretName(k)}
+	adminKey := client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}
 	errs = append(errs, answerExternalSecret(ctx, c, adminKey, func(es *esov1.ExternalSecret) bool {
-		return secretHolds(ctx, c, adminKey, controller.AdminPasswordDataKey)
+		return secretHolds(ctx, c, adminKey, names.AdminPasswordDataKey)
 	}, func() error {
 		_, err := testenv.MarkExternalSecretSynced(ctx, c, adminKey,
-			map[string][]byte{controller.AdminPasswordDataKey: []byte(adminPassword)})
+			map[string][]byte{names.AdminPasswordDataKey: []byte(adminPassword)})
 		return err
 	}))
-	restores := []string{controller.PasswordRestoreName(k)}
-	for _, step := range []*controller.KeyRepositoryStep{controller.NewFernetKeysStep(keyStepOptions), controller.NewCredentialKeysStep(keyStepOptions)} {
+	restores := []string{keystone.PasswordRestoreName(k)}
+	for _, step := range []*keystone.KeyRepositoryStep{keystone.NewFernetKeysStep(keyStepOptions), keystone.NewCredentialKeysStep(keyStepOptions)} {
 		restores = append(restores, step.RestoreName(k))
 	}
 	for _, name := range restores {
@@ -240,12 +242,12 @@ func newVersionDoc(t *testing.T) string {
 // aggregates them.
 func subConditions() []string {
 	return []string{
-		controller.ConditionSecretsReady, controller.ConditionDatabaseTLSReady,
-		controller.NewIdentityBackendsStep(nil).Condition(), controller.ConditionConfigReady,
-		controller.NewFernetKeysStep(keyStepOptions).Condition(), controller.NewCredentialKeysStep(keyStepOptions).Condition(),
-		controller.ConditionDatabaseReady, controller.ConditionPolicyValid, controller.ConditionDeploymentReady,
-		controller.ConditionHTTPRouteReady, controller.ConditionKeystoneAPIReady, controller.ConditionHPAReady,
-		controller.ConditionBootstrapReady, controller.ConditionTrustFlushReady,
+		keystone.ConditionSecretsReady, keystone.ConditionDatabaseTLSReady,
+		identitybackend.NewStep(nil).Condition(), keystone.ConditionConfigReady,
+		keystone.NewFernetKeysStep(keyStepOptions).Condition(), keystone.NewCredentialKeysStep(keyStepOptions).Condition(),
+		keystone.ConditionDatabaseReady, keystone.ConditionPolicyValid, keystone.ConditionDeploymentReady,
+		keystone.ConditionHTTPRouteReady, keystone.ConditionKeystoneAPIReady, keystone.ConditionHPAReady,
+		keystone.ConditionBootstrapReady, keystone.ConditionTrustFlushReady,
 	}
 }
 
@@ -266,13 +268,13 @@ func TestConformance(t *testing.T) {
 // Keystones that secrets.EnsureGeneratedSecret creates once (the database password and
 // the bootstrap key): nothing on them marks them so.
 func generatedSecrets(keystones ...*v1alpha1.Keystone) func(client.Object) bool {
-	names := map[string]bool{}
+	once := map[string]bool{}
 	for _, k := range keystones {
-		names[controller.DatabasePasswordSecretName(k)] = true
-		names[controller.BootstrapKeySecretName(k)] = true
+		once[names.DatabasePasswordSecretName(k)] = true
+		once[keystone.BootstrapKeySecretName(k)] = true
 	}
 	return func(obj client.Object) bool {
-		return obj.GetObjectKind().GroupVersionKind().Kind == "Secret" && names[obj.GetName()]
+		return obj.GetObjectKind().GroupVersionKind().Kind == "Secret" && once[obj.GetName()]
 	}
 }
 
@@ -293,7 +295,7 @@ func suiteOptions(t *testing.T) conformance.Options {
 	sample := readSample(t, "keystone_v1alpha1_keystone_minimal.yaml")
 	return conformance.Options{
 		Env:          env,
-		FieldManager: controller.FieldManager,
+		FieldManager: keystone.FieldManager,
 		Start:        startKeystoneOperator(newVersionDoc(t)),
 		Samples:      []client.Object{sample},
 		Invalid: []conformance.InvalidSample{

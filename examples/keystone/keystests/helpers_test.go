@@ -22,8 +22,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
@@ -45,15 +45,15 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // kind is one of the two repositories.
 type kind struct {
 	name    string
-	newStep func(controller.KeyStepOptions) *controller.KeyRepositoryStep
+	newStep func(keystone.KeyStepOptions) *keystone.KeyRepositoryStep
 	// spec returns the Keystone field that configures the repository.
 	spec func(*v1alpha1.Keystone) *v1alpha1.KeyRepositorySpec
 }
 
 var (
-	fernet = kind{name: "fernet", newStep: controller.NewFernetKeysStep,
+	fernet = kind{name: "fernet", newStep: keystone.NewFernetKeysStep,
 		spec: func(k *v1alpha1.Keystone) *v1alpha1.KeyRepositorySpec { return &k.Spec.Fernet }}
-	credential = kind{name: "credential", newStep: controller.NewCredentialKeysStep,
+	credential = kind{name: "credential", newStep: keystone.NewCredentialKeysStep,
 		spec: func(k *v1alpha1.Keystone) *v1alpha1.KeyRepositorySpec { return &k.Spec.Credential }}
 	kinds = []kind{fernet, credential}
 )
@@ -66,7 +66,7 @@ type world struct {
 	ns      string
 	kind    kind
 	k       *v1alpha1.Keystone
-	step    *controller.KeyRepositoryStep
+	step    *keystone.KeyRepositoryStep
 	applier *apply.Applier
 	bao     *backend
 	now     time.Time
@@ -96,7 +96,7 @@ func newWorld(t *testing.T, kd kind, mutate func(*v1alpha1.Keystone)) *world {
 		t.Fatal(err)
 	}
 	w := &world{t: t, ns: ns, kind: kd, k: k, bao: newBackend(), now: t0, seen: map[string]bool{}}
-	w.step = kd.newStep(controller.KeyStepOptions{
+	w.step = kd.newStep(keystone.KeyStepOptions{
 		FieldManager: fieldManager, OperatorImage: operatorImage, ServiceAccountName: rotateSA,
 		Now: func() time.Time { return w.now },
 	})

@@ -21,8 +21,9 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -57,7 +58,7 @@ func verifies(t testing.TB, repo keys.Repository, msg string, sig []byte) bool {
 // rotate calls RotateKeys on the world's Secret through env.Client.
 func (w *world) rotate(maxActiveKeys int, interval time.Duration, at time.Time) bool {
 	w.t.Helper()
-	rotated, err := controller.RotateKeys(context.Background(), env.Client, w.secretKey(), maxActiveKeys, interval, at)
+	rotated, err := rotation.RotateKeys(context.Background(), env.Client, w.secretKey(), maxActiveKeys, interval, at)
 	if err != nil {
 		w.t.Fatalf("RotateKeys at %s: %v", at, err)
 	}
@@ -102,8 +103,8 @@ func TestRotationEndToEnd(t *testing.T) {
 				t.Error("a token signed by the former primary no longer verifies after one rotation")
 			}
 			s, _ := w.secret()
-			if got := s.Annotations[controller.RotatedAtAnnotation]; got != at.Format(time.RFC3339) {
-				t.Errorf("%s = %q, want %s", controller.RotatedAtAnnotation, got, at.Format(time.RFC3339))
+			if got := s.Annotations[rotation.RotatedAtAnnotation]; got != at.Format(time.RFC3339) {
+				t.Errorf("%s = %q, want %s", rotation.RotatedAtAnnotation, got, at.Format(time.RFC3339))
 			}
 
 			// The step keeps the rotated repository and reports it.
@@ -111,7 +112,7 @@ func TestRotationEndToEnd(t *testing.T) {
 				_, err := w.pass()
 				return err
 			}, childLists()...)
-			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "3 active", "primary 2")
+			w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady, "3 active", "primary 2")
 			w.eso()
 			if got, _ := w.bao.Get(w.step.RemoteKey(w.k)); got["2"] != string(after[2]) || got["0"] != string(after[0]) || len(got) != 3 {
 				t.Error("the backend does not hold the rotated repository")
@@ -165,7 +166,7 @@ func TestRotateKeysOptimisticLock(t *testing.T) {
 			return c.Update(ctx, obj, opts...)
 		},
 	})
-	rotated, err := controller.RotateKeys(ctx, racing, w.secretKey(), 3, week, at)
+	rotated, err := rotation.RotateKeys(ctx, racing, w.secretKey(), 3, week, at)
 	if rotated || !apierrors.IsConflict(err) {
 		t.Fatalf("RotateKeys = %v, %v; want a Conflict and no rotation", rotated, err)
 	}
@@ -191,7 +192,7 @@ func TestRotateKeysFaults(t *testing.T) {
 				inj := testenv.NewFaultInjector()
 				inj.Arm(verb, 1, fault)
 				at := t0.Add(week)
-				rotated, err := controller.RotateKeys(ctx, inj.Client(env.Client), w.secretKey(), 3, week, at)
+				rotated, err := rotation.RotateKeys(ctx, inj.Client(env.Client), w.secretKey(), 3, week, at)
 				if !inj.Fired() {
 					t.Fatal("the fault was not injected")
 				}
@@ -242,20 +243,20 @@ func TestRotateKeysRefuses(t *testing.T) {
 
 	invalid := create("invalid", map[string][]byte{"0": repo[0], "1": []byte("not-a-key")}, nil)
 	rv := rvOf(invalid)
-	if _, err := controller.RotateKeys(ctx, env.Client, invalid, 3, week, t0); !errors.Is(err, keys.ErrInvalidRepository) {
+	if _, err := rotation.RotateKeys(ctx, env.Client, invalid, 3, week, t0); !errors.Is(err, keys.ErrInvalidRepository) {
 		t.Errorf("invalid repository: %v", err)
 	}
 	unchanged(invalid, rv)
 
-	badTime := create("bad-time", repo.SecretData(), map[string]string{controller.RotatedAtAnnotation: "last tuesday"})
+	badTime := create("bad-time", repo.SecretData(), map[string]string{rotation.RotatedAtAnnotation: "last tuesday"})
 	rv = rvOf(badTime)
-	if _, err := controller.RotateKeys(ctx, env.Client, badTime, 3, week, t0); !errors.Is(err, controller.ErrInvalidRotatedAt) {
+	if _, err := rotation.RotateKeys(ctx, env.Client, badTime, 3, week, t0); !errors.Is(err, rotation.ErrInvalidRotatedAt) {
 		t.Errorf("unparsable annotation: %v", err)
 	}
 	unchanged(badTime, rv)
 
 	deleting := env.CreateBeingDeleted(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "deleting", Namespace: ns}, Data: repo.SecretData()})
-	if _, err := controller.RotateKeys(ctx, env.Client, client.ObjectKeyFromObject(deleting), 3, week, t0); !errors.Is(err, apply.ErrBeingDeleted) {
+	if _, err := rotation.RotateKeys(ctx, env.Client, client.ObjectKeyFromObject(deleting), 3, week, t0); !errors.Is(err, apply.ErrBeingDeleted) {
 		t.Errorf("being deleted: %v", err)
 	}
 	unchanged(client.ObjectKeyFromObject(deleting), deleting.GetResourceVersion())
@@ -263,14 +264,14 @@ func TestRotateKeysRefuses(t *testing.T) {
 	inj := testenv.NewFaultInjector()
 	c := inj.Client(env.Client)
 	for name, call := range map[string]func() error{
-		"maxActiveKeys 2": func() error { _, err := controller.RotateKeys(ctx, c, badTime, 2, week, t0); return err },
-		"interval 0":      func() error { _, err := controller.RotateKeys(ctx, c, badTime, 3, 0, t0); return err },
+		"maxActiveKeys 2": func() error { _, err := rotation.RotateKeys(ctx, c, badTime, 2, week, t0); return err },
+		"interval 0":      func() error { _, err := rotation.RotateKeys(ctx, c, badTime, 3, 0, t0); return err },
 		"no namespace": func() error {
-			_, err := controller.RotateKeys(ctx, c, client.ObjectKey{Name: "x"}, 3, week, t0)
+			_, err := rotation.RotateKeys(ctx, c, client.ObjectKey{Name: "x"}, 3, week, t0)
 			return err
 		},
 	} {
-		if err := call(); !errors.Is(err, controller.ErrInvalidRotateKeysArgs) {
+		if err := call(); !errors.Is(err, rotation.ErrInvalidRotateKeysArgs) {
 			t.Errorf("%s: %v, want ErrInvalidRotateKeysArgs", name, err)
 		}
 	}
@@ -279,7 +280,7 @@ func TestRotateKeysRefuses(t *testing.T) {
 	}
 	for _, text := range []string{string(repo[0]), string(repo[1])} {
 		for _, key := range []client.ObjectKey{invalid, badTime} {
-			_, err := controller.RotateKeys(ctx, env.Client, key, 3, week, t0)
+			_, err := rotation.RotateKeys(ctx, env.Client, key, 3, week, t0)
 			if err != nil && strings.Contains(err.Error(), text[:16]) {
 				t.Errorf("key material in %q", err)
 			}
@@ -288,7 +289,7 @@ func TestRotateKeysRefuses(t *testing.T) {
 }
 
 // TestRunRotateKeysLeastPrivilege: the rotation CronJob's arguments, run by a user who
-// holds exactly RotateKeysPolicyRules, rotate the repository; without update the
+// holds exactly rotation.SecretRules, rotate the repository; without update the
 // rotation is forbidden and changes nothing.
 func TestRunRotateKeysLeastPrivilege(t *testing.T) {
 	ctx := context.Background()
@@ -298,11 +299,11 @@ func TestRunRotateKeysLeastPrivilege(t *testing.T) {
 	w.converge()
 	cj := checkCronJob(t, w, 4, "168h")
 	args := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args
-	if args[0] != controller.RotateKeysCommand {
-		t.Fatalf("args %v do not start with %s", args, controller.RotateKeysCommand)
+	if args[0] != rotation.RotateKeysCommand {
+		t.Fatalf("args %v do not start with %s", args, rotation.RotateKeysCommand)
 	}
-	rotator := env.ClientAs(t, "key-rotator", &rbacv1.ClusterRole{Rules: controller.RotateKeysPolicyRules(w.secretKey().Name)})
-	if err := controller.RunRotateKeys(ctx, rotator, args[1:], func() time.Time { return t0.Add(week) }); err != nil {
+	rotator := env.ClientAs(t, "key-rotator", &rbacv1.ClusterRole{Rules: rotation.SecretRules(w.secretKey().Name)})
+	if err := rotation.RunRotateKeys(ctx, rotator, args[1:], func() time.Time { return t0.Add(week) }); err != nil {
 		t.Fatal(err)
 	}
 	if repo := w.repo(); repo.Primary() != 2 {
@@ -312,7 +313,7 @@ func TestRunRotateKeysLeastPrivilege(t *testing.T) {
 	readOnly := env.ClientAs(t, "key-reader", &rbacv1.ClusterRole{Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{w.secretKey().Name}, Verbs: []string{"get"},
 	}}})
-	err := controller.RunRotateKeys(ctx, readOnly, args[1:], func() time.Time { return t0.Add(2 * week) })
+	err := rotation.RunRotateKeys(ctx, readOnly, args[1:], func() time.Time { return t0.Add(2 * week) })
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("rotation without update = %v, want Forbidden", err)
 	}

@@ -18,8 +18,9 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
@@ -49,7 +50,7 @@ func TestKeysGeneratedOnce(t *testing.T) {
 			if err != nil || res.RequeueAfter != secrets.PollInterval {
 				t.Fatalf("pass 1 = %v, %v; want a requeue after %s", res, err, secrets.PollInterval)
 			}
-			w.expectCondition(metav1.ConditionFalse, controller.ReasonWaitingForKeyRestore,
+			w.expectCondition(metav1.ConditionFalse, keystone.ReasonWaitingForKeyRestore,
 				w.restoreKey().Name, w.step.RemoteKey(w.k), "has not synced yet")
 			expectAbsent(t, w.secretKey(), &corev1.Secret{})
 			es := &esov1.ExternalSecret{}
@@ -74,10 +75,10 @@ func TestKeysGeneratedOnce(t *testing.T) {
 			if got := secret.Labels[apply.ManagedByLabel]; got != fieldManager {
 				t.Errorf("Secret label %s = %q, want %q", apply.ManagedByLabel, got, fieldManager)
 			}
-			if got := secret.Annotations[controller.RotatedAtAnnotation]; got != t0.Format(time.RFC3339) {
-				t.Errorf("Secret annotation %s = %q, want the generation time %s", controller.RotatedAtAnnotation, got, t0.Format(time.RFC3339))
+			if got := secret.Annotations[rotation.RotatedAtAnnotation]; got != t0.Format(time.RFC3339) {
+				t.Errorf("Secret annotation %s = %q, want the generation time %s", rotation.RotatedAtAnnotation, got, t0.Format(time.RFC3339))
 			}
-			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady,
+			w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady,
 				w.secretKey().String(), "2 active", w.step.CronJobName(w.k), "168h")
 			checkPushSecret(t, w)
 			checkCronJob(t, w, 3, "168h")
@@ -122,10 +123,10 @@ func TestKeysGeneratedOnce(t *testing.T) {
 			if !sameData(restored.Data, secret.Data) {
 				t.Fatal("the lost Secret was regenerated instead of restored from the backup")
 			}
-			if got := restored.Annotations[controller.RotatedAtAnnotation]; got != w.now.Format(time.RFC3339) {
-				t.Errorf("restored Secret annotation %s = %q, want the restore time", controller.RotatedAtAnnotation, got)
+			if got := restored.Annotations[rotation.RotatedAtAnnotation]; got != w.now.Format(time.RFC3339) {
+				t.Errorf("restored Secret annotation %s = %q, want the restore time", rotation.RotatedAtAnnotation, got)
 			}
-			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady)
+			w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady)
 			if !w.logged("restored key repository from the backend") {
 				t.Error("the restore was not logged")
 			}
@@ -243,7 +244,7 @@ func TestKeysRestoredFromBackup(t *testing.T) {
 				if err != nil || res.RequeueAfter != secrets.PollInterval {
 					t.Fatalf("pass before ESO synced = %v, %v; want a requeue", res, err)
 				}
-				w.expectCondition(metav1.ConditionFalse, controller.ReasonWaitingForKeyRestore)
+				w.expectCondition(metav1.ConditionFalse, keystone.ReasonWaitingForKeyRestore)
 				expectAbsent(t, w.secretKey(), &corev1.Secret{})
 				w.bao.push(t, w.pushKey()) // no PushSecret yet: nothing is pushed
 			}
@@ -255,7 +256,7 @@ func TestKeysRestoredFromBackup(t *testing.T) {
 			if !sameData(s.Data, held.SecretData()) {
 				t.Fatal("the Secret does not hold the backend's repository")
 			}
-			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "3 active", "primary 5")
+			w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady, "3 active", "primary 5")
 			w.eso()
 			if got, _ := w.bao.Get(w.step.RemoteKey(w.k)); len(got) != 3 || got["5"] != string(held[5]) || got["4"] != string(held[4]) || got["0"] != string(held[0]) {
 				t.Error("the backend's repository changed after the restore")
@@ -353,13 +354,13 @@ func TestKeysRestoreDecision(t *testing.T) {
 					if !res.IsZero() {
 						t.Fatalf("pass %d = %v, want done", pass+1, res)
 					}
-					w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "2 active")
+					w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady, "2 active")
 					continue
 				}
 				if res.RequeueAfter != secrets.PollInterval {
 					t.Fatalf("pass %d = %v, want a requeue after %s", pass+1, res, secrets.PollInterval)
 				}
-				w.expectCondition(metav1.ConditionFalse, controller.ReasonWaitingForKeyRestore, tc.why)
+				w.expectCondition(metav1.ConditionFalse, keystone.ReasonWaitingForKeyRestore, tc.why)
 				expectAbsent(t, w.secretKey(), &corev1.Secret{})
 			}
 		})
@@ -408,7 +409,7 @@ func TestKeysInvalidSecretUntouched(t *testing.T) {
 					}
 					return nil
 				}, &corev1.SecretList{}, &esov1alpha1.PushSecretList{}, &batchv1.CronJobList{})
-				w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysInvalid, w.secretKey().String(), tc.want, "never overwritten")
+				w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysInvalid, w.secretKey().String(), tc.want, "never overwritten")
 			}
 			got, _ := w.secret()
 			if !sameData(got.Data, tc.data) {
@@ -437,7 +438,7 @@ func TestKeysInvalidBackupNotReplaced(t *testing.T) {
 		if err != nil || res.RequeueAfter != secrets.PollInterval {
 			t.Fatalf("pass = %v, %v; want a requeue after %s", res, err, secrets.PollInterval)
 		}
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysInvalid, w.restoreKey().String(), "key 0", "no primary key")
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysInvalid, w.restoreKey().String(), "key 0", "no primary key")
 		expectAbsent(t, w.secretKey(), &corev1.Secret{})
 		expectAbsent(t, w.pushKey(), &esov1alpha1.PushSecret{})
 	}
@@ -474,7 +475,7 @@ func TestUnsafeRotationRefused(t *testing.T) {
 				if !res.IsZero() || !reconcile.IsTerminal(err) || !errors.Is(err, keys.ErrUnsafeRotation) {
 					t.Fatalf("pass = %v, %v; want a terminal error wrapping keys.ErrUnsafeRotation", res, err)
 				}
-				w.expectCondition(metav1.ConditionFalse, controller.ReasonUnsafeRotation,
+				w.expectCondition(metav1.ConditionFalse, keystone.ReasonUnsafeRotation,
 					"maxActiveKeys 3", "every 24h0m0s", "token expiration 24h0m0s", "allow-expired window 48h0m0s",
 					"must be at least 5", "spec."+kd.name)
 			}
@@ -489,7 +490,7 @@ func TestUnsafeRotationRefused(t *testing.T) {
 		ctx := context.Background()
 		w := newWorld(t, fernet, unsafe(fernet, 5))
 		w.converge()
-		w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady)
+		w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady)
 		checkCronJob(t, w, 5, "24h")
 		w.k.Spec.Fernet.MaxActiveKeys = 4
 		if err := env.Client.Update(ctx, w.k); err != nil {
@@ -501,7 +502,7 @@ func TestUnsafeRotationRefused(t *testing.T) {
 			}
 			return nil
 		}, childLists()...)
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonUnsafeRotation, "maxActiveKeys 4", "at least 5")
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonUnsafeRotation, "maxActiveKeys 4", "at least 5")
 		checkCronJob(t, w, 5, "24h")
 	})
 
@@ -513,7 +514,7 @@ func TestUnsafeRotationRefused(t *testing.T) {
 		if !res.IsZero() || !reconcile.IsTerminal(err) || !errors.Is(err, keys.ErrInvalidRotationSettings) {
 			t.Fatalf("pass = %v, %v; want a terminal error wrapping keys.ErrInvalidRotationSettings", res, err)
 		}
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonInvalidRotationSettings, "not positive")
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonInvalidRotationSettings, "not positive")
 		expectAbsent(t, w.restoreKey(), &esov1.ExternalSecret{})
 	})
 }
@@ -545,7 +546,7 @@ func TestForeignObjectsRefused(t *testing.T) {
 		if !res.IsZero() || !errors.Is(err, want) || reconcile.IsTerminal(err) {
 			t.Fatalf("pass = %v, %v; want a retried error wrapping %v", res, err, want)
 		}
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysNotControlled, parts...)
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysNotControlled, parts...)
 		if after, _ := w.secret(); after.ResourceVersion != before.ResourceVersion {
 			t.Error("the refused Secret was written")
 		}
@@ -600,7 +601,7 @@ func TestForeignObjectsRefused(t *testing.T) {
 		if !res.IsZero() || !errors.Is(err, apply.ErrNotControlled) {
 			t.Fatalf("pass = %v, %v; want an error wrapping apply.ErrNotControlled", res, err)
 		}
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysNotControlled, "CronJob", w.cronKey().String())
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysNotControlled, "CronJob", w.cronKey().String())
 		got := &batchv1.CronJob{}
 		if err := env.Client.Get(ctx, w.cronKey(), got); err != nil {
 			t.Fatal(err)
@@ -624,10 +625,10 @@ func TestForeignObjectsRefused(t *testing.T) {
 		if !sameData(got.Data, s.Data) {
 			t.Error("adoption changed the keys")
 		}
-		if got.Annotations[controller.RotatedAtAnnotation] != t0.Format(time.RFC3339) {
-			t.Errorf("adopted Secret annotation %s = %q, want the adoption time", controller.RotatedAtAnnotation, got.Annotations[controller.RotatedAtAnnotation])
+		if got.Annotations[rotation.RotatedAtAnnotation] != t0.Format(time.RFC3339) {
+			t.Errorf("adopted Secret annotation %s = %q, want the adoption time", rotation.RotatedAtAnnotation, got.Annotations[rotation.RotatedAtAnnotation])
 		}
-		w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady, "3 active")
+		w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady, "3 active")
 	})
 	t.Run("marked for adoption but invalid", func(t *testing.T) {
 		w := newWorld(t, fernet, nil)
@@ -639,7 +640,7 @@ func TestForeignObjectsRefused(t *testing.T) {
 		if !res.IsZero() || !reconcile.IsTerminal(err) {
 			t.Fatalf("pass = %v, %v; want a terminal error", res, err)
 		}
-		w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysInvalid, "no staged key 0")
+		w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysInvalid, "no staged key 0")
 		if got, _ := w.secret(); len(got.OwnerReferences) != 0 {
 			t.Error("an invalid repository was adopted")
 		}
@@ -721,12 +722,12 @@ func TestKeysLabelsRestored(t *testing.T) {
 			if res, err := w.passWith(ctx, failing); !errors.Is(err, injected) || !res.IsZero() {
 				t.Fatalf("pass with a failing patch = %v, %v; want the injected error alone", res, err)
 			}
-			w.expectCondition(metav1.ConditionFalse, controller.ReasonKeysLabelsNotRestored,
+			w.expectCondition(metav1.ConditionFalse, keystone.ReasonKeysLabelsNotRestored,
 				"restore labels of Secret "+w.secretKey().String())
 			if res, err := w.pass(); err != nil || !res.IsZero() {
 				t.Fatalf("pass after the failed repair = %v, %v; want done", res, err)
 			}
-			w.expectCondition(metav1.ConditionTrue, controller.ReasonKeysReady)
+			w.expectCondition(metav1.ConditionTrue, keystone.ReasonKeysReady)
 			if secret, _ = w.secret(); secret.Labels["app.kubernetes.io/component"] != want["app.kubernetes.io/component"] {
 				t.Errorf("label not restored after the failed repair: %v", secret.Labels)
 			}

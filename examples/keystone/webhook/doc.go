@@ -25,15 +25,15 @@
 // 422) that lists every problem by field path:
 //
 //   - a key rotation that would remove a key a valid token may still need, the check
-//     the key repository steps run (controller.FernetRotationSettings and
-//     controller.CredentialRotationSettings, Check, keys.CheckRotationSafety), on
+//     the key repository steps run (keystone.FernetRotationSettings and
+//     keystone.CredentialRotationSettings, Check, keys.CheckRotationSafety), on
 //     spec.fernet.maxActiveKeys or spec.credential.maxActiveKeys with the smallest
 //     safe value; a rotation number that makes no sense on its own on its field;
-//   - whatever settings.Render refuses for keystone.conf (controller.CheckSettings),
+//   - whatever settings.Render refuses for keystone.conf (keystone.CheckSettings),
 //     on the field it is about, such as spec.extraConfig[database][connection].
 //
 // [IdentityBackendValidator] refuses a KeystoneIdentityBackend whose domain file
-// cannot be rendered whatever its bind password (controller.CheckDomainConfig): above
+// cannot be rendered whatever its bind password (identitybackend.CheckDomainConfig): above
 // all a spec.config that sets [ldap] password, which must come from
 // spec.passwordSecretRef.
 //

@@ -15,8 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 )
 
@@ -35,7 +36,7 @@ var _ admission.Validator[*v1alpha1.Keystone] = Validator{}
 //
 //   - key rotation that would remove a key a valid token may still need: for
 //     spec.fernet and for spec.credential, the numbers of
-//     controller.FernetRotationSettings and controller.CredentialRotationSettings
+//     keystone.FernetRotationSettings and keystone.CredentialRotationSettings
 //     (defaults applied) checked with their Check, keys.CheckRotationSafety, the check
 //     the key repository steps refuse the Keystone with (UnsafeRotation). An unsafe
 //     rotation is Invalid on spec.fernet.maxActiveKeys (or spec.credential's) with the
@@ -43,7 +44,7 @@ var _ admission.Validator[*v1alpha1.Keystone] = Validator{}
 //     spec.token.allowExpiredWindow as the other ways out; a number that makes no sense
 //     on its own (InvalidRotationSettings) is Invalid on its own field;
 //   - every problem settings.Render reports for keystone.conf rendered from the
-//     Keystone (controller.CheckSettings), which the Config step refuses with
+//     Keystone (keystone.CheckSettings), which the Config step refuses with
 //     ConfigError, as Invalid with Render's text on the field it comes from, for
 //     example spec.memcachedServers[1], spec.bootstrap.publicURL or
 //     spec.extraConfig[database][connection], or on spec where no single field
@@ -82,7 +83,7 @@ type IdentityBackendValidator struct{}
 var _ admission.Validator[*v1alpha1.KeystoneIdentityBackend] = IdentityBackendValidator{}
 
 // ValidateCreate admits b or refuses it with an Invalid error of kind
-// KeystoneIdentityBackend listing what controller.CheckDomainConfig reports:
+// KeystoneIdentityBackend listing what identitybackend.CheckDomainConfig reports:
 //
 //   - a spec.config that sets [ldap] password, as Forbidden on
 //     spec.config[ldap][password]: the bind password comes from
@@ -154,17 +155,17 @@ func validateKeystone(k *v1alpha1.Keystone) field.ErrorList {
 			errs = append(errs, e)
 		}
 	}
-	for _, e := range rotationErrors(spec, "fernet", controller.FernetRotationSettings(k)) {
+	for _, e := range rotationErrors(spec, "fernet", keystone.FernetRotationSettings(k)) {
 		add(e)
 	}
-	for _, e := range rotationErrors(spec, "credential", controller.CredentialRotationSettings(k)) {
+	for _, e := range rotationErrors(spec, "credential", keystone.CredentialRotationSettings(k)) {
 		add(e)
 	}
 	named := map[string]bool{}
 	for _, e := range errs {
 		named[e.Field] = true
 	}
-	if err := controller.CheckSettings(k); err != nil {
+	if err := keystone.CheckSettings(k); err != nil {
 		for _, msg := range strings.Split(err.Error(), "\n") {
 			p := settingsPath(spec, msg)
 			if !named[p.String()] {
@@ -178,7 +179,7 @@ func validateKeystone(k *v1alpha1.Keystone) field.ErrorList {
 
 // rotationErrors is the problem, if any, of the rotation of the key repository repo
 // ("fernet" or "credential") with rs, on the field it is about.
-func rotationErrors(spec *field.Path, repo string, rs controller.KeyRotationSettings) field.ErrorList {
+func rotationErrors(spec *field.Path, repo string, rs keystone.KeyRotationSettings) field.ErrorList {
 	err := rs.Check()
 	if err == nil {
 		return nil
@@ -219,7 +220,7 @@ var (
 )
 
 // keystoneFields maps a field of settings.Settings to the path, below spec, of the
-// Keystone field controller.CheckSettings fills it from.
+// Keystone field keystone.CheckSettings fills it from.
 var keystoneFields = map[string][]string{
 	"PublicEndpoint":     {"bootstrap", "publicURL"},
 	"MemcachedServers":   {"memcachedServers"},
@@ -267,12 +268,12 @@ func subscripts(p *field.Path, s string) *field.Path {
 
 // validateBackend lists every problem of b's domain file, sorted by field path.
 func validateBackend(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
-	err := controller.CheckDomainConfig(b)
+	err := identitybackend.CheckDomainConfig(b)
 	if err == nil {
 		return nil
 	}
 	spec := field.NewPath("spec")
-	if errors.Is(err, controller.ErrBindPasswordInConfig) {
+	if errors.Is(err, identitybackend.ErrBindPasswordInConfig) {
 		return field.ErrorList{field.Forbidden(spec.Child("config").Key("ldap").Key("password"),
 			"the bind password comes from spec.passwordSecretRef; remove it from spec.config")}
 	}

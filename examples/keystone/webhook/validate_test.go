@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/controller"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/webhook"
 )
 
@@ -135,8 +135,8 @@ func TestValidateAgreesWithTheController(t *testing.T) {
 			for _, expiration := range []string{"1h", "24h"} {
 				k := minimal(fernet(maxKeys, interval), credential(maxKeys, interval), token(expiration, "48h"))
 				_, err := webhook.Validator{}.ValidateCreate(context.Background(), k)
-				refused := controller.FernetRotationSettings(k).Check() != nil ||
-					controller.CredentialRotationSettings(k).Check() != nil
+				refused := keystone.FernetRotationSettings(k).Check() != nil ||
+					keystone.CredentialRotationSettings(k).Check() != nil
 				if (err != nil) != refused {
 					t.Errorf("maxActiveKeys %d, interval %s, expiration %s: webhook err = %v, controller refuses = %t",
 						maxKeys, interval, expiration, err, refused)
