@@ -181,13 +181,11 @@ func (o OperatorOptions) ManagerOptions() ctrl.Options {
 // the manager starts.
 type OperatorSetup func(ctx context.Context, mgr mcmanager.Manager, resolver *ClusterResolver) error
 
-// RunOperator runs an operator on the management cluster behind cfg until ctx ends
-// (main passes ctrl.SetupSignalHandler()): it validates opts
-// ([OperatorOptions.Validate]), builds the manager with [NewManager] (the kubeconfig
-// provider of opts.ClustersNamespace, the cache of [OperatorOptions.ManagerOptions])
-// and its resolver with [NewResolver], runs setup, adds the ping checks "healthz" and
-// "readyz" and starts the manager. It returns nil when ctx ends and the manager stopped
-// cleanly, and otherwise the first error, naming what failed.
+// RunOperator is operator.Run with target clusters: it validates opts, builds the
+// manager of [NewManager] (the kubeconfig provider of ClustersNamespace, the cache of
+// [OperatorOptions.ManagerOptions]) and its [ClusterResolver], runs setup, adds the
+// probes and runs the manager on cfg until ctx ends. It returns nil once ctx ended and
+// the manager stopped cleanly, else the first error, naming what failed.
 func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, setup OperatorSetup) error {
 	if setup == nil {
 		return fmt.Errorf("%w: the setup function is nil", ErrInvalidOptions)

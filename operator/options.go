@@ -81,19 +81,19 @@ func DefaultOptions() Options {
 // current value. Call it before fs.Parse; change a help text with fs.Lookup(name).Usage.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
-		"address the metrics endpoint binds to; 0 turns it off")
+		"`address` the metrics endpoint binds to; 0 turns it off")
 	fs.Var(negatedBool{&o.InsecureMetrics}, "metrics-secure",
 		"serve /metrics over HTTPS to authenticated and authorized clients only (TokenReview, SubjectAccessReview of get /metrics); false serves plain HTTP to anyone")
 	fs.StringVar(&o.MetricsCertDir, "metrics-cert-path", o.MetricsCertDir,
-		"directory with the metrics server's tls.crt and tls.key (a self-signed certificate when empty)")
+		"`directory` with the metrics server's tls.crt and tls.key (a self-signed certificate when empty)")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
-		"address the health probes bind to; 0 turns them off")
+		"`address` the health probes bind to; 0 turns them off")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
 		"elect a leader, so that only one replica reconciles; false for a local run")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
-		"namespace of the leader-election Lease (the pod's namespace when empty; required outside a cluster)")
+		"`namespace` of the leader-election Lease (the pod's namespace when empty; required outside a cluster)")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
-		"watch and cache only this namespace (all namespaces when empty)")
+		"watch and cache only this `namespace` (all namespaces when empty)")
 }
 
 // negatedBool is a boolean flag that stores the negation of its value.
