@@ -31,6 +31,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // keystoneConditionOrder is the order of the Keystone's table: the sub-conditions in
@@ -240,7 +241,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		actions = append(actions, action{
 			when: s.showsReason(kscontroller.ConditionSecretsReady, secrets.ReasonSecretStoreNotReady),
 			do: func(ctx context.Context) (string, error) {
-				if _, err := testenv.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
+				if _, err := simulate.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("ESO (played): ClusterSecretStore %s is Ready", store), nil
@@ -255,7 +256,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 			if err != nil {
 				return "", err
 			}
-			if _, err := testenv.MarkExternalSecretSynced(ctx, s.c, admin,
+			if _, err := simulate.MarkExternalSecretSynced(ctx, s.c, admin,
 				map[string][]byte{kscontroller.AdminPasswordDataKey: []byte(password)}); err != nil {
 				return "", err
 			}
@@ -267,7 +268,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 	actions = append(actions, action{
 		when: s.showsReasonAndExists(kscontroller.ConditionConfigReady, secrets.ReasonRestorePending, pwRestore, &esov1.ExternalSecret{}),
 		do: func(ctx context.Context) (string, error) {
-			if _, err := testenv.MarkExternalSecretEmpty(ctx, s.c, pwRestore); err != nil {
+			if _, err := simulate.MarkExternalSecretEmpty(ctx, s.c, pwRestore); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the database password is generated",
@@ -280,7 +281,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		actions = append(actions, action{
 			when: s.showsReasonAndExists(step.Condition(), kscontroller.ReasonWaitingForKeyRestore, restore, &esov1.ExternalSecret{}),
 			do: func(ctx context.Context) (string, error) {
-				if _, err := testenv.MarkExternalSecretEmpty(ctx, s.c, restore); err != nil {
+				if _, err := simulate.MarkExternalSecretEmpty(ctx, s.c, restore); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the keys are generated",
@@ -291,7 +292,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 	actions = append(actions, action{
 		when: s.showsReason(kscontroller.ConditionDatabaseReady, database.ReasonMariaDBNotReady),
 		do: func(ctx context.Context) (string, error) {
-			if _, err := testenv.MarkMariaDBReady(ctx, s.c, mariadb); err != nil {
+			if _, err := simulate.MarkMariaDBReady(ctx, s.c, mariadb); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("mariadb-operator (played): MariaDB %s is Ready", mariadb), nil
@@ -304,15 +305,15 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		mark         func(context.Context, client.Client, client.ObjectKey) error
 	}{
 		{"Database", database.ReasonDatabaseNotReady, &mariadbv1alpha1.Database{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkDatabaseReady(ctx, c, key)
+			_, err := simulate.MarkDatabaseReady(ctx, c, key)
 			return err
 		}},
 		{"User", database.ReasonUserNotReady, &mariadbv1alpha1.User{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkUserReady(ctx, c, key)
+			_, err := simulate.MarkUserReady(ctx, c, key)
 			return err
 		}},
 		{"Grant", database.ReasonGrantNotReady, &mariadbv1alpha1.Grant{}, func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkGrantReady(ctx, c, key)
+			_, err := simulate.MarkGrantReady(ctx, c, key)
 			return err
 		}},
 	} {

@@ -15,7 +15,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/config"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // TestStepFaults fails each API call of the IdentityBackends row in turn: the list of
@@ -25,14 +25,14 @@ import (
 // quotes a password.
 func TestStepFaults(t *testing.T) {
 	for _, tc := range []struct {
-		verb testenv.Verb
+		verb faults.Verb
 		nth  int
 		want string
 	}{
-		{testenv.VerbList, 1, "listing the KeystoneIdentityBackends of namespace"},
-		{testenv.VerbGet, 1, "reading the bind password of KeystoneIdentityBackend"},
-		{testenv.VerbCreate, 1, "writing the domains Secret of Keystone"},
-		{testenv.VerbDelete, 1, "pruning the older domains Secrets of Keystone"},
+		{faults.VerbList, 1, "listing the KeystoneIdentityBackends of namespace"},
+		{faults.VerbGet, 1, "reading the bind password of KeystoneIdentityBackend"},
+		{faults.VerbCreate, 1, "writing the domains Secret of Keystone"},
+		{faults.VerbDelete, 1, "pruning the older domains Secrets of Keystone"},
 	} {
 		t.Run(string(tc.verb), func(t *testing.T) {
 			ns := env.Namespace(t)
@@ -50,11 +50,11 @@ func TestStepFaults(t *testing.T) {
 				}
 			}
 
-			inj := testenv.NewFaultInjector()
+			inj := faults.NewInjector()
 			c := apply.NewApplier(inj.Client(env.Client), apply.ApplierOptions{FieldManager: fieldManager})
-			inj.Arm(tc.verb, tc.nth, testenv.FaultInternal)
+			inj.Arm(tc.verb, tc.nth, faults.Internal)
 			_, err := identitybackend.NewStep(c).Reconcile(ctx, k)
-			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !strings.Contains(err.Error(), tc.want) {
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("step: %v (fired %v), want the injected fault under %q", err, inj.Fired(), tc.want)
 			}
 			cond := keystoneCondition(k)
@@ -82,15 +82,15 @@ func TestStepFaults(t *testing.T) {
 // quotes a password; the next pass converges.
 func TestReconcilerFaults(t *testing.T) {
 	for _, tc := range []struct {
-		verb testenv.Verb
+		verb faults.Verb
 		nth  int
 		want string
 	}{
-		{testenv.VerbGet, 1, "KeystoneIdentityBackend"},
-		{testenv.VerbGet, 2, "fetching parent Keystone"},
-		{testenv.VerbGet, 3, "reading the bind password of KeystoneIdentityBackend"},
-		{testenv.VerbList, 1, "listing the KeystoneIdentityBackends of namespace"},
-		{testenv.VerbStatusUpdate, 1, "KeystoneIdentityBackend"},
+		{faults.VerbGet, 1, "KeystoneIdentityBackend"},
+		{faults.VerbGet, 2, "fetching parent Keystone"},
+		{faults.VerbGet, 3, "reading the bind password of KeystoneIdentityBackend"},
+		{faults.VerbList, 1, "listing the KeystoneIdentityBackends of namespace"},
+		{faults.VerbStatusUpdate, 1, "KeystoneIdentityBackend"},
 	} {
 		t.Run(fmt.Sprintf("%s-%d", tc.verb, tc.nth), func(t *testing.T) {
 			ns := env.Namespace(t)
@@ -100,7 +100,7 @@ func TestReconcilerFaults(t *testing.T) {
 			newSecret(t, ns, "corp-bind", "password", bindPassword)
 			b := newBackend(t, k, "corp-ldap", "corp", "corp-bind")
 
-			inj := testenv.NewFaultInjector()
+			inj := faults.NewInjector()
 			opts := op.opts
 			opts.Client = apply.NewApplier(inj.Client(env.Client), apply.ApplierOptions{FieldManager: fieldManager})
 			rec, err := identitybackend.NewReconciler(op.resolver, opts)
@@ -108,9 +108,9 @@ func TestReconcilerFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(b)}
-			inj.Arm(tc.verb, tc.nth, testenv.FaultInternal)
+			inj.Arm(tc.verb, tc.nth, faults.Internal)
 			res, err := rec.Reconcile(context.Background(), req)
-			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !strings.Contains(err.Error(), tc.want) || !res.IsZero() {
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !strings.Contains(err.Error(), tc.want) || !res.IsZero() {
 				t.Fatalf("Reconcile = %+v, %v (fired %v), want only the injected fault under %q", res, err, inj.Fired(), tc.want)
 			}
 			noSecretIn(t, err.Error())
@@ -120,7 +120,7 @@ func TestReconcilerFaults(t *testing.T) {
 				t.Fatalf("the pass does not recover once the fault is gone: %v", err)
 			}
 			want := identitybackend.ReasonDomainCreated
-			if tc.verb == testenv.VerbStatusUpdate {
+			if tc.verb == faults.VerbStatusUpdate {
 				// The create went through but its status was lost: the next pass finds
 				// a domain it has no record of.
 				want = identitybackend.ReasonDomainAdopted

@@ -26,6 +26,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // fieldManager is the Keystone operator's field manager.
@@ -249,7 +250,7 @@ func remount(t *testing.T, d *appsv1.Deployment, secret string) {
 // markAvailable finishes d's rollout.
 func markAvailable(t *testing.T, d *appsv1.Deployment) {
 	t.Helper()
-	if _, err := testenv.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKeyFromObject(d)); err != nil {
+	if _, err := simulate.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKeyFromObject(d)); err != nil {
 		t.Fatal(err)
 	}
 }

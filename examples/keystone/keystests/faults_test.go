@@ -12,7 +12,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // stepState is what a converged first install leaves, without the generated keys.
@@ -40,8 +40,8 @@ func TestKeysStepFaults(t *testing.T) {
 }
 
 func keysStepFaults(t *testing.T, restore bool) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			w := newWorld(t, fernet, nil)
 			var backup map[string][]byte
 			if restore {
@@ -54,7 +54,7 @@ func keysStepFaults(t *testing.T, restore bool) {
 			w.bao.sync(t, w.restoreKey())
 			var mu sync.Mutex
 			var first map[string][]byte
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					return w.passWith(ctx, c)

@@ -27,7 +27,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 const (
@@ -310,19 +310,19 @@ func (w *world) checkNoKeyMaterial() {
 	}
 }
 
-// backend is the kit's testenv.SecretBackend over env.Client, which stands in for
+// backend is the kit's simulate.SecretBackend over env.Client, which stands in for
 // OpenBao behind External Secrets Operator v0.20 (envtest runs no ESO): the key
 // repositories are pushed as whole Secrets (property maps at a remote key) and
 // restored with dataFrom extract. A failed call fails the test.
-type backend struct{ *testenv.SecretBackend }
+type backend struct{ *simulate.SecretBackend }
 
-func newBackend() *backend { return &backend{testenv.NewSecretBackend(env.Client)} }
+func newBackend() *backend { return &backend{simulate.NewSecretBackend(env.Client)} }
 
 // all returns every provider secret the backend holds.
 func (b *backend) all() []map[string]string { return slices.Collect(maps.Values(b.Values())) }
 
 // push runs ESO's PushSecret reconcile for the PushSecret at key
-// (testenv.SecretBackend.Push), failing the test when the PushSecret pushes a single
+// (simulate.SecretBackend.Push), failing the test when the PushSecret pushes a single
 // key: the key repositories push whole Secrets.
 func (b *backend) push(t testing.TB, key client.ObjectKey) {
 	t.Helper()
@@ -343,7 +343,7 @@ func (b *backend) push(t testing.TB, key client.ObjectKey) {
 }
 
 // sync runs ESO's ExternalSecret reconcile for the ExternalSecret at key
-// (testenv.SecretBackend.Sync): a provider secret that does not exist fails the sync
+// (simulate.SecretBackend.Sync): a provider secret that does not exist fails the sync
 // under deletionPolicy Retain (the default) and, under Delete with no data left,
 // deletes the target with Ready=True SecretDeleted.
 func (b *backend) sync(t testing.TB, key client.ObjectKey) {

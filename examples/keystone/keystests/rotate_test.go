@@ -25,6 +25,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // week is the default rotation interval.
@@ -179,24 +180,24 @@ func TestRotateKeysOptimisticLock(t *testing.T) {
 // error without a rotation reported, never leaves a broken repository, and a retry at
 // the same time never rotates twice, whether the failed write took effect or not.
 func TestRotateKeysFaults(t *testing.T) {
-	for _, verb := range []testenv.Verb{testenv.VerbGet, testenv.VerbUpdate} {
-		faults := testenv.Faults()
-		if verb == testenv.VerbGet {
-			faults = testenv.ReadFaults()
+	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbUpdate} {
+		matrix := faults.All()
+		if verb == faults.VerbGet {
+			matrix = faults.Reads()
 		}
-		for _, fault := range faults {
+		for _, fault := range matrix {
 			t.Run(fmt.Sprintf("%s/%s", verb, fault.Name), func(t *testing.T) {
 				ctx := context.Background()
 				w := newWorld(t, credential, nil)
 				w.converge()
-				inj := testenv.NewFaultInjector()
+				inj := faults.NewInjector()
 				inj.Arm(verb, 1, fault)
 				at := t0.Add(week)
 				rotated, err := rotation.RotateKeys(ctx, inj.Client(env.Client), w.secretKey(), 3, week, at)
 				if !inj.Fired() {
 					t.Fatal("the fault was not injected")
 				}
-				if err == nil || !errors.Is(err, testenv.ErrInjected) || rotated {
+				if err == nil || !errors.Is(err, faults.ErrInjected) || rotated {
 					t.Fatalf("RotateKeys = %v, %v; want the injected error and no rotation reported", rotated, err)
 				}
 				w.repo() // valid
@@ -261,7 +262,7 @@ func TestRotateKeysRefuses(t *testing.T) {
 	}
 	unchanged(client.ObjectKeyFromObject(deleting), deleting.GetResourceVersion())
 
-	inj := testenv.NewFaultInjector()
+	inj := faults.NewInjector()
 	c := inj.Client(env.Client)
 	for name, call := range map[string]func() error{
 		"maxActiveKeys 2": func() error { _, err := rotation.RotateKeys(ctx, c, badTime, 2, week, t0); return err },
@@ -275,7 +276,7 @@ func TestRotateKeysRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalidRotateKeysArgs", name, err)
 		}
 	}
-	if n := inj.Calls(testenv.VerbGet); n != 0 {
+	if n := inj.Calls(faults.VerbGet); n != 0 {
 		t.Errorf("invalid arguments made %d requests", n)
 	}
 	for _, text := range []string{string(repo[0]), string(repo[1])} {

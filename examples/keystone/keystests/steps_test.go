@@ -26,6 +26,7 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // childLists are the kinds of the step's children, for testenv.ExpectUnchanged.
@@ -277,7 +278,7 @@ func TestKeysRestoreDecision(t *testing.T) {
 		"not synced yet": {why: "has not synced yet"},
 		"backend unreachable (SecretSyncedError)": {
 			setup: func(t *testing.T, w *world) {
-				if _, err := testenv.MarkExternalSecretNotSynced(context.Background(), env.Client, w.restoreKey(), esov1.ConditionReasonSecretSyncedError); err != nil {
+				if _, err := simulate.MarkExternalSecretNotSynced(context.Background(), env.Client, w.restoreKey(), esov1.ConditionReasonSecretSyncedError); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -329,7 +330,7 @@ func TestKeysRestoreDecision(t *testing.T) {
 		},
 		"backend holds nothing: SecretSynced with an empty restore copy": {
 			setup: func(t *testing.T, w *world) {
-				if _, err := testenv.MarkExternalSecretSynced(context.Background(), env.Client, w.restoreKey(), map[string][]byte{}); err != nil {
+				if _, err := simulate.MarkExternalSecretSynced(context.Background(), env.Client, w.restoreKey(), map[string][]byte{}); err != nil {
 					t.Fatal(err)
 				}
 			},

@@ -13,7 +13,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // The rotation CronJobs of the key repositories and of the database password, read
@@ -32,7 +32,7 @@ func TestRotationCronJobsHardened(t *testing.T) {
 	fernet := keystone.NewFernetKeysStep(keystone.KeyStepOptions{FieldManager: keystone.FieldManager,
 		OperatorImage: keystone.DefaultOperatorImage, ServiceAccountOf: rotation.ServiceAccountName})
 	eventually(t, 30*time.Second, "the fernet keys' CronJob", func(ctx context.Context) (bool, error) {
-		_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: fernet.RestoreName(k)})
+		_, _ = simulate.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: fernet.RestoreName(k)})
 		res, err := fernet.Reconcile(multicluster.WithTarget(ctx, target), k)
 		return err == nil && res.IsZero(), err
 	})

@@ -11,7 +11,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // Every API call a step makes can fail: a 500 injected into each call of each verb, in
@@ -43,13 +44,13 @@ func TestStepFaults(t *testing.T) {
 		case "Config":
 			_, _ = runConfig(t, rec, target, k, "")
 		case "DatabaseTLS":
-			need(t)(testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.DatabaseCertificateName(k)}))
+			need(t)(simulate.MarkCertificateReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.DatabaseCertificateName(k)}))
 		case "Database":
 			key := client.ObjectKey{Namespace: ns, Name: k.Name}
 			for range 5 {
-				_, _ = testenv.MarkDatabaseReady(ctx, env.Client, key)
-				_, _ = testenv.MarkUserReady(ctx, env.Client, key)
-				_, _ = testenv.MarkGrantReady(ctx, env.Client, key)
+				_, _ = simulate.MarkDatabaseReady(ctx, env.Client, key)
+				_, _ = simulate.MarkUserReady(ctx, env.Client, key)
+				_, _ = simulate.MarkGrantReady(ctx, env.Client, key)
 				_, _ = keystone.RunStep(ctx, rec, step, target, k, "")
 			}
 		}
@@ -58,21 +59,21 @@ func TestStepFaults(t *testing.T) {
 		if step == "HealthCheck" {
 			continue // no API call
 		}
-		inj := testenv.NewFaultInjector()
+		inj := faults.NewInjector()
 		if _, err := keystone.RunStep(ctx, rec, step, stepTarget(simulatedJobs{inj.Client(env.Client)}), k.DeepCopy(), ""); err != nil {
 			t.Fatalf("%s, no fault: %v", step, err)
 		}
 		fired := 0
-		for _, verb := range testenv.Verbs() {
+		for _, verb := range faults.Verbs() {
 			for nth := 1; nth <= inj.Calls(verb); nth++ {
-				f := testenv.NewFaultInjector()
-				f.Arm(verb, nth, testenv.FaultInternal)
+				f := faults.NewInjector()
+				f.Arm(verb, nth, faults.Internal)
 				res, err := keystone.RunStep(ctx, rec, step, stepTarget(simulatedJobs{f.Client(env.Client)}), k.DeepCopy(), "")
 				if !f.Fired() {
 					continue // an earlier verdict ended the step before the call
 				}
 				fired++
-				if !errors.Is(err, testenv.ErrInjected) || !res.IsZero() {
+				if !errors.Is(err, faults.ErrInjected) || !res.IsZero() {
 					t.Errorf("%s, %s #%d failing: result %+v, err %v; want the injected error alone", step, verb, nth, res, err)
 				}
 			}

@@ -33,6 +33,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // operator is a Keystone operator running against a management cluster, as cmd/main.go
@@ -135,14 +136,14 @@ func stepTarget(c client.Client) *multicluster.Target {
 	return &multicluster.Target{Client: apply.NewApplier(c, apply.ApplierOptions{FieldManager: keystone.FieldManager})}
 }
 
-// simulatedJobs creates every Job as a testenv.SimulatedJob, so that the real Job
+// simulatedJobs creates every Job as a simulate.SimulatedJob, so that the real Job
 // controller leaves it to MarkJobComplete and MarkJobFailed.
 type simulatedJobs struct{ client.Client }
 
 // Create creates obj, a Job marked as simulated.
 func (c simulatedJobs) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	if j, ok := obj.(*batchv1.Job); ok {
-		testenv.SimulatedJob(j)
+		simulate.SimulatedJob(j)
 	}
 	return c.Client.Create(ctx, obj, opts...)
 }
@@ -181,7 +182,7 @@ func storeReady(t *testing.T) {
 	if err := env.Client.Create(context.Background(), store); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -193,7 +194,7 @@ func mariaDBReady(t *testing.T, ns string) {
 	if err := env.Client.Create(ctx, &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}); err != nil {
+	if _, err := simulate.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -204,7 +205,7 @@ func syncAdminPassword(t *testing.T, k *v1alpha1.Keystone, password string) {
 	t.Helper()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}
 	eventually(t, 30*time.Second, "ExternalSecret "+key.String()+" synced", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key,
+		_, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key,
 			map[string][]byte{names.AdminPasswordDataKey: []byte(password)})
 		return err == nil, err
 	})
@@ -220,15 +221,15 @@ func provisionDatabase(t *testing.T, k *v1alpha1.Keystone) {
 		fn   func(context.Context, client.Client, client.ObjectKey) error
 	}{
 		{"Database", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkDatabaseReady(ctx, c, key)
+			_, err := simulate.MarkDatabaseReady(ctx, c, key)
 			return err
 		}},
 		{"User", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkUserReady(ctx, c, key)
+			_, err := simulate.MarkUserReady(ctx, c, key)
 			return err
 		}},
 		{"Grant", func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-			_, err := testenv.MarkGrantReady(ctx, c, key)
+			_, err := simulate.MarkGrantReady(ctx, c, key)
 			return err
 		}},
 	} {
@@ -264,7 +265,7 @@ func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
 	for _, name := range restores {
 		key := client.ObjectKey{Namespace: k.Namespace, Name: name}
 		eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
-			_, err := testenv.MarkExternalSecretEmpty(ctx, env.Client, key)
+			_, err := simulate.MarkExternalSecretEmpty(ctx, env.Client, key)
 			return err == nil, err
 		})
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // The PasswordRotation row takes a staged password only once the backup PushSecret has
@@ -44,7 +44,7 @@ func TestPasswordRotationWaitsForBackup(t *testing.T) {
 		}
 	}
 	step()
-	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, psKey)) // the first push, of the password in use
+	need(t)(simulate.MarkPushSecretSynced(ctx, env.Client, psKey)) // the first push, of the password in use
 	step()
 	expectReason(t, k, keystone.ReasonPasswordRotationIdle)
 
@@ -71,14 +71,14 @@ func TestPasswordRotationWaitsForBackup(t *testing.T) {
 	step()
 	stagedStill("the PushSecret's status is that of the push before the staging")
 
-	need(t)(testenv.MarkPushSecretFailed(ctx, env.Client, psKey, "set secret failed"))
+	need(t)(simulate.MarkPushSecretFailed(ctx, env.Client, psKey, "set secret failed"))
 	step()
 	stagedStill("the push failed")
 	if c := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionPasswordRotationReady); !strings.Contains(c.Message, "Ready=False (reason Errored)") {
 		t.Errorf("message %q does not say the push failed", c.Message)
 	}
 
-	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, psKey))
+	need(t)(simulate.MarkPushSecretSynced(ctx, env.Client, psKey))
 	step()
 	s := &corev1.Secret{}
 	if err := env.Client.Get(ctx, pwKey, s); err != nil {
@@ -111,12 +111,12 @@ func TestPasswordRestore(t *testing.T) {
 		restore map[string][]byte
 	}{
 		"restored": {answer: func(t *testing.T, key client.ObjectKey) {
-			need(t)(testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{
+			need(t)(simulate.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{
 				names.DatabasePasswordDataKey: []byte("backed-up-password"), rotation.DatabasePasswordStagedKey: []byte("backed-up-staged")}))
 		}, restore: map[string][]byte{
 			names.DatabasePasswordDataKey: []byte("backed-up-password"), rotation.DatabasePasswordStagedKey: []byte("backed-up-staged")}},
 		"first install": {answer: func(t *testing.T, key client.ObjectKey) {
-			need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, key))
+			need(t)(simulate.MarkExternalSecretEmpty(ctx, env.Client, key))
 		}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestPasswordRestore(t *testing.T) {
 				}
 			}
 			pending("the restore ExternalSecret has not answered")
-			need(t)(testenv.MarkExternalSecretNotSynced(ctx, env.Client, restoreKey, "SecretSyncedError"))
+			need(t)(simulate.MarkExternalSecretNotSynced(ctx, env.Client, restoreKey, "SecretSyncedError"))
 			pending("the backend could not be read")
 
 			tc.answer(t, restoreKey)

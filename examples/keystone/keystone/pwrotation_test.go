@@ -26,7 +26,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // simulatedDatabase plays mariadb-operator for a Keystone's Users and Grants: each
@@ -60,7 +60,7 @@ func (d *simulatedDatabase) step(ctx context.Context) error {
 			d.passwords[u.Spec.Name] = v
 		}
 		if d.gens["User/"+u.Name] != u.Generation {
-			if _, err := testenv.MarkUserReady(ctx, env.Client, client.ObjectKeyFromObject(&u)); err != nil {
+			if _, err := simulate.MarkUserReady(ctx, env.Client, client.ObjectKeyFromObject(&u)); err != nil {
 				return err
 			}
 			d.gens["User/"+u.Name] = u.Generation
@@ -72,7 +72,7 @@ func (d *simulatedDatabase) step(ctx context.Context) error {
 	}
 	for _, g := range grants.Items {
 		if d.gens["Grant/"+g.Name] != g.Generation {
-			if _, err := testenv.MarkGrantReady(ctx, env.Client, client.ObjectKeyFromObject(&g)); err != nil {
+			if _, err := simulate.MarkGrantReady(ctx, env.Client, client.ObjectKeyFromObject(&g)); err != nil {
 				return err
 			}
 			d.gens["Grant/"+g.Name] = g.Generation
@@ -125,7 +125,7 @@ func rotateOnce(t *testing.T, k *v1alpha1.Keystone, db *simulatedDatabase, kept 
 	startGen := k.Generation
 	lastSeen, switched := "", false
 	slowly(t, 180*time.Second, "rotation finished and Ready", func(ctx context.Context) (bool, error) {
-		if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, psKey); err != nil {
+		if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, psKey); err != nil {
 			return false, err
 		}
 		if err := db.step(ctx); err != nil {
@@ -360,9 +360,9 @@ func markAsMariaDB(t *testing.T, obj client.Object) {
 	key := client.ObjectKeyFromObject(obj)
 	switch obj.(type) {
 	case *mariadbv1alpha1.User:
-		need(t)(testenv.MarkUserReady(ctx, env.Client, key))
+		need(t)(simulate.MarkUserReady(ctx, env.Client, key))
 	case *mariadbv1alpha1.Grant:
-		need(t)(testenv.MarkGrantReady(ctx, env.Client, key))
+		need(t)(simulate.MarkGrantReady(ctx, env.Client, key))
 	default:
 		t.Fatalf("markAsMariaDB: %T", obj)
 	}
@@ -470,7 +470,7 @@ func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
 	userA := &mariadbv1alpha1.User{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: keystone.DatabaseUserObjectName(k, keystone.AccountA)}}
 	eventually(t, 30*time.Second, "Users and Grants of both accounts", func(ctx context.Context) (bool, error) {
 		_, err := run("Database")
-		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: k.Name})
+		_, _ = simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: k.Name})
 		for _, account := range []string{keystone.AccountA, keystone.AccountB} {
 			key := client.ObjectKey{Namespace: ns, Name: keystone.DatabaseUserObjectName(k, account)}
 			u, g := &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}
@@ -498,7 +498,7 @@ func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
 	if _, err := run("PasswordRotation"); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordBackupName(k)}))
+	need(t)(simulate.MarkPushSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordBackupName(k)}))
 	if _, err := run("PasswordRotation"); err != nil {
 		t.Fatal(err)
 	}
@@ -542,9 +542,9 @@ func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
 			t.Fatalf("the check connects as %q (new password %v), want %s with the new password", cred.account, cred.password == next, accountA)
 		}
 		if accepted[cred.account] == cred.password {
-			need(t)(testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(j)))
+			need(t)(simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(j)))
 		} else {
-			need(t)(testenv.MarkJobFailed(ctx, env.Client, client.ObjectKeyFromObject(j)))
+			need(t)(simulate.MarkJobFailed(ctx, env.Client, client.ObjectKeyFromObject(j)))
 		}
 	}
 	expectStep("stale Ready", "checks that the database accepts account "+accountA+" with the new password")

@@ -31,6 +31,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // stepCase is one run of a step and what it must leave: the condition's status,
@@ -87,7 +88,7 @@ func runConfig(t *testing.T, rec *keystone.Reconciler, target *multicluster.Targ
 		c.Reason != secrets.ReasonRestorePending {
 		return res, err
 	}
-	need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: k.Namespace, Name: keystone.PasswordRestoreName(k)}))
+	need(t)(simulate.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: k.Namespace, Name: keystone.PasswordRestoreName(k)}))
 	return keystone.RunStep(ctx, rec, "Config", target, k, domainsSecret, domainFiles...)
 }
 
@@ -120,18 +121,18 @@ func TestReasonsSecrets(t *testing.T) {
 				if err := env.Client.Create(ctx, store); err != nil {
 					t.Fatal(err)
 				}
-				need(t)(testenv.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store)))
+				need(t)(simulate.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store)))
 			},
 			status: metav1.ConditionFalse, reason: keystone.ReasonWaitingForAdminPassword,
 			message: `to sync remote key "openstack/keystone/admin"`, requeue: true},
 		{name: "synced without the key", step: "Secrets", condType: keystone.ConditionSecretsReady,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkExternalSecretSynced(ctx, env.Client, esKey, map[string][]byte{"other": []byte("x")}))
+				need(t)(simulate.MarkExternalSecretSynced(ctx, env.Client, esKey, map[string][]byte{"other": []byte("x")}))
 			},
 			status: metav1.ConditionFalse, reason: keystone.ReasonWaitingForAdminPassword, message: `holds no "password"`, requeue: true},
 		{name: "synced", step: "Secrets", condType: keystone.ConditionSecretsReady,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkExternalSecretSynced(ctx, env.Client, esKey,
+				need(t)(simulate.MarkExternalSecretSynced(ctx, env.Client, esKey,
 					map[string][]byte{names.AdminPasswordDataKey: []byte("s3cret")}))
 			},
 			status: metav1.ConditionTrue, reason: keystone.ReasonSecretsAvailable, message: "admin password synced into Secret " + esKey.String()},
@@ -189,7 +190,7 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 			reason: keystone.ReasonWaitingForCertificate, message: "Certificate " + certKey.String(), requeue: true},
 		{name: "issued", step: "DatabaseTLS", condType: keystone.ConditionDatabaseTLSReady,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkCertificateReady(ctx, env.Client, certKey))
+				need(t)(simulate.MarkCertificateReady(ctx, env.Client, certKey))
 			},
 			status: metav1.ConditionTrue, reason: keystone.ReasonCertificateReady, message: "issued into Secret keystone-db-client-tls"},
 	})
@@ -268,7 +269,7 @@ func TestReasonsConfig(t *testing.T) {
 		{name: "restore pending", step: "Config", condType: keystone.ConditionConfigReady, status: metav1.ConditionFalse,
 			reason: secrets.ReasonRestorePending, message: "restore Secret " + restore.String() + " from the secret backend", requeue: true},
 		{name: "no ConfigMap", step: "Config", prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-			need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, restore))
+			need(t)(simulate.MarkExternalSecretEmpty(ctx, env.Client, restore))
 		}, condType: keystone.ConditionConfigReady, status: metav1.ConditionFalse,
 			reason: keystone.ReasonPolicyNotFound, message: "policy ConfigMap " + ns + "/overrides does not exist", requeue: true},
 		{name: "no key", step: "Config", condType: keystone.ConditionConfigReady, prepare: writeCM(map[string]string{"policy.yaml": "{}"}),
@@ -325,16 +326,16 @@ func TestReasonsDatabase(t *testing.T) {
 				if err := env.Client.Create(ctx, &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns}}); err != nil {
 					t.Fatal(err)
 				}
-				need(t)(testenv.MarkMariaDBNotReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}, "Provisioning", "starting"))
+				need(t)(simulate.MarkMariaDBNotReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}, "Provisioning", "starting"))
 			},
 			status: metav1.ConditionFalse, reason: database.ReasonMariaDBNotReady, requeue: true},
 		{name: "Database not ready", step: "Database", condType: db,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}))
 			},
 			status: metav1.ConditionFalse, reason: database.ReasonDatabaseNotReady, requeue: true},
 		{name: "no password Secret yet", step: "Database", condType: db,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkDatabaseReady(ctx, env.Client, key)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkDatabaseReady(ctx, env.Client, key)) },
 			status:  metav1.ConditionFalse, reason: database.ReasonPasswordSecretNotReady, requeue: true},
 		{name: "User not ready", step: "Database", condType: db,
 			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
@@ -344,14 +345,14 @@ func TestReasonsDatabase(t *testing.T) {
 			},
 			status: metav1.ConditionFalse, reason: database.ReasonUserNotReady, requeue: true},
 		{name: "Grant not ready", step: "Database", condType: db,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkUserReady(ctx, env.Client, key)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkUserReady(ctx, env.Client, key)) },
 			status:  metav1.ConditionFalse, reason: database.ReasonGrantNotReady, requeue: true},
 		{name: "db-sync started", step: "Database", condType: db,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkGrantReady(ctx, env.Client, key)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkGrantReady(ctx, env.Client, key)) },
 			status:  metav1.ConditionFalse, reason: database.ReasonDBSyncInProgress, requeue: true},
 		{name: "db-sync failed", step: "Database", condType: db,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				j, err := testenv.MarkJobFailed(ctx, env.Client, jobKey)
+				j, err := simulate.MarkJobFailed(ctx, env.Client, jobKey)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -368,7 +369,7 @@ func TestReasonsDatabase(t *testing.T) {
 	runCases(t, rec, target, k, []stepCase{
 		{name: "new image", step: "Database", condType: db, status: metav1.ConditionFalse, reason: database.ReasonDBSyncInProgress, requeue: true},
 		{name: "synced", step: "Database", condType: db,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkJobComplete(ctx, env.Client, jobKey)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkJobComplete(ctx, env.Client, jobKey)) },
 			status:  metav1.ConditionTrue, reason: database.ReasonDatabaseSynced},
 	})
 	if uid := string(mustJobUID(t, ns, jobKey.Name)); uid == failedUID || k.Status.SyncedImage != k.Spec.Image {
@@ -421,12 +422,12 @@ func TestReasonsPolicyValidation(t *testing.T) {
 		{name: "validator runs", step: "PolicyValidation", condType: pv, prepare: rules(`identity:get_user: "rule:admin_required or role:reader"`),
 			status: metav1.ConditionFalse, reason: keystone.ReasonPolicyValidationInProgress, message: "Job " + jobKey.String(), requeue: true},
 		{name: "validator rejects", step: "PolicyValidation", condType: pv,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkJobFailed(ctx, env.Client, jobKey)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkJobFailed(ctx, env.Client, jobKey)) },
 			status:  metav1.ConditionFalse, reason: keystone.ReasonPolicyInvalid, message: "oslopolicy-validator rejected", terminal: true},
 		{name: "new overrides run it again", step: "PolicyValidation", condType: pv, prepare: rules(`identity:get_user: "role:reader"`),
 			status: metav1.ConditionFalse, reason: keystone.ReasonPolicyValidationInProgress, requeue: true},
 		{name: "validated", step: "PolicyValidation", condType: pv,
-			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(testenv.MarkJobComplete(ctx, env.Client, jobKey)) },
+			prepare: func(t *testing.T, _ *v1alpha1.Keystone) { need(t)(simulate.MarkJobComplete(ctx, env.Client, jobKey)) },
 			status:  metav1.ConditionTrue, reason: keystone.ReasonPolicyValidated, message: "1 policy override(s) validated"},
 		{name: "overrides removed", step: "PolicyValidation", condType: pv,
 			prepare: func(_ *testing.T, k *v1alpha1.Keystone) { k.Spec.Policy = nil },
@@ -463,7 +464,7 @@ func TestReasonsBootstrap(t *testing.T) {
 		{name: "failed", step: "Bootstrap", condType: b,
 			prepare: func(t *testing.T, k *v1alpha1.Keystone) {
 				remember(t, k)
-				need(t)(testenv.MarkJobFailed(ctx, env.Client, jobKey))
+				need(t)(simulate.MarkJobFailed(ctx, env.Client, jobKey))
 			},
 			status: metav1.ConditionFalse, reason: keystone.ReasonBootstrapFailed, message: "runs again when the admin password changes", terminal: true},
 		{name: "failed, same password, new image", step: "Bootstrap", condType: b,
@@ -488,7 +489,7 @@ func TestReasonsBootstrap(t *testing.T) {
 					t.Fatal("bootstrap did not re-run for a new password")
 				}
 				remember(t, k)
-				need(t)(testenv.MarkJobComplete(ctx, env.Client, jobKey))
+				need(t)(simulate.MarkJobComplete(ctx, env.Client, jobKey))
 			},
 			status: metav1.ConditionTrue, reason: keystone.ReasonBootstrapComplete, message: `bootstrapped admin user "admin"`},
 		{name: "complete, again", step: "Bootstrap", condType: b, status: metav1.ConditionTrue, reason: keystone.ReasonBootstrapComplete},
@@ -538,7 +539,7 @@ func TestReasonsExposure(t *testing.T) {
 			status: metav1.ConditionFalse, reason: "HTTPRouteNotAccepted", requeue: true},
 		{name: "route accepted", step: "HTTPRoute", condType: keystone.ConditionHTTPRouteReady,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "ok", 1))
+				need(t)(simulate.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "ok", 1))
 			},
 			status: metav1.ConditionTrue, reason: "HTTPRouteAccepted"},
 		{name: "no HPA", step: "HPA", condType: keystone.ConditionHPAReady, status: metav1.ConditionTrue, reason: "HPANotRequired"},
@@ -595,7 +596,7 @@ func TestReasonsPasswordRotation(t *testing.T) {
 			}, message: "waiting for PushSecret " + pwKey.String(), requeue: true},
 		{name: "to the idle account", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkPushSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordBackupName(k)}))
+				need(t)(simulate.MarkPushSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordBackupName(k)}))
 			}, message: "giving the staged password to the idle account keystone-b", requeue: true},
 		{name: "no User", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			message: "waiting for User " + userB.String(), requeue: true},
@@ -612,29 +613,29 @@ func TestReasonsPasswordRotation(t *testing.T) {
 				userA := client.ObjectKey{Namespace: ns, Name: k.Name}
 				eventually(t, 30*time.Second, "User b", func(ctx context.Context) (bool, error) {
 					_, err := keystone.RunStep(ctx, rec, "Database", target, k, "")
-					_, _ = testenv.MarkDatabaseReady(ctx, env.Client, userA)
-					_, _ = testenv.MarkUserReady(ctx, env.Client, userA)
-					_, _ = testenv.MarkGrantReady(ctx, env.Client, userA)
+					_, _ = simulate.MarkDatabaseReady(ctx, env.Client, userA)
+					_, _ = simulate.MarkUserReady(ctx, env.Client, userA)
+					_, _ = simulate.MarkGrantReady(ctx, env.Client, userA)
 					return env.Client.Get(ctx, userB, u) == nil, err
 				})
 				if u.Spec.Name != "keystone-b" || u.Spec.PasswordSecretKeyRef.Key != keystone.DatabasePasswordCurrentKey {
 					t.Errorf("User b is account %q reading %q", u.Spec.Name, u.Spec.PasswordSecretKeyRef.Key)
 				}
-				need(t)(testenv.MarkUserReady(ctx, env.Client, userB))
+				need(t)(simulate.MarkUserReady(ctx, env.Client, userB))
 			}, message: "waiting for Grant " + userB.String(), requeue: true},
 		{name: "check", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, userB))
+				need(t)(simulate.MarkGrantReady(ctx, env.Client, userB))
 			}, message: "Job " + checkKey.String() + " checks that the database accepts account keystone-b with the new password", requeue: true},
 		{name: "check failed", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkJobFailed(ctx, env.Client, checkKey))
+				need(t)(simulate.MarkJobFailed(ctx, env.Client, checkKey))
 			}, message: "the database refused account keystone-b with the new password (Job " + checkKey.String() + " failed", requeue: true},
 		{name: "check again", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			message: "Job " + checkKey.String() + " checks", requeue: true},
 		{name: "switch", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			prepare: func(t *testing.T, _ *v1alpha1.Keystone) {
-				need(t)(testenv.MarkJobComplete(ctx, env.Client, checkKey))
+				need(t)(simulate.MarkJobComplete(ctx, env.Client, checkKey))
 			}, message: "the database accepts account keystone-b with the new password", requeue: true},
 		{name: "connection", step: "PasswordRotation", condType: pr, status: metav1.ConditionFalse, reason: inProgress,
 			message: "to hold the connection of account keystone-b", requeue: true},
