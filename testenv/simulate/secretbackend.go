@@ -236,7 +236,7 @@ func (b *SecretBackend) Sync(ctx context.Context, key client.ObjectKey) error {
 	}
 	policy := es.Spec.Target.DeletionPolicy
 	switch {
-	case missing && (policy == "" || policy == esov1.DeletionPolicyRetain):
+	case len(missing) > 0 && (policy == "" || policy == esov1.DeletionPolicyRetain):
 		_, err = MarkExternalSecretNotSynced(ctx, b.c, key, esov1.ConditionReasonSecretSyncedError)
 	case len(data) == 0 && policy == esov1.DeletionPolicyDelete:
 		err = b.deleteTarget(ctx, es, client.ObjectKey{Namespace: es.Namespace, Name: target})
@@ -274,7 +274,7 @@ func (b *SecretBackend) Synced(ctx context.Context, key client.ObjectKey) (bool,
 	}
 	policy, creation := es.Spec.Target.DeletionPolicy, es.Spec.Target.CreationPolicy
 	switch {
-	case missing && (policy == "" || policy == esov1.DeletionPolicyRetain):
+	case len(missing) > 0 && (policy == "" || policy == esov1.DeletionPolicyRetain):
 		return is(corev1.ConditionFalse, esov1.ConditionReasonSecretSyncedError), nil
 	case len(data) == 0 && policy == esov1.DeletionPolicyDelete:
 		if creation != "" && creation != esov1.CreatePolicyOwner {
@@ -318,18 +318,26 @@ func (b *SecretBackend) Synced(ctx context.Context, key client.ObjectKey) (bool,
 	return maps.EqualFunc(s.Data, data, bytes.Equal), nil
 }
 
-// fetch reads the values es asks for; missing reports a value the backend lacks.
-func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte, missing bool, err error) {
+// Missing returns the remote keys (and "<key> property <property>" for a property) that
+// es reads and the backend lacks, in the order of spec.dataFrom then spec.data; never a
+// value.
+func (b *SecretBackend) Missing(es *esov1.ExternalSecret) []string {
+	_, missing, _ := b.fetch(es)
+	return missing
+}
+
+// fetch reads the values es asks for; missing names those the backend lacks.
+func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte, missing []string, err error) {
 	b.s.mu.Lock()
 	defer b.s.mu.Unlock()
 	data = map[string][]byte{}
 	for i, from := range es.Spec.DataFrom {
 		if from.Extract == nil {
-			return nil, false, fmt.Errorf("spec.dataFrom[%d]: only extract: %w", i, ErrSecretBackendUnsupported)
+			return nil, nil, fmt.Errorf("spec.dataFrom[%d]: only extract: %w", i, ErrSecretBackendUnsupported)
 		}
 		props, ok := b.s.values[from.Extract.Key]
 		if !ok {
-			missing = true
+			missing = append(missing, from.Extract.Key)
 			continue
 		}
 		for k, v := range props {
@@ -339,20 +347,20 @@ func (b *SecretBackend) fetch(es *esov1.ExternalSecret) (data map[string][]byte,
 	for i, d := range es.Spec.Data {
 		props, ok := b.s.values[d.RemoteRef.Key]
 		if !ok {
-			missing = true
+			missing = append(missing, d.RemoteRef.Key)
 			continue
 		}
 		if d.RemoteRef.Property == "" {
 			whole, err := json.Marshal(props)
 			if err != nil {
-				return nil, false, fmt.Errorf("spec.data[%d]: encode provider secret: %w", i, err)
+				return nil, nil, fmt.Errorf("spec.data[%d]: encode provider secret: %w", i, err)
 			}
 			data[d.SecretKey] = whole
 			continue
 		}
 		v, ok := props[d.RemoteRef.Property]
 		if !ok {
-			missing = true
+			missing = append(missing, d.RemoteRef.Key+" property "+d.RemoteRef.Property)
 			continue
 		}
 		data[d.SecretKey] = []byte(v)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -546,5 +547,39 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if v, ok := b.Property("keystone/admin", "password"); !ok || v != "pw" || b.Writes() != 4 {
 		t.Errorf("Property = %q, %v; Writes = %d; want pw, true, 4", v, ok, b.Writes())
+	}
+}
+
+// Missing names every remote key and property an ExternalSecret reads that the backend
+// lacks, and nothing it holds.
+func TestSecretBackendMissing(t *testing.T) {
+	b := simulate.NewSecretBackend(nil)
+	b.Set("app/admin", map[string][]byte{"password": []byte("pw")})
+	for name, tc := range map[string]struct {
+		reason  string
+		data    []esov1.ExternalSecretData
+		extract []string
+		want    []string
+	}{
+		"all held": {
+			reason: "a property and a whole provider secret the backend holds",
+			data:   []esov1.ExternalSecretData{esData("password", "app/admin", "password"), esData("all", "app/admin", "")},
+		},
+		"missing key and property": {
+			reason:  "extract keys first, then data entries, each named",
+			data:    []esov1.ExternalSecretData{esData("user", "app/admin", "user"), esData("x", "app/absent", "x")},
+			extract: []string{"app/keys"},
+			want:    []string{"app/keys", "app/admin property user", "app/absent"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			es := &esov1.ExternalSecret{Spec: esov1.ExternalSecretSpec{Data: tc.data}}
+			for _, k := range tc.extract {
+				es.Spec.DataFrom = append(es.Spec.DataFrom, esov1.ExternalSecretDataFromRemoteRef{Extract: &esov1.ExternalSecretDataRemoteRef{Key: k}})
+			}
+			if diff := cmp.Diff(tc.want, b.Missing(es)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

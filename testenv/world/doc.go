@@ -22,8 +22,9 @@
 // (testenv gives each test its own), whoever created it; it leaves objects being deleted
 // alone, skips kinds whose API is not installed, and refuses a cluster-scoped custom
 // resource ([ErrClusterScoped]). ExternalSecrets follow ESO: a value the backend lacks
-// fails the sync under deletionPolicy Retain and answers "no backup" (SecretDeleted)
-// under Delete ([simulate.SecretBackend.Sync]). A test that needs a dependency to stay
+// answers "no backup" (SecretDeleted) under deletionPolicy Delete, and fails the sync
+// under Retain, which Play also returns as [ErrNoValue] naming the remote key, so a
+// conformance run that never turns Ready says which [WithSecret] is missing. A test that needs a dependency to stay
 // not Ready plays that one with package simulate instead.
 //
 // The package builds on testenv/simulate and does not import testenv.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
@@ -59,6 +60,11 @@ const DefaultClusterSecretStore = "openbao-cluster-store"
 // ErrClusterScoped is returned by [World.Play] for a cluster-scoped custom resource: the
 // World plays the namespace of the custom resource, and it has none.
 var ErrClusterScoped = errors.New("cluster-scoped: the world plays the custom resource's namespace")
+
+// ErrNoValue is returned by [World.Play] for an ExternalSecret (deletionPolicy Retain)
+// that reads a value the World's backend lacks: ESO reports the sync failed, and the
+// World names the remote keys to give it with [WithSecret].
+var ErrNoValue = errors.New("the world's secret backend lacks a value the ExternalSecret reads")
 
 // allKinds lists every Kind in the order Play plays them.
 var allKinds = []Kind{SecretStores, ExternalSecrets, PushSecrets, MariaDBs, Databases, Certificates, HTTPRoutes, Deployments, Jobs}
@@ -278,12 +284,21 @@ func storeReady(st esov1.SecretStoreStatus) bool {
 
 func (p *pass) externalSecrets() error {
 	return p.each("ExternalSecrets", &esov1.ExternalSecretList{}, func(obj client.Object) error {
-		key := client.ObjectKeyFromObject(obj)
+		es := obj.(*esov1.ExternalSecret)
+		key := client.ObjectKeyFromObject(es)
 		synced, err := p.backend.Synced(p.ctx, key)
-		if err != nil || synced {
+		if err == nil && !synced {
+			err = p.backend.Sync(p.ctx, key)
+		}
+		if err != nil {
 			return err
 		}
-		return p.backend.Sync(p.ctx, key)
+		if policy := es.Spec.Target.DeletionPolicy; policy == "" || policy == esov1.DeletionPolicyRetain {
+			if missing := p.backend.Missing(es); len(missing) > 0 {
+				return fmt.Errorf("world: ExternalSecret %s: %w: %s", key, ErrNoValue, strings.Join(missing, ", "))
+			}
+		}
+		return nil
 	})
 }
 

@@ -478,6 +478,22 @@ func TestPlayLeavesAlone(t *testing.T) {
 		}
 	})
 
+	t.Run("value missing from the backend", func(t *testing.T) {
+		ns := env.Namespace(t)
+		if err := env.Client.Create(ctx, externalSecret(ns, "admin", "", adminPassword())); err != nil {
+			t.Fatal(err)
+		}
+		w := world.New(env.Client, world.WithClusterSecretStores(),
+			world.WithSecret("app/admin", map[string][]byte{"user": []byte("admin")}))
+		err := w.Play(ctx, nil, cr(ns))
+		if !errors.Is(err, world.ErrNoValue) || !strings.Contains(err.Error(), ns+"/admin") || !strings.Contains(err.Error(), "app/admin property password") {
+			t.Errorf("Play = %v; want ErrNoValue naming the ExternalSecret and the remote key", err)
+		}
+		if got := esReady(t, client.ObjectKey{Namespace: ns, Name: "admin"}); got != "False SecretSyncedError" {
+			t.Errorf("ExternalSecret Ready = %s, want ESO's failed sync", got)
+		}
+	})
+
 	t.Run("API not installed", func(t *testing.T) {
 		ns := env.Namespace(t)
 		ww, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
