@@ -4,6 +4,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/httproute"
 	"github.com/c5c3/reconciler-sdk/netpol"
+	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
 // The condition types of a Horizon, one per step, in pipeline order. Ready aggregates
@@ -19,20 +20,21 @@ const (
 	ConditionNetworkPolicyReady = netpol.ConditionType
 )
 
-// The reasons this package writes itself; the HTTPRoute, HorizonAPIReady, HPA, VPA and
+// The reasons this package writes (ReasonSecretsAvailable and ReasonSecretsError are
+// those secrets.Sync sets by default); the HTTPRoute, HorizonAPIReady, HPA, VPA and
 // NetworkPolicy reasons are those of packages httproute, health, deployment and netpol,
 // SecretStoreNotReady and ClusterSecretStoreUnsupported those of package secrets, and
 // TargetClusterUnavailable that of package multicluster.
 const (
 	// ReasonSecretsAvailable (SecretsReady True): the store is ready and the SECRET_KEY
 	// Secret holds a key.
-	ReasonSecretsAvailable = "SecretsAvailable"
+	ReasonSecretsAvailable = secrets.ReasonSecretsAvailable
 	// ReasonWaitingForSecretKey (SecretsReady False): the ExternalSecret has not synced
 	// the SECRET_KEY Secret yet, or the Secret lacks the key.
 	ReasonWaitingForSecretKey = "WaitingForSecretKey"
 	// ReasonSecretsError (SecretsReady False): the ExternalSecret cannot be written, or
-	// it or the SECRET_KEY Secret cannot be read.
-	ReasonSecretsError = "SecretsError"
+	// the store, it or the SECRET_KEY Secret cannot be read.
+	ReasonSecretsError = secrets.ReasonSecretsError
 	// ReasonConfigRendered (ConfigReady True): local_settings.py is rendered into the
 	// ConfigMap named in status.configMap.
 	ReasonConfigRendered = "ConfigRendered"

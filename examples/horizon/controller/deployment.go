@@ -9,7 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -19,36 +19,30 @@ import (
 
 // reconcileDeployment is the Deployment row: the uWSGI Deployment, its Service and its
 // PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
-func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
+	failed := func(err error) (reconcile.Outcome, error) {
+		return reconcile.Done(reconcile.FalseCondition(ConditionDeploymentReady, ReasonDeploymentError, err.Error())), err
+	}
 	// The Service and the PDB first: the Service name resolves while the pods roll out.
 	if err := deployment.EnsureService(ctx, c, scheme, h, desiredService(h)); err != nil {
-		return ctrl.Result{}, deploymentError(h, err)
+		return failed(err)
 	}
 	if err := deployment.EnsurePodDisruptionBudget(ctx, c, scheme, h, desiredPDB(h)); err != nil {
-		return ctrl.Result{}, deploymentError(h, err)
+		return failed(err)
 	}
 	ready, err := deployment.EnsureDeployment(ctx, c, scheme, h, desiredDeployment(h, reconcile.StateFrom[passState](ctx).secretKeyHash))
 	if err != nil {
-		return ctrl.Result{}, deploymentError(h, err)
+		return failed(err)
 	}
 	if !ready {
-		reconcile.MarkFalse(h, ConditionDeploymentReady, ReasonWaitingForDeployment,
-			fmt.Sprintf("waiting for Deployment %s/%s to roll out", h.Namespace, h.Name))
-		return ctrl.Result{RequeueAfter: reconcile.DeploymentPollInterval}, nil
+		return reconcile.Requeue(reconcile.FalseCondition(ConditionDeploymentReady, ReasonWaitingForDeployment,
+			fmt.Sprintf("waiting for Deployment %s/%s to roll out", h.Namespace, h.Name)), deployment.PollInterval), nil
 	}
 	h.Status.Endpoint = Endpoint(h)
-	reconcile.MarkTrue(h, ConditionDeploymentReady, ReasonDeploymentReady,
-		fmt.Sprintf("Deployment %s/%s is available", h.Namespace, h.Name))
-	return ctrl.Result{}, nil
-}
-
-// deploymentError sets DeploymentReady False with ReasonDeploymentError and err's
-// message, so that a failed write shows in the status, and returns err.
-func deploymentError(h *v1alpha1.Horizon, err error) error {
-	reconcile.MarkFalse(h, ConditionDeploymentReady, ReasonDeploymentError, err.Error())
-	return err
+	return reconcile.Done(reconcile.TrueCondition(ConditionDeploymentReady, ReasonDeploymentReady,
+		fmt.Sprintf("Deployment %s/%s is available", h.Namespace, h.Name))), nil
 }
 
 // Endpoint is the cluster-local URL of a Horizon's Service, published as
@@ -73,7 +67,9 @@ func selectorLabels(h *v1alpha1.Horizon) map[string]string {
 // desiredDeployment is the uWSGI Deployment: the image of spec.image, the ConfigMap of
 // status.configMap mounted as local_settings.py, the SECRET_KEY from the synced Secret
 // in HORIZON_SECRET_KEY, probes on the login page, and keyHash on the pod template so
-// a new key rolls the pods. With spec.autoscaling the replica count is the HPA's.
+// a new key rolls the pods. With spec.autoscaling the replica count is the HPA's. It
+// keeps deployment.DefaultRevisionHistoryLimit old ReplicaSets, so the ConfigMaps they
+// mount are the ones the prune retains anyway.
 func desiredDeployment(h *v1alpha1.Horizon, keyHash string) *appsv1.Deployment {
 	replicas := h.Spec.Replicas
 	if h.Spec.Autoscaling != nil {
@@ -91,8 +87,9 @@ func desiredDeployment(h *v1alpha1.Horizon, keyHash string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(h)},
+			Replicas:             replicas,
+			RevisionHistoryLimit: ptr.To(deployment.DefaultRevisionHistoryLimit),
+			Selector:             &metav1.LabelSelector{MatchLabels: selectorLabels(h)},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{
 					Labels:      podLabels,

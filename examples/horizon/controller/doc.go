@@ -1,8 +1,9 @@
 // Package controller is the Horizon operator's reconciler: one pass resolves the
-// Horizon's target cluster, then runs a table of steps built from the SDK's packages,
-// each setting one condition. Ready (reason AllReady) is True exactly when all eight
-// sub-conditions are True; conditions and status are written on every exit path, and a
-// converged pass writes nothing.
+// Horizon's target cluster, then runs a table of steps built from the SDK's flows, each
+// answering a reconcile.Outcome (its condition and requeue) that reconcile.Settle hands
+// to the pass. Ready (reason AllReady) is True exactly when all eight sub-conditions
+// are True; conditions and status are written on every exit path, and a converged pass
+// writes nothing.
 //
 // # Pipeline
 //
@@ -11,9 +12,9 @@
 // shortest interval any of them asked for.
 //
 //	Step          What it does                                                      Condition
-//	Secrets       gate on the secret store of spec.secretStoreRef (default          SecretsReady
-//	              ClusterSecretStore openbao-cluster-store; a SecretStore in the
-//	              Horizon's namespace), sync spec.secretKey through the
+//	Secrets       secrets.Sync: gate on the secret store of spec.secretStoreRef     SecretsReady
+//	              (default ClusterSecretStore openbao-cluster-store; a SecretStore
+//	              in the Horizon's namespace), sync spec.secretKey through the
 //	              ExternalSecret <name>-secret-key, digest the key for the pods
 //	Config        render local_settings.py into the immutable ConfigMap             ConfigReady
 //	              <name>-config-<hash> (status.configMap)
@@ -21,8 +22,9 @@
 //	              HORIZON_SECRET_KEY from the Secret, the key's digest as pod
 //	              annotation), the Service (port 8080) and the PDB;
 //	              status.endpoint
-//	(prune)       uninstrumented: delete the ConfigMaps older than the newest       ConfigReady on failure
-//	              three, never one a workload still mounts
+//	Prune         delete the ConfigMaps older than the newest three, never one a    ConfigReady on failure
+//	              workload still mounts (the Deployment keeps three old
+//	              ReplicaSets, deployment.DefaultRevisionHistoryLimit)
 //	HTTPRoute     the HTTPRoute of spec.gateway; the Gateway's Accepted verdict     HTTPRouteReady
 //	HealthCheck   GET of the login page through a 30 s TTL probe cache              HorizonAPIReady
 //	HPA           the HorizontalPodAutoscaler of spec.autoscaling, or none          HPAReady
@@ -76,9 +78,10 @@
 //
 // # Watches
 //
-// See [Reconciler.SetupWithManager]: the owned kinds; the SECRET_KEY Secrets through a
-// field index; both store kinds (the ClusterSecretStore leg absent in namespace-scoped
-// mode); HTTPRoutes only when the Gateway API is installed; the children on target
-// clusters. For a Horizon with a target cluster the HTTPRoute and VPA kinds are probed
-// on that cluster on every pass.
+// See [Reconciler.SetupWithManager]: the kinds the steps declare in Owns (the same list
+// is [Reconciler.Children], what the target-cluster sweep deletes); the SECRET_KEY
+// Secrets through a field index; both store kinds (the ClusterSecretStore leg absent in
+// namespace-scoped mode); HTTPRoutes only when the Gateway API is installed; the
+// children on target clusters. For a Horizon with a target cluster the HTTPRoute and
+// VPA kinds are probed on that cluster on every pass.
 package controller

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
@@ -27,7 +26,7 @@ func childKey(h *v1alpha1.Horizon) client.ObjectKey {
 // reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
-func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	var spec *httproute.Spec
 	if g := h.Spec.Gateway; g != nil {
@@ -38,46 +37,36 @@ func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon
 			Path:      g.Path,
 		}
 	}
-	cond, res, err := httproute.ReconcileSpec(ctx, target.Client, target.Client.Scheme(), h, childKey(h), spec,
+	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), spec,
 		httproute.Backend{ServiceName: h.Name, Port: ServicePort}, labels(h))
-	reconcile.ApplyCondition(h, cond)
-	return res, err
 }
 
 // reconcileHealthCheck is the HealthCheck row: a GET of the login page through the TTL
 // probe cache, as HorizonAPIReady.
-func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
-	cond, res, err := r.opts.Prober.Check(ctx, h.UID, r.opts.ProbeURL(h), ConditionHorizonAPIReady)
-	reconcile.ApplyCondition(h, cond)
-	return res, err
+func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
+	return r.opts.Prober.Flow(ctx, h, ConditionHorizonAPIReady, r.opts.ProbeURL(h))
 }
 
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
-func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
-	cond, err := deployment.ReconcileHPA(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
-	reconcile.ApplyCondition(h, cond)
-	return ctrl.Result{}, err
+	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
 }
 
 // reconcileVPA is the VPA row: the VerticalPodAutoscaler of the dashboard Deployment
 // when spec.vpa is enabled, or none; VPANotInstalled for an opt-in on a cluster without
 // the VPA.
-func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
-	cond, err := deployment.ReconcileVPA(ctx, target.Client, target.Client.Scheme(), h, desiredVPAs(h))
-	reconcile.ApplyCondition(h, cond)
-	return ctrl.Result{}, err
+	return deployment.VPAFlow(ctx, target.Client, target.Client.Scheme(), h, desiredVPAs(h))
 }
 
 // reconcileNetworkPolicy is the NetworkPolicy row: the policy of spec.networkPolicy, or
 // none. An empty ingress list is refused (it would cut the dashboard off): the error
 // propagates and the existing policy stays as it is.
-func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
-	cond, err := netpol.Reconcile(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
-	reconcile.ApplyCondition(h, cond)
-	return ctrl.Result{}, err
+	return netpol.Flow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
 }
 
 // desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.

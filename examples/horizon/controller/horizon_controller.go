@@ -106,9 +106,8 @@ type Reconciler struct {
 }
 
 // NewReconciler builds the Horizon reconciler on resolver (the management cluster's
-// client is resolver.Local().Client, an apply.Applier). The step table reads like the
-// Horizon pipeline: a lane of steps that ends the pass at the first requeue or error,
-// then a group whose members all run.
+// client is resolver.Local().Client, an apply.Applier) with the step table of the
+// package documentation.
 func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Reconciler, error) {
 	if resolver == nil {
 		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
@@ -127,34 +126,31 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	}
 	local := resolver.Local()
 	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
+	var err error
+	if r.pipeline, err = reconcile.NewPipeline(opts.Metrics, r.steps()...); err != nil {
+		return nil, err
+	}
+	children, err := r.pipeline.OwnedLists(local.Client.Scheme())
+	if err != nil {
+		return nil, err
+	}
 	if r.cleanup == nil {
-		var err error
 		r.cleanup, err = multicluster.NewCleanup(resolver, multicluster.CleanupOptions{
-			Children: Children(), Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
+			Children: children, Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
 		if err != nil {
 			return nil, err
 		}
 	}
-	type step = reconcile.Step[*v1alpha1.Horizon]
-	p, err := reconcile.NewPipeline(opts.Metrics,
-		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: r.reconcileSecrets},
-		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
-		step{Name: "Deployment", Condition: ConditionDeploymentReady, Run: r.reconcileDeployment},
-		step{Run: r.prune}, // unnamed: uninstrumented; a failure flips ConfigReady
-		reconcile.Sequential("Exposure",
-			step{Name: "HTTPRoute", Condition: ConditionHTTPRouteReady, Run: r.reconcileHTTPRoute},
-			step{Name: "HealthCheck", Condition: ConditionHorizonAPIReady, Run: r.reconcileHealthCheck},
-			step{Name: "HPA", Condition: ConditionHPAReady, Run: r.reconcileHPA},
-			step{Name: "VPA", Condition: ConditionVPAReady, Run: r.reconcileVPA},
-			step{Name: "NetworkPolicy", Condition: ConditionNetworkPolicyReady, Run: r.reconcileNetworkPolicy},
-		),
-	)
-	if err != nil {
-		return nil, err
-	}
-	r.pipeline = p
-	r.passOpts = local.PassOptions(p.Conditions()...)
+	r.passOpts = local.PassOptions(r.pipeline.Conditions()...)
 	return r, nil
+}
+
+// Children returns the kinds a Horizon writes, as empty lists, from the step table's
+// Owns: the kinds the target-cluster sweep deletes (kinds a cluster does not serve are
+// skipped).
+func (r *Reconciler) Children() []client.ObjectList {
+	lists, _ := r.pipeline.OwnedLists(r.client.Scheme()) // NewReconciler checked the scheme knows them
+	return lists
 }
 
 // Reconcile runs one pass for the Horizon req names. The status is written on every

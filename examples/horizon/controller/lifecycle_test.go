@@ -23,10 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/config"
+	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
 // pokeAnnotation is an annotation the tests change on a Horizon to bring a pass: the
@@ -34,19 +36,19 @@ import (
 const pokeAnnotation = "test.horizon.openstack.c5c3.io/poke"
 
 // readyHorizon starts an operator for a fresh namespace, creates a minimal Horizon
-// named name there, syncs key as its SECRET_KEY and waits until it is Ready.
-func readyHorizon(t *testing.T, name, key string) (*operator, *v1alpha1.Horizon) {
+// named name there and waits until it is Ready, playing its dependencies with a world
+// that holds key as the SECRET_KEY; it returns the world too.
+func readyHorizon(t *testing.T, name, key string) (*operator, *v1alpha1.Horizon, *world.World) {
 	t.Helper()
 	ns := env.Namespace(t)
 	op := startOperator(t, ns, operatorOptions{})
-	storeReady(t)
 	h := newHorizon(ns, name)
 	if err := env.Client.Create(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}
-	syncKey(t, h, key)
-	waitReady(t, h)
-	return op, h
+	w := newWorld(env.Client, key)
+	waitReady(t, h, w)
+	return op, h, w
 }
 
 // poke changes pokeAnnotation on h with a merge patch of that annotation alone (as
@@ -136,7 +138,7 @@ func mountedConfigMap(spec *corev1.PodSpec) string {
 // the Secret.
 func TestSecretKeyRotationRollsThePods(t *testing.T) {
 	const firstKey, secondKey = "first-key-7c1e0a9b52d4", "rotated-key-3f86d2e1b7a0"
-	_, h := readyHorizon(t, "rotate", firstKey)
+	_, h, w := readyHorizon(t, "rotate", firstKey)
 	before := waitRolledOut(t, h, "first rollout", func(d *appsv1.Deployment) bool {
 		return d.Spec.Template.Annotations[controller.SecretKeyHashAnnotation] == keyDigest(firstKey)
 	})
@@ -148,7 +150,10 @@ func TestSecretKeyRotationRollsThePods(t *testing.T) {
 		t.Fatalf("ReplicaSets before the rotation: %d, want 1", len(oldRSs))
 	}
 
-	syncKey(t, h, secondKey)
+	rotateKey(w, secondKey)
+	if err := w.Play(context.Background(), nil, h); err != nil { // ESO syncs the rotated key
+		t.Fatal(err)
+	}
 	after := waitRolledOut(t, h, "rollout of the rotated key", func(d *appsv1.Deployment) bool {
 		return d.Spec.Template.Annotations[controller.SecretKeyHashAnnotation] == keyDigest(secondKey)
 	})
@@ -174,7 +179,7 @@ func TestSecretKeyRotationRollsThePods(t *testing.T) {
 	if fresh.Status.ReadyReplicas != ptr.Deref(after.Spec.Replicas, 1) {
 		t.Errorf("the new ReplicaSet %s has %d ready replicas, want %d", fresh.Name, fresh.Status.ReadyReplicas, ptr.Deref(after.Spec.Replicas, 1))
 	}
-	waitReady(t, h)
+	waitReady(t, h, w)
 
 	for what, obj := range map[string]client.Object{"Horizon": h, "Deployment": after, "ReplicaSet": fresh} {
 		raw, err := json.Marshal(obj)
@@ -191,10 +196,11 @@ func TestSecretKeyRotationRollsThePods(t *testing.T) {
 
 // Each change of the settings renders a new ConfigMap that status.configMap and the
 // pods follow; the prune keeps the current ConfigMap and the newest three older ones,
-// and beyond those spares every one that a live ReplicaSet still mounts (the
-// Deployment's history or someone else's) until that ReplicaSet is gone.
+// and beyond those spares every one that a live ReplicaSet still mounts until that
+// ReplicaSet is gone; the Deployment's own history is no longer than what the prune
+// retains.
 func TestConfigChangeRollsAndPrunes(t *testing.T) {
-	_, h := readyHorizon(t, "tz", "config-key")
+	_, h, w := readyHorizon(t, "tz", "config-key")
 	cms := []string{h.Status.ConfigMap}
 
 	// A ReplicaSet of someone else's (not the Deployment's: its own selector) that
@@ -223,7 +229,7 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 	for i, zone := range zones {
 		renderedAfter(t, h)
 		updateHorizon(t, env, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
-		waitReady(t, h)
+		waitReady(t, h, w)
 		if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
 			t.Fatal(err)
 		}
@@ -258,52 +264,25 @@ func TestConfigChangeRollsAndPrunes(t *testing.T) {
 		}
 	}
 
-	// Five changes: the first two ConfigMaps are beyond the three retained, but the
-	// Deployment's own history (its old ReplicaSets, ten by default) still mounts them,
-	// so the prune spares them.
-	poke(t, h)
-	time.Sleep(2 * time.Second)
-	if names, err := configMapsOf(context.Background(), h); err != nil || !slices.Equal(names, sorted(cms)) {
-		t.Fatalf("after five changes the ConfigMaps are %v (%v), want all of %v: the old ReplicaSets mount them", names, err, sorted(cms))
+	// Five changes: the first two ConfigMaps are beyond the three retained. The
+	// Deployment keeps as many old ReplicaSets as the prune retains ConfigMaps
+	// (revisionHistoryLimit), so the second one's ReplicaSet is gone and the prune
+	// deletes it; the first stays, as the held ReplicaSet mounts it.
+	d := &appsv1.Deployment{}
+	if err := env.Client.Get(context.Background(), clientKey(h), d); err != nil {
+		t.Fatal(err)
 	}
-
-	// Without the Deployment's old ReplicaSets (as an administrator might delete them),
-	// the second ConfigMap goes; the first stays, as the held ReplicaSet mounts it.
-	dropHistory(t, h)
-	want := sorted(append([]string{cms[0]}, cms[2:]...))
-	expectConfigMaps(t, h, want)
+	if got := ptr.Deref(d.Spec.RevisionHistoryLimit, 10); got != deployment.DefaultRevisionHistoryLimit ||
+		int(got) != controller.RetainConfigMaps {
+		t.Fatalf("Deployment revisionHistoryLimit = %d, want %d, the ConfigMaps the prune retains", got, controller.RetainConfigMaps)
+	}
+	expectConfigMaps(t, h, sorted(append([]string{cms[0]}, cms[2:]...)))
 
 	// Once the held ReplicaSet is gone, nothing spares the first ConfigMap any more.
 	if err := env.Client.Delete(context.Background(), held); err != nil {
 		t.Fatal(err)
 	}
 	expectConfigMaps(t, h, sorted(cms[2:]))
-}
-
-// dropHistory deletes the old ReplicaSets of the Horizon's Deployment (those that do
-// not mount status.configMap), as an administrator trimming the rollout history would.
-func dropHistory(t *testing.T, h *v1alpha1.Horizon) {
-	t.Helper()
-	ctx := context.Background()
-	if err := env.Client.Get(ctx, clientKey(h), h); err != nil {
-		t.Fatal(err)
-	}
-	d := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: h.Name}, d); err != nil {
-		t.Fatal(err)
-	}
-	rss, err := replicaSetsOf(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rss {
-		if mountedConfigMap(&rss[i].Spec.Template.Spec) == h.Status.ConfigMap {
-			continue
-		}
-		if err := env.Client.Delete(ctx, &rss[i]); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatalf("delete ReplicaSet %s: %v", rss[i].Name, err)
-		}
-	}
 }
 
 // expectConfigMaps waits until the Horizon's ConfigMaps are exactly want, poking the
@@ -356,7 +335,7 @@ func sorted(s []string) []string {
 // (brought by an annotation change) nor ones called directly send a write through the
 // operator's clients, and no child's resourceVersion moves.
 func TestConvergedPassWritesNothing(t *testing.T) {
-	op, h := readyHorizon(t, "quiet", "quiet-key")
+	op, h, _ := readyHorizon(t, "quiet", "quiet-key")
 	waitRolledOut(t, h, "first rollout", func(*appsv1.Deployment) bool { return true })
 	req := ctrl.Request{NamespacedName: clientKey(h)}
 	pass := func(ctx context.Context) error {
@@ -372,7 +351,7 @@ func TestConvergedPassWritesNothing(t *testing.T) {
 		return op.counter.Writes() == 0, nil
 	})
 
-	before, err := testenv.ControlledVersions(context.Background(), env.Client, h, controller.Children()...)
+	before, err := testenv.ControlledVersions(context.Background(), env.Client, h, op.rec.Children()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +371,7 @@ func TestConvergedPassWritesNothing(t *testing.T) {
 		t.Errorf("converged passes sent %d writes (POST %d, PUT %d, PATCH %d, DELETE %d), want none", n,
 			op.counter.Method("POST"), op.counter.Method("PUT"), op.counter.Method("PATCH"), op.counter.Method("DELETE"))
 	}
-	after, err := testenv.ControlledVersions(context.Background(), env.Client, h, controller.Children()...)
+	after, err := testenv.ControlledVersions(context.Background(), env.Client, h, op.rec.Children()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +390,7 @@ func TestConvergedPassWritesNothing(t *testing.T) {
 // a controller owner reference to the Horizon, and the real garbage collector removes
 // them all (and, in turn, what they own).
 func TestDeletionIsGarbageCollected(t *testing.T) {
-	_, h := readyHorizon(t, "doomed", "doomed-key")
+	_, h, _ := readyHorizon(t, "doomed", "doomed-key")
 	d := waitRolledOut(t, h, "first rollout", func(*appsv1.Deployment) bool { return true })
 	if len(h.Finalizers) != 0 {
 		t.Fatalf("finalizers of a Horizon on the management cluster = %v, want none", h.Finalizers)

@@ -25,6 +25,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
 // operator is a Horizon operator running against a management cluster, as cmd/main.go
@@ -113,6 +115,9 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 		clustersNS: opts.ClustersNamespace}
 }
 
+// remoteSecretKey is the remote key of the SECRET_KEY of the test Horizons.
+const remoteSecretKey = "horizon/secret-key"
+
 // newHorizon returns a minimal Horizon named name in ns.
 func newHorizon(ns, name string) *v1alpha1.Horizon {
 	return &v1alpha1.Horizon{
@@ -120,7 +125,7 @@ func newHorizon(ns, name string) *v1alpha1.Horizon {
 		Spec: v1alpha1.HorizonSpec{
 			Image:            "registry.example/horizon:2025.1",
 			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
-			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
+			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: remoteSecretKey, Property: secretKeyProperty},
 		},
 	}
 }
@@ -142,20 +147,25 @@ func storeReady(t *testing.T) {
 	if err := env.Client.Create(context.Background(), store); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// syncKey plays ESO: it writes key into the SECRET_KEY Secret of h once its
-// ExternalSecret exists, and marks the ExternalSecret synced.
-func syncKey(t *testing.T, h *v1alpha1.Horizon, key string) {
-	t.Helper()
-	k := client.ObjectKey{Namespace: h.Namespace, Name: controller.SecretKeyName(h)}
-	eventually(t, 30*time.Second, "ExternalSecret "+k.String()+" exists", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkExternalSecretSynced(ctx, env.Client, k, map[string][]byte{controller.SecretKeyDataKey: []byte(key)})
-		return err == nil, err
-	})
+// secretKeyProperty is the property of the SECRET_KEY in the provider secret of the
+// test Horizons (spec.secretKey.property).
+const secretKeyProperty = "key"
+
+// newWorld returns a world (testenv/world) that plays the store, ESO and the Gateway for
+// the Horizons of newHorizon through c, their SECRET_KEY key in its backend.
+func newWorld(c client.Client, key string, opts ...world.Option) *world.World {
+	return world.New(c, append(opts, world.WithSecret(remoteSecretKey,
+		map[string][]byte{secretKeyProperty: []byte(key)}))...)
+}
+
+// rotateKey stores key as the SECRET_KEY in w's backend: the next Play syncs it.
+func rotateKey(w *world.World, key string) {
+	w.Backend().Set(remoteSecretKey, map[string][]byte{secretKeyProperty: []byte(key)})
 }
 
 // eventually polls cond every 100 ms for up to timeout and fails the test with what
@@ -174,10 +184,15 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 	}
 }
 
-// waitReady waits until h is Ready=True for its current generation.
-func waitReady(t *testing.T, h *v1alpha1.Horizon) {
+// waitReady waits until h is Ready=True for its current generation, playing w (nil:
+// nothing) while it waits.
+func waitReady(t *testing.T, h *v1alpha1.Horizon, w *world.World) {
 	t.Helper()
-	testenv.ExpectCondition(t, env.Client, h, reconcile.ConditionReady, metav1.ConditionTrue)
+	var hook func(context.Context) error
+	if w != nil {
+		hook = w.Hook(h)
+	}
+	testenv.ExpectConditionWhile(t, env.Client, h, reconcile.ConditionReady, metav1.ConditionTrue, hook)
 }
 
 // clientKey is the key of obj.

@@ -72,17 +72,6 @@ func fullHorizon(ns, name string) *v1alpha1.Horizon {
 	return h
 }
 
-// acceptRoute plays the Gateway implementation: it accepts the Horizon's HTTPRoute on
-// the cluster c once it exists.
-func acceptRoute(t *testing.T, c client.Client, h *v1alpha1.Horizon) {
-	t.Helper()
-	key := client.ObjectKey{Namespace: h.Namespace, Name: h.Name}
-	eventually(t, 60*time.Second, "HTTPRoute "+key.String()+" accepted", func(ctx context.Context) (bool, error) {
-		_, err := testenv.SetHTTPRouteAccepted(ctx, c, key, metav1.ConditionTrue, "Accepted", "accepted by the test", 0)
-		return err == nil, err
-	})
-}
-
 // The operator runs through a full pass to Ready — every kind of child, the watches,
 // the prune with its listing of the namespace's workloads — as a user bound to nothing
 // but the generated ClusterRole horizon-operator, and the API server never answers it
@@ -98,14 +87,12 @@ func TestLeastPrivilege(t *testing.T) {
 
 	ns := env.Namespace(t)
 	startOperator(t, ns, operatorOptions{cfg: cfg})
-	storeReady(t)
 	h := fullHorizon(ns, "least")
 	if err := env.Client.Create(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}
-	syncKey(t, h, "least-privilege-key")
-	acceptRoute(t, env.Client, h)
-	waitReady(t, h)
+	w := newWorld(env.Client, "least-privilege-key") // store, ESO and the Gateway
+	waitReady(t, h, w)
 
 	key := client.ObjectKey{Namespace: ns, Name: h.Name}
 	for _, obj := range []client.Object{
@@ -125,14 +112,13 @@ func TestLeastPrivilege(t *testing.T) {
 	for _, zone := range []string{"Europe/Berlin", "Asia/Tokyo", "America/Chicago", "Europe/Lisbon", "Asia/Kolkata"} {
 		renderedAfter(t, h)
 		updateHorizon(t, env, h, func(h *v1alpha1.Horizon) { h.Spec.TimeZone = zone })
-		waitReady(t, h)
+		waitReady(t, h, w)
 	}
 	if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
 		t.Fatal(err)
 	}
-	// Six renderings: without the Deployment's old ReplicaSets, which mount them, the
-	// prune deletes the two beyond the current one and the three retained.
-	dropHistory(t, h)
+	// Six renderings: the Deployment keeps three old ReplicaSets, as many as the prune
+	// retains, so the prune deletes the two beyond the current one and the three retained.
 	last := time.Now()
 	eventually(t, 60*time.Second, "the prune deletes the oldest ConfigMaps", func(ctx context.Context) (bool, error) {
 		names, err := configMapsOf(ctx, h)

@@ -7,18 +7,17 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 )
 
-// A minimal Horizon reaches Ready once its store is ready and ESO synced the key, with
+// A minimal Horizon reaches Ready once its store is ready and ESO synced the key (both played by a
+// testenv/world), with
 // every sub-condition True and status.endpoint and status.configMap published.
 func TestHorizonReachesReady(t *testing.T) {
 	ns := env.Namespace(t)
 	startOperator(t, ns, operatorOptions{})
-	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	if err := env.Client.Create(context.Background(), h); err != nil {
 		t.Fatal(err)
 	}
-	syncKey(t, h, "first-key")
-	waitReady(t, h)
+	waitReady(t, h, newWorld(env.Client, "first-key"))
 	if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
 		t.Fatal(err)
 	}

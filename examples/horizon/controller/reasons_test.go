@@ -40,6 +40,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // newStepReconciler builds the Horizon reconciler on env as cmd does, with opts, but
@@ -170,7 +172,7 @@ func secretKeyOf(h *v1alpha1.Horizon) client.ObjectKey {
 func syncKeyOn(t *testing.T, e *testenv.Env, h *v1alpha1.Horizon, data map[string][]byte) {
 	t.Helper()
 	eventually(t, 30*time.Second, "ExternalSecret "+secretKeyOf(h).String()+" synced", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkExternalSecretSynced(ctx, e.Client, secretKeyOf(h), data)
+		_, err := simulate.MarkExternalSecretSynced(ctx, e.Client, secretKeyOf(h), data)
 		return err == nil, err
 	})
 }
@@ -284,8 +286,8 @@ func TestReasonTargetClusterUnavailable(t *testing.T) {
 		readyBlockedBy(controller.ConditionSecretsReady, multicluster.TargetClusterUnavailable, msg),
 	)
 	res, err := op.rec.Reconcile(context.Background(), ctrl.Request{NamespacedName: clientKey(h)})
-	if err != nil || res.RequeueAfter != reconcile.TargetClusterRetryInterval {
-		t.Fatalf("Reconcile = %+v, %v; want a requeue after %s", res, err, reconcile.TargetClusterRetryInterval)
+	if err != nil || res.RequeueAfter != multicluster.RetryInterval {
+		t.Fatalf("Reconcile = %+v, %v; want a requeue after %s", res, err, multicluster.RetryInterval)
 	}
 	for _, list := range []client.ObjectList{&esov1.ExternalSecretList{}, &corev1.ConfigMapList{}, &appsv1.DeploymentList{},
 		&corev1.ServiceList{}} {
@@ -317,7 +319,7 @@ func TestReasonsSecretsReady(t *testing.T) {
 	if err := env.Client.Create(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkSecretStoreNotReady(context.Background(), env.Client, clientKey(store), esov1.ReasonValidationFailed); err != nil {
+	if _, err := simulate.MarkSecretStoreNotReady(context.Background(), env.Client, clientKey(store), esov1.ReasonValidationFailed); err != nil {
 		t.Fatal(err)
 	}
 	h := newHorizon(ns, "dashboard")
@@ -333,7 +335,7 @@ func TestReasonsSecretsReady(t *testing.T) {
 		t.Errorf("%d ExternalSecrets created through a store that is not ready", n)
 	}
 
-	if _, err := testenv.MarkSecretStoreReady(context.Background(), env.Client, clientKey(store)); err != nil {
+	if _, err := simulate.MarkSecretStoreReady(context.Background(), env.Client, clientKey(store)); err != nil {
 		t.Fatal(err)
 	}
 	waiting := fmt.Sprintf("waiting for ExternalSecret %s to sync remote key %q", secretKeyOf(h), h.Spec.SecretKey.RemoteKey)
@@ -479,7 +481,7 @@ func TestReasonsHTTPRoute(t *testing.T) {
 		readyBlockedBy(controller.ConditionHTTPRouteReady, "HTTPRouteNotAccepted", waiting),
 	)
 
-	if _, err := testenv.SetHTTPRouteAccepted(context.Background(), env.Client, route, metav1.ConditionFalse,
+	if _, err := simulate.SetHTTPRouteAccepted(context.Background(), env.Client, route, metav1.ConditionFalse,
 		string(gatewayv1.RouteReasonNotAllowedByListeners), "hostname not allowed", 0); err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +491,7 @@ func TestReasonsHTTPRoute(t *testing.T) {
 		readyBlockedBy(controller.ConditionHTTPRouteReady, "HTTPRouteNotAccepted", rejected),
 	)
 
-	if _, err := testenv.SetHTTPRouteAccepted(context.Background(), env.Client, route, metav1.ConditionTrue,
+	if _, err := simulate.SetHTTPRouteAccepted(context.Background(), env.Client, route, metav1.ConditionTrue,
 		string(gatewayv1.RouteReasonAccepted), "accepted", 0); err != nil {
 		t.Fatal(err)
 	}
@@ -720,16 +722,16 @@ func TestReasonConfigErrorPrune(t *testing.T) {
 	if n := configMaps(); n != 5 {
 		t.Fatalf("%d ConfigMaps after five renders, want 5", n)
 	}
-	for _, verb := range []testenv.Verb{testenv.VerbList, testenv.VerbDelete} {
+	for _, verb := range []faults.Verb{faults.VerbList, faults.VerbDelete} {
 		t.Run(string(verb), func(t *testing.T) {
-			inj := testenv.NewFaultInjector()
-			inj.Arm(verb, 1, testenv.FaultInternal)
+			inj := faults.NewInjector()
+			inj.Arm(verb, 1, faults.Internal)
 			h := h.DeepCopy()
-			res, err := controller.ReasonsRunStep(context.Background(), rec, "prune", stepTarget(inj.Client(env.Client)), h)
+			res, err := controller.ReasonsRunStep(context.Background(), rec, "Prune", stepTarget(inj.Client(env.Client)), h)
 			if !inj.Fired() {
 				t.Fatalf("the prune made no %s call", verb)
 			}
-			if !errors.Is(err, testenv.ErrInjected) || !res.IsZero() {
+			if !errors.Is(err, faults.ErrInjected) || !res.IsZero() {
 				t.Fatalf("prune = %+v, %v; want no result and the injected error", res, err)
 			}
 			expectStepCondition(t, h, wantCondition{controller.ConditionConfigReady, metav1.ConditionFalse,
@@ -739,7 +741,7 @@ func TestReasonConfigErrorPrune(t *testing.T) {
 			}
 		})
 	}
-	if _, err := controller.ReasonsRunStep(context.Background(), rec, "prune", target, h); err != nil {
+	if _, err := controller.ReasonsRunStep(context.Background(), rec, "Prune", target, h); err != nil {
 		t.Fatal(err)
 	}
 	expectStepCondition(t, h, wantCondition{controller.ConditionConfigReady, metav1.ConditionTrue,
@@ -780,7 +782,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 	if err := bare.Client.Create(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkClusterSecretStoreReady(context.Background(), bare.Client, store.Name); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(context.Background(), bare.Client, store.Name); err != nil {
 		t.Fatal(err)
 	}
 	h := newHorizon(ns, "dashboard")
@@ -790,7 +792,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 	syncKeyOn(t, bare, h, map[string][]byte{controller.SecretKeyDataKey: []byte("k")})
 	// No controllers run on this cluster: play the Deployment controller.
 	eventually(t, 30*time.Second, "Deployment marked available", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkDeploymentAvailable(ctx, bare.Client, clientKey(h))
+		_, err := simulate.MarkDeploymentAvailable(ctx, bare.Client, clientKey(h))
 		return err == nil, err
 	})
 	const noRoutes = "a gateway is configured but the cluster does not serve gateway.networking.k8s.io/v1 HTTPRoute"
@@ -832,58 +834,58 @@ func TestStepsNeverResultWithError(t *testing.T) {
 	if _, err := run("Secrets"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkExternalSecretSynced(context.Background(), env.Client, secretKeyOf(h),
+	if _, err := simulate.MarkExternalSecretSynced(context.Background(), env.Client, secretKeyOf(h),
 		map[string][]byte{controller.SecretKeyDataKey: []byte("k")}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range controller.ReasonsStepNames {
+	for _, name := range controller.ReasonsStepNames(rec) {
 		if _, err := run(name); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		switch name {
 		case "Deployment":
-			if _, err := testenv.MarkDeploymentAvailable(context.Background(), env.Client, clientKey(h)); err != nil {
+			if _, err := simulate.MarkDeploymentAvailable(context.Background(), env.Client, clientKey(h)); err != nil {
 				t.Fatal(err)
 			}
 		case "HTTPRoute":
-			if _, err := testenv.SetHTTPRouteAccepted(context.Background(), env.Client, clientKey(h), metav1.ConditionTrue,
+			if _, err := simulate.SetHTTPRouteAccepted(context.Background(), env.Client, clientKey(h), metav1.ConditionTrue,
 				"Accepted", "accepted", 0); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	for _, name := range controller.ReasonsStepNames {
+	for _, name := range controller.ReasonsStepNames(rec) {
 		if res, err := run(name); err != nil || !res.IsZero() {
 			t.Fatalf("%s on a converged Horizon = %+v, %v; want zero and nil", name, res, err)
 		}
 	}
 
-	faults := map[string]int{}
-	for _, name := range controller.ReasonsStepNames {
-		for _, verb := range testenv.Verbs() {
-			counter := testenv.NewFaultInjector()
+	faulted := map[string]int{}
+	for _, name := range controller.ReasonsStepNames(rec) {
+		for _, verb := range faults.Verbs() {
+			counter := faults.NewInjector()
 			if _, err := controller.ReasonsRunStep(context.Background(), rec, name, stepTarget(counter.Client(env.Client)), h.DeepCopy()); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			for nth := 1; nth <= counter.Calls(verb); nth++ {
-				inj := testenv.NewFaultInjector()
-				inj.Arm(verb, nth, testenv.FaultInternal)
+				inj := faults.NewInjector()
+				inj.Arm(verb, nth, faults.Internal)
 				res, err := controller.ReasonsRunStep(context.Background(), rec, name, stepTarget(inj.Client(env.Client)), h.DeepCopy())
 				switch {
 				case err != nil && !res.IsZero():
 					t.Errorf("%s, %s call %d failed: result %+v returned together with %v", name, verb, nth, res, err)
-				case inj.Fired() && !errors.Is(err, testenv.ErrInjected):
+				case inj.Fired() && !errors.Is(err, faults.ErrInjected):
 					t.Errorf("%s, %s call %d failed: returned %+v, %v; want the injected error", name, verb, nth, res, err)
 				}
-				faults[name+" "+string(verb)]++
+				faulted[name+" "+string(verb)]++
 			}
 		}
 	}
-	for _, row := range []string{"Secrets Get", "Config Get", "Deployment Apply", "prune List", "HTTPRoute Apply",
+	for _, row := range []string{"Secrets Get", "Config Get", "Deployment Apply", "Prune List", "HTTPRoute Apply",
 		"HPA Apply", "VPA Apply", "VPA List", "NetworkPolicy Apply"} {
-		if faults[row] == 0 {
-			t.Errorf("no call failed for %s; faulted calls: %v", row, faults)
+		if faulted[row] == 0 {
+			t.Errorf("no call failed for %s; faulted calls: %v", row, faulted)
 		}
 	}
-	t.Logf("faulted calls: %v", faults)
+	t.Logf("faulted calls: %v", faulted)
 }

@@ -20,26 +20,32 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
-// ReasonsStepNames are the rows of the step table in pipeline order, as
-// ReasonsRunStep names them; "prune" is the unnamed row after the Deployment.
-var ReasonsStepNames = []string{"Secrets", "Config", "Deployment", "prune", "HTTPRoute", "HealthCheck", "HPA", "VPA", "NetworkPolicy"}
+// ReasonsStepNames are the names of r's step table (reconcile.Pipeline.Steps): every
+// row, the Exposure group and its members, in pipeline order.
+func ReasonsStepNames(r *Reconciler) []string { return r.pipelineOf().Steps() }
 
-// ReasonsRunStep runs the row name of r's step table on h outside a pass, writing to
-// target (whose Client the test may wrap, e.g. with a testenv.FaultInjector), and
-// returns what the step returned. h's conditions are what the step set.
+// ReasonsRunStep runs the row name of r's step table on h outside a pass
+// (reconcile.Pipeline.RunStep), writing to target (whose Client the test may wrap, e.g.
+// with a faults.Injector), and returns what the step returned. h's conditions are what
+// the step set.
 func ReasonsRunStep(ctx context.Context, r *Reconciler, name string, target *multicluster.Target, h *v1alpha1.Horizon) (ctrl.Result, error) {
-	steps := map[string]reconcile.StepFunc[*v1alpha1.Horizon]{
-		"Secrets": r.reconcileSecrets, "Config": r.reconcileConfig, "Deployment": r.reconcileDeployment,
-		"prune": r.prune, "HTTPRoute": r.reconcileHTTPRoute, "HealthCheck": r.reconcileHealthCheck,
-		"HPA": r.reconcileHPA, "VPA": r.reconcileVPA, "NetworkPolicy": r.reconcileNetworkPolicy,
+	return r.pipelineOf().RunStep(multicluster.WithTarget(ctx, target), name, h)
+}
+
+// pipelineOf is r's pipeline, or one built from its step table for a Reconciler the
+// test made without NewReconciler.
+func (r *Reconciler) pipelineOf() *reconcile.Pipeline[*v1alpha1.Horizon] {
+	if r.pipeline == nil {
+		p, err := reconcile.NewPipeline(nil, r.steps()...)
+		if err != nil {
+			panic(err)
+		}
+		r.pipeline = p
 	}
-	step, ok := steps[name]
-	if !ok {
-		return ctrl.Result{}, fmt.Errorf("no step %q in the Horizon step table", name)
-	}
-	return step(multicluster.WithTarget(ctx, target), h)
+	return r.pipeline
 }
 
 // failingMapper answers every RESTMapping with err: a cluster whose discovery fails
@@ -103,12 +109,12 @@ func TestStepCapabilityProbe(t *testing.T) {
 			calls := 0
 			c := fake.NewClientBuilder().WithScheme(scheme).
 				WithRESTMapper(failingMapper{RESTMapper: meta.NewDefaultRESTMapper(nil), err: tc.mapperErr}).Build()
-			counted := testenv.NewFaultInjector()
+			counted := faults.NewInjector()
 			target := &multicluster.Target{Client: apply.NewApplier(counted.Client(c), apply.ApplierOptions{FieldManager: FieldManager})}
 			r := &Reconciler{opts: DefaultOptions()}
 			h := unitHorizon()
 			res, err := ReasonsRunStep(context.Background(), r, tc.step, target, h)
-			for _, v := range testenv.Verbs() {
+			for _, v := range faults.Verbs() {
 				calls += counted.Calls(v)
 			}
 			if calls != 0 {

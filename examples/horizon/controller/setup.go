@@ -9,6 +9,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -19,39 +20,75 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 )
 
-// owned are the kinds a Horizon writes.
-func owned() []client.Object {
-	return []client.Object{
-		&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.ConfigMap{},
-		&esov1.ExternalSecret{}, &gatewayv1.HTTPRoute{}, &autoscalingv2.HorizontalPodAutoscaler{},
-		&vpav1.VerticalPodAutoscaler{}, &networkingv1.NetworkPolicy{},
+// steps is the Horizon step table: a lane that ends the pass at the first requeue or
+// error, then a group whose members all run. Each step declares the kinds it owns; the
+// watches, the children list and the tests derive from them.
+func (r *Reconciler) steps() []reconcile.Step[*v1alpha1.Horizon] {
+	type step = reconcile.Step[*v1alpha1.Horizon]
+	return []step{
+		{Name: "Secrets", Condition: ConditionSecretsReady, Run: settle(r.reconcileSecrets),
+			Owns: []client.Object{&esov1.ExternalSecret{}}},
+		{Name: "Config", Condition: ConditionConfigReady, Run: settle(r.reconcileConfig),
+			Owns: []client.Object{&corev1.ConfigMap{}}},
+		{Name: "Deployment", Condition: ConditionDeploymentReady, Run: settle(r.reconcileDeployment),
+			Owns: []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}}},
+		{Name: "Prune", Condition: ConditionConfigReady, Run: settle(r.prune)},
+		reconcile.Sequential("Exposure",
+			step{Name: "HTTPRoute", Condition: ConditionHTTPRouteReady, Run: settle(r.reconcileHTTPRoute),
+				Owns: []client.Object{&gatewayv1.HTTPRoute{}}},
+			step{Name: "HealthCheck", Condition: ConditionHorizonAPIReady, Run: settle(r.reconcileHealthCheck)},
+			step{Name: "HPA", Condition: ConditionHPAReady, Run: settle(r.reconcileHPA),
+				Owns: []client.Object{&autoscalingv2.HorizontalPodAutoscaler{}}},
+			step{Name: "VPA", Condition: ConditionVPAReady, Run: settle(r.reconcileVPA),
+				Owns: []client.Object{&vpav1.VerticalPodAutoscaler{}}},
+			step{Name: "NetworkPolicy", Condition: ConditionNetworkPolicyReady, Run: settle(r.reconcileNetworkPolicy),
+				Owns: []client.Object{&networkingv1.NetworkPolicy{}}},
+		),
 	}
 }
 
-// Children are the kinds a Horizon writes, as empty lists: the kinds the target-cluster
-// sweep deletes (kinds a cluster does not serve are skipped).
-func Children() []client.ObjectList {
-	return []client.ObjectList{
-		&appsv1.DeploymentList{}, &corev1.ServiceList{}, &policyv1.PodDisruptionBudgetList{},
-		&corev1.ConfigMapList{}, &esov1.ExternalSecretList{}, &gatewayv1.HTTPRouteList{},
-		&autoscalingv2.HorizontalPodAutoscalerList{}, &vpav1.VerticalPodAutoscalerList{},
-		&networkingv1.NetworkPolicyList{},
+// flow is a step in the Outcome shape: the condition to set and the requeue, or an error.
+type flow func(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error)
+
+// settle makes f a pipeline step that hands its outcome over with reconcile.Settle.
+func settle(f flow) reconcile.StepFunc[*v1alpha1.Horizon] {
+	return func(ctx context.Context, h *v1alpha1.Horizon) (ctrl.Result, error) {
+		out, err := f(ctx, h)
+		return reconcile.Settle(h, out, err)
 	}
+}
+
+// Children are the kinds a Horizon writes, as empty lists, built from the step table
+// with the SDK's scheme (operator.NewScheme); nil when that scheme cannot be built.
+//
+// Deprecated: use Reconciler.Children.
+func Children() []client.ObjectList {
+	scheme, err := operator.NewScheme()
+	if err != nil {
+		return nil
+	}
+	p, err := reconcile.NewPipeline(nil, (&Reconciler{}).steps()...)
+	if err != nil {
+		return nil
+	}
+	lists, _ := p.OwnedLists(scheme)
+	return lists
 }
 
 // SetupWithManager registers the Horizon controller on mgr (built with
 // multicluster.NewManager; the resolver of NewReconciler must come from the same
 // manager). It watches:
 //
-//   - Horizons (not the operator's own status writes) and the children they control on
-//     the management cluster; HTTPRoutes only when the management cluster serves the
-//     kind (a Horizon that asks for a route on a cluster without the Gateway API gets
-//     GatewayAPINotInstalled), VerticalPodAutoscalers likewise;
+//   - Horizons (not the operator's own status writes) and the kinds the step table
+//     owns (reconcile.Pipeline.Owned) on the management cluster; HTTPRoutes only when
+//     the management cluster serves the kind (a Horizon that asks for a route on a
+//     cluster without the Gateway API gets GatewayAPINotInstalled), VPAs likewise;
 //   - the SECRET_KEY Secrets, through the secrets.SecretRefIndex field index, on the management
 //     cluster and on the target clusters (multicluster.AddInputWatch), so a key that ESO
 //     rotates rolls the pods without waiting for a requeue;
@@ -67,7 +104,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(multicluster.ControllerOptions(mgr)).
 		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
-	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)
+	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), r.pipeline.Owned()...)
 	if err != nil {
 		return err
 	}
@@ -89,7 +126,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	if b, err = secrets.AddStoreWatches(b, scheme, targets, r.opts.NamespaceScoped, local.GetClient(), fanOut); err != nil {
 		return err
 	}
-	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, r.resolver.Remote(), owned()...); err != nil {
+	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, r.resolver.Remote(), r.pipeline.Owned()...); err != nil {
 		return err
 	}
 	var rec crreconcile.Reconciler = r

@@ -23,6 +23,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
 // startTarget starts a control plane of its own for a target cluster (the upstream
@@ -64,7 +66,7 @@ func TestTargetCluster(t *testing.T) {
 	// The management cluster's store is not the one that counts: make it not ready, so
 	// a gate that read it would hold the Horizon.
 	storeReady(t)
-	if _, err := testenv.MarkClusterSecretStoreNotReady(ctx, env.Client, secrets.OpenBaoClusterStoreName, "InvalidProviderConfig"); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreNotReady(ctx, env.Client, secrets.OpenBaoClusterStoreName, "InvalidProviderConfig"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { storeReady(t) }) // the shared store, as the other tests expect it
@@ -84,21 +86,13 @@ func TestTargetCluster(t *testing.T) {
 		c := meta.FindStatusCondition(h.Status.Conditions, controller.ConditionSecretsReady)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == secrets.ReasonSecretStoreNotReady, nil
 	})
-	if _, err := testenv.MarkClusterSecretStoreReady(ctx, target.Client, secrets.OpenBaoClusterStoreName); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(ctx, target.Client, secrets.OpenBaoClusterStoreName); err != nil {
 		t.Fatal(err)
 	}
 	esKey := client.ObjectKey{Namespace: ns, Name: controller.SecretKeyName(h)}
-	eventually(t, 30*time.Second, "ExternalSecret "+esKey.String()+" on the target synced", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkExternalSecretSynced(ctx, target.Client, esKey,
-			map[string][]byte{controller.SecretKeyDataKey: []byte("edge-key")})
-		return err == nil, err
-	})
 	key := client.ObjectKey{Namespace: ns, Name: h.Name}
-	eventually(t, 30*time.Second, "Deployment "+key.String()+" on the target available", func(ctx context.Context) (bool, error) {
-		_, err := testenv.MarkDeploymentAvailable(ctx, target.Client, key)
-		return err == nil, err
-	})
-	waitReady(t, h)
+	// ESO and the Deployment controller on the target, which runs no controllers.
+	waitReady(t, h, newWorld(target.Client, "edge-key", world.Playing(world.ExternalSecrets, world.Deployments)))
 	if err := env.Client.Get(ctx, clientKey(h), h); err != nil {
 		t.Fatal(err)
 	}
