@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,16 +12,16 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/config"
+	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // namespace is where the demo applies the sample Horizon and the sample Keystone.
@@ -87,7 +86,7 @@ func (s *scenario) syncKey(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = testenv.MarkExternalSecretSynced(ctx, s.c, s.secretKeyRef(),
+	_, err = simulate.MarkExternalSecretSynced(ctx, s.c, s.secretKeyRef(),
 		map[string][]byte{controller.SecretKeyDataKey: []byte(value)})
 	return err
 }
@@ -125,7 +124,7 @@ func (s *scenario) firstRollout(ctx context.Context) error {
 		actions: []action{{
 			when: s.showsReason(controller.ConditionSecretsReady, secrets.ReasonSecretStoreNotReady),
 			do: func(ctx context.Context) (string, error) {
-				if _, err := testenv.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
+				if _, err := simulate.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("ESO (played): ClusterSecretStore %s is Ready", store), nil
@@ -226,9 +225,9 @@ func (s *scenario) rotateKey(ctx context.Context) error {
 	return nil
 }
 
-// changeConfig changes spec.timeZone several times, shows the ConfigMaps the prune
-// keeps, deletes the old ReplicaSets that pin the oldest ones (as an administrator
-// might) and changes it once more, so that the prune deletes them.
+// changeConfig changes spec.timeZone several times and shows the ConfigMaps the prune
+// keeps, then changes it once more and shows them again: the ConfigMaps past the
+// retention that no ReplicaSet mounts any more are gone.
 func (s *scenario) changeConfig(ctx context.Context) error {
 	s.d.Linef("")
 	s.d.Linef("3. Change the configuration (spec.timeZone): every change is a new immutable ConfigMap and a rollout")
@@ -242,9 +241,6 @@ func (s *scenario) changeConfig(ctx context.Context) error {
 	}
 	if s.o.FinalTimeZone == "" {
 		return nil
-	}
-	if err := s.deletePinningReplicaSets(ctx); err != nil {
-		return err
 	}
 	if err := s.setTimeZone(ctx, s.o.FinalTimeZone); err != nil {
 		return err
@@ -335,14 +331,15 @@ func pinning(r *rollout) map[string][]*appsv1.ReplicaSet {
 // verdict is why a ConfigMap is kept, or that it is gone.
 type verdict struct {
 	name, timeZone, why string
-	// beyond is set for an older ConfigMap past the newest RetainConfigMaps.
-	beyond bool
 }
 
 // verdicts ranks the Horizon's ConfigMaps as the prune does and says why each one is
-// kept; the ConfigMaps seen earlier and gone now are "deleted by the prune". It
-// returns an error when the prune broke its promise: a ConfigMap past the retention
-// that nothing mounts is still there, or one a ReplicaSet mounts is gone.
+// kept; the ConfigMaps seen earlier and gone now are "deleted by the prune". The
+// Deployment keeps as many old ReplicaSets as the prune retains ConfigMaps, but trims
+// them after the pass that pruned: the first ConfigMap past the retention may wait for
+// the next pass. It returns an error when the prune broke its promise: a later one
+// past the retention that nothing mounts is still there, or one a ReplicaSet mounts
+// is gone.
 func (s *scenario) verdicts(ctx context.Context) ([]verdict, error) {
 	h := &v1alpha1.Horizon{}
 	if err := s.c.Get(ctx, s.key, h); err != nil {
@@ -369,9 +366,11 @@ func (s *scenario) verdicts(ctx context.Context) ([]verdict, error) {
 			older++
 			v.why = fmt.Sprintf("kept: newest older #%d (for a rollback)", older)
 		case len(pins[v.name]) > 0:
-			v.beyond = true
 			rs := pins[v.name][0]
 			v.why = fmt.Sprintf("kept: ReplicaSet %s (revision %d, %d pods) still mounts it", rs.Name, revisionOf(rs), rs.Status.Replicas)
+		case older == controller.RetainConfigMaps:
+			older++
+			v.why = "past the retention, its ReplicaSet trimmed since the last pass: the next pass prunes it"
 		default:
 			return nil, fmt.Errorf("the prune kept ConfigMap %s/%s although it is past the newest %d and no ReplicaSet mounts it",
 				s.key.Namespace, v.name, controller.RetainConfigMaps)
@@ -400,62 +399,12 @@ func (s *scenario) showConfigMaps(ctx context.Context) error {
 	}
 	s.d.Linef("   ConfigMaps %s-*, newest first: the prune keeps the current one, the %d newest older ones and",
 		controller.ConfigBaseName(&v1alpha1.Horizon{ObjectMeta: metav1.ObjectMeta{Name: s.key.Name}}), controller.RetainConfigMaps)
-	s.d.Linef("   every one a ReplicaSet still mounts (kubectl rollout undo needs it):")
+	s.d.Linef("   every one a ReplicaSet still mounts; the Deployment keeps %d old ReplicaSets (revisionHistoryLimit),",
+		deployment.DefaultRevisionHistoryLimit)
+	s.d.Linef("   so kubectl rollout undo finds the ConfigMap of each:")
 	for _, v := range vs {
 		s.d.Linef("     %-26s TIME_ZONE %-18s %s", v.name, v.timeZone, v.why)
 	}
-	return nil
-}
-
-// deletePinningReplicaSets deletes the old ReplicaSets that alone keep ConfigMaps past
-// the retention, as an administrator cleaning up the rollout history would, and waits
-// until they are gone.
-func (s *scenario) deletePinningReplicaSets(ctx context.Context) error {
-	vs, err := s.verdicts(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := readRollout(ctx, s.c, s.key)
-	if err != nil {
-		return err
-	}
-	pins := pinning(r)
-	var names []string
-	var victims []*appsv1.ReplicaSet
-	for _, v := range vs {
-		if !v.beyond {
-			continue
-		}
-		for _, rs := range pins[v.name] {
-			names = append(names, rs.Name)
-			victims = append(victims, rs)
-		}
-	}
-	if len(victims) == 0 {
-		s.d.Linef("   No old ReplicaSet mounts a ConfigMap past the newest %d.", controller.RetainConfigMaps)
-		return nil
-	}
-	if s.o.Pause > 0 {
-		time.Sleep(s.o.Pause)
-	}
-	for _, rs := range victims {
-		if err := s.c.Delete(ctx, rs, client.Preconditions{UID: &rs.UID}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting ReplicaSet %s/%s: %w", rs.Namespace, rs.Name, err)
-		}
-	}
-	err = wait.PollUntilContextTimeout(ctx, pollInterval, s.o.PhaseTimeout, true, func(ctx context.Context) (bool, error) {
-		for _, rs := range victims {
-			if ok, err := exists(ctx, s.c, client.ObjectKeyFromObject(rs), &appsv1.ReplicaSet{}); ok || err != nil {
-				return false, err
-			}
-		}
-		return true, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for the deleted ReplicaSets %s to go: %w", strings.Join(names, ", "), err)
-	}
-	s.d.Linef("  ▸ an administrator trims the rollout history: kubectl delete rs -n %s %s", s.key.Namespace, strings.Join(names, " "))
-	s.d.Linef("    the next change lets the prune delete what they mounted")
 	return nil
 }
 
