@@ -23,8 +23,11 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/database"
 	ksv1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
-	kscontroller "github.com/c5c3/reconciler-sdk/examples/keystone/controller"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
@@ -37,17 +40,17 @@ import (
 // keystoneConditionOrder is the order of the Keystone's table: the sub-conditions in
 // pipeline order, then the aggregate Ready.
 var keystoneConditionOrder = []string{
-	kscontroller.ConditionSecretsReady, kscontroller.ConditionDatabaseTLSReady,
-	kscontroller.ConditionIdentityBackendsReady, kscontroller.ConditionConfigReady,
-	kscontroller.ConditionFernetKeysReady, kscontroller.ConditionCredentialKeysReady,
-	kscontroller.ConditionDatabaseReady, kscontroller.ConditionPolicyValid, kscontroller.ConditionDeploymentReady,
-	kscontroller.ConditionHTTPRouteReady, kscontroller.ConditionKeystoneAPIReady, kscontroller.ConditionHPAReady,
-	kscontroller.ConditionBootstrapReady, kscontroller.ConditionTrustFlushReady, kscontroller.ConditionPasswordRotationReady,
+	keystone.ConditionSecretsReady, keystone.ConditionDatabaseTLSReady,
+	keystone.ConditionIdentityBackendsReady, keystone.ConditionConfigReady,
+	keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady,
+	keystone.ConditionDatabaseReady, keystone.ConditionPolicyValid, keystone.ConditionDeploymentReady,
+	keystone.ConditionHTTPRouteReady, keystone.ConditionKeystoneAPIReady, keystone.ConditionHPAReady,
+	keystone.ConditionBootstrapReady, keystone.ConditionTrustFlushReady, keystone.ConditionPasswordRotationReady,
 	reconcile.ConditionReady,
 }
 
-// versionDocument is what Keystone serves at kscontroller.VersionPath, which the health
-// check accepts (kscontroller.VersionDocumentValid).
+// versionDocument is what Keystone serves at keystone.VersionPath, which the health
+// check accepts (keystone.VersionDocumentValid).
 const versionDocument = `{"version": {"id": "v3.14", "status": "stable", "updated": "2020-04-07T00:00:00Z",
  "links": [{"rel": "self", "href": "http://keystone.openstack.svc:5000/v3/"}],
  "media-types": [{"base": "application/json", "type": "application/vnd.openstack.identity-v3+json"}]}}
@@ -58,7 +61,7 @@ const versionDocument = `{"version": {"id": "v3.14", "status": "stable", "update
 // document instead.
 func newVersionServer() *httptest.Server {
 	mux := http.NewServeMux()
-	mux.HandleFunc(kscontroller.VersionPath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc(keystone.VersionPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, versionDocument)
 	})
@@ -70,24 +73,24 @@ func newVersionServer() *httptest.Server {
 // KeystoneIdentityBackend reconciler), with the health check pointed at srv once the
 // Keystone publishes its endpoint. stop ends the manager and waits for it.
 func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.Server) (stop func() error, err error) {
-	return startManager(ctx, env, kscontroller.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-		opts := kscontroller.DefaultOptions()
-		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(kscontroller.FieldManager)
+	return startManager(ctx, env, keystone.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+		opts := keystone.DefaultOptions()
+		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager)
 		opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 		opts.ProbeURL = func(k *ksv1alpha1.Keystone) string {
 			if k.Status.Endpoint == "" {
 				return ""
 			}
-			return srv.URL + kscontroller.VersionPath
+			return srv.URL + keystone.VersionPath
 		}
-		r, err := kscontroller.NewReconciler(resolver, opts)
+		r, err := keystone.NewReconciler(resolver, opts)
 		if err != nil {
 			return err
 		}
 		if err := r.SetupWithManager(ctx, mgr); err != nil {
 			return err
 		}
-		backends, err := kscontroller.NewIdentityBackendReconciler(resolver, kscontroller.DefaultIdentityBackendOptions())
+		backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
 		if err != nil {
 			return err
 		}
@@ -107,9 +110,9 @@ func runKeystone(ctx context.Context, env *testenv.Env, d *display, o options, r
 	defer func() { err = errors.Join(err, stopOperator()) }()
 	d.Linef("")
 	d.Linef("Keystone. The Keystone operator runs in-process (field manager %s) with its KeystoneIdentityBackend controller;",
-		kscontroller.FieldManager)
+		keystone.FieldManager)
 	d.Linef("Jobs complete through the real Job controller on kwok's fake node (nothing runs in them), and the health check")
-	d.Linef("asks a local stand-in for the version document: %s%s", srv.URL, kscontroller.VersionPath)
+	d.Linef("asks a local stand-in for the version document: %s%s", srv.URL, keystone.VersionPath)
 	s := &keystoneScenario{c: env.Client, d: d, o: o, root: root}
 	for _, step := range []func(context.Context) error{s.firstRollout, s.rotateFernetKeys} {
 		if err := step(ctx); err != nil {
@@ -187,9 +190,9 @@ func storeIsReady(ctx context.Context, c client.Client, name string) (bool, erro
 
 // keySteps are the two key repository steps as the operator builds them, for their
 // children's names.
-func keySteps() (fernet, credential *kscontroller.KeyRepositoryStep) {
-	opts := kscontroller.KeyStepOptions{FieldManager: kscontroller.FieldManager, OperatorImage: kscontroller.DefaultOperatorImage}
-	return kscontroller.NewFernetKeysStep(opts), kscontroller.NewCredentialKeysStep(opts)
+func keySteps() (fernet, credential *keystone.KeyRepositoryStep) {
+	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+	return keystone.NewFernetKeysStep(opts), keystone.NewCredentialKeysStep(opts)
 }
 
 // firstRollout applies the sample Keystone and plays the secret store, ESO and
@@ -235,11 +238,11 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 	}
 	s.d.Linef("    but mariadb-operator has not reported it Ready yet.")
 
-	admin := client.ObjectKey{Namespace: namespace, Name: kscontroller.AdminPasswordSecretName(k)}
+	admin := client.ObjectKey{Namespace: namespace, Name: names.AdminPasswordSecretName(k)}
 	var actions []action
 	if !storeReady {
 		actions = append(actions, action{
-			when: s.showsReason(kscontroller.ConditionSecretsReady, secrets.ReasonSecretStoreNotReady),
+			when: s.showsReason(keystone.ConditionSecretsReady, secrets.ReasonSecretStoreNotReady),
 			do: func(ctx context.Context) (string, error) {
 				if _, err := simulate.MarkClusterSecretStoreReady(ctx, s.c, store); err != nil {
 					return "", err
@@ -249,7 +252,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		})
 	}
 	actions = append(actions, action{
-		when: s.showsReasonAndExists(kscontroller.ConditionSecretsReady, kscontroller.ReasonWaitingForAdminPassword,
+		when: s.showsReasonAndExists(keystone.ConditionSecretsReady, keystone.ReasonWaitingForAdminPassword,
 			admin, &esov1.ExternalSecret{}),
 		do: func(ctx context.Context) (string, error) {
 			password, err := s.o.NewPassword()
@@ -257,29 +260,29 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 				return "", err
 			}
 			if _, err := simulate.MarkExternalSecretSynced(ctx, s.c, admin,
-				map[string][]byte{kscontroller.AdminPasswordDataKey: []byte(password)}); err != nil {
+				map[string][]byte{names.AdminPasswordDataKey: []byte(password)}); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("ESO (played): synced %q into Secret %s (a random admin password, not shown)",
 				k.Spec.Bootstrap.AdminPassword.RemoteKey, admin), nil
 		},
 	})
-	pwRestore := client.ObjectKey{Namespace: namespace, Name: kscontroller.PasswordRestoreName(k)}
+	pwRestore := client.ObjectKey{Namespace: namespace, Name: keystone.PasswordRestoreName(k)}
 	actions = append(actions, action{
-		when: s.showsReasonAndExists(kscontroller.ConditionConfigReady, secrets.ReasonRestorePending, pwRestore, &esov1.ExternalSecret{}),
+		when: s.showsReasonAndExists(keystone.ConditionConfigReady, secrets.ReasonRestorePending, pwRestore, &esov1.ExternalSecret{}),
 		do: func(ctx context.Context) (string, error) {
 			if _, err := simulate.MarkExternalSecretEmpty(ctx, s.c, pwRestore); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("ESO (played): ExternalSecret %s finds no backup at %q: a first install, the database password is generated",
-				pwRestore, kscontroller.PasswordRemoteKey(k)), nil
+				pwRestore, keystone.PasswordRemoteKey(k)), nil
 		},
 	})
 	fernet, credential := keySteps()
-	for _, step := range []*kscontroller.KeyRepositoryStep{fernet, credential} {
+	for _, step := range []*keystone.KeyRepositoryStep{fernet, credential} {
 		restore := client.ObjectKey{Namespace: namespace, Name: step.RestoreName(k)}
 		actions = append(actions, action{
-			when: s.showsReasonAndExists(step.Condition(), kscontroller.ReasonWaitingForKeyRestore, restore, &esov1.ExternalSecret{}),
+			when: s.showsReasonAndExists(step.Condition(), keystone.ReasonWaitingForKeyRestore, restore, &esov1.ExternalSecret{}),
 			do: func(ctx context.Context) (string, error) {
 				if _, err := simulate.MarkExternalSecretEmpty(ctx, s.c, restore); err != nil {
 					return "", err
@@ -290,7 +293,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		})
 	}
 	actions = append(actions, action{
-		when: s.showsReason(kscontroller.ConditionDatabaseReady, database.ReasonMariaDBNotReady),
+		when: s.showsReason(keystone.ConditionDatabaseReady, database.ReasonMariaDBNotReady),
 		do: func(ctx context.Context) (string, error) {
 			if _, err := simulate.MarkMariaDBReady(ctx, s.c, mariadb); err != nil {
 				return "", err
@@ -318,7 +321,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		}},
 	} {
 		actions = append(actions, action{
-			when: s.showsReasonAndExists(kscontroller.ConditionDatabaseReady, m.reason, db, m.obj),
+			when: s.showsReasonAndExists(keystone.ConditionDatabaseReady, m.reason, db, m.obj),
 			do: func(ctx context.Context) (string, error) {
 				if err := m.mark(ctx, s.c, db); err != nil {
 					return "", err
@@ -339,7 +342,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 		return err
 	}
 	var jobs []string
-	for _, name := range []string{kscontroller.DBSyncJobName(k), kscontroller.BootstrapJobName(k)} {
+	for _, name := range []string{keystone.DBSyncJobName(k), keystone.BootstrapJobName(k)} {
 		j := &batchv1.Job{}
 		if err := s.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, j); err != nil {
 			return fmt.Errorf("reading Job %s/%s: %w", namespace, name, err)
@@ -359,7 +362,7 @@ var primaryRE = regexp.MustCompile(`primary (\d+)`)
 // for its current generation; -1 when it names none.
 func reportedPrimary(k *ksv1alpha1.Keystone) int {
 	for _, r := range rowsIn(k, keystoneConditionOrder) {
-		if r.Type != kscontroller.ConditionFernetKeysReady || !r.isTrue() {
+		if r.Type != keystone.ConditionFernetKeysReady || !r.isTrue() {
 			continue
 		}
 		if m := primaryRE.FindStringSubmatch(r.Message); m != nil {
@@ -375,7 +378,7 @@ func reportedPrimary(k *ksv1alpha1.Keystone) int {
 // fernetRepository reads the fernet key repository from its Secret. Printed, a
 // Repository names its indices and their roles only, never a key.
 func (s *keystoneScenario) fernetRepository(ctx context.Context) (keys.Repository, error) {
-	key := client.ObjectKey{Namespace: namespace, Name: kscontroller.FernetKeysSecretName(s.k)}
+	key := client.ObjectKey{Namespace: namespace, Name: names.FernetKeysSecretName(s.k)}
 	secret := &corev1.Secret{}
 	if err := s.c.Get(ctx, key, secret); err != nil {
 		return nil, fmt.Errorf("reading Secret %s: %w", key, err)
@@ -394,7 +397,7 @@ func (s *keystoneScenario) rotateFernetKeys(ctx context.Context) error {
 	if err := s.c.Get(ctx, s.key, k); err != nil {
 		return fmt.Errorf("reading Keystone %s: %w", s.key, err)
 	}
-	maxActive, interval := kscontroller.DefaultMaxActiveKeys, kscontroller.DefaultRotationInterval
+	maxActive, interval := keystone.DefaultMaxActiveKeys, keystone.DefaultRotationInterval
 	if k.Spec.Fernet.MaxActiveKeys > 0 {
 		maxActive = int(k.Spec.Fernet.MaxActiveKeys)
 	}
@@ -406,7 +409,7 @@ func (s *keystoneScenario) rotateFernetKeys(ctx context.Context) error {
 		return err
 	}
 	fernet, _ := keySteps()
-	secret := client.ObjectKey{Namespace: namespace, Name: kscontroller.FernetKeysSecretName(k)}
+	secret := client.ObjectKey{Namespace: namespace, Name: names.FernetKeysSecretName(k)}
 	s.d.Linef("")
 	s.d.Linef("K2. Rotate the fernet keys, as the pod of CronJob %s does once the interval (%s) has passed", fernet.CronJobName(k), interval)
 	s.d.Linef("    before: %s", before)
@@ -416,7 +419,7 @@ func (s *keystoneScenario) rotateFernetKeys(ctx context.Context) error {
 		table: true,
 		actions: []action{{do: func(ctx context.Context) (string, error) {
 			at := time.Now().Add(interval + time.Minute)
-			rotated, err := kscontroller.RotateKeys(ctx, s.c, secret, maxActive, interval, at)
+			rotated, err := rotation.RotateKeys(ctx, s.c, secret, maxActive, interval, at)
 			if err != nil {
 				return "", err
 			}
@@ -425,7 +428,7 @@ func (s *keystoneScenario) rotateFernetKeys(ctx context.Context) error {
 					secret, at.UTC().Format(time.RFC3339), interval)
 			}
 			return fmt.Sprintf("CronJob %s's pod (played): %s, its clock at %s: rotated",
-				fernet.CronJobName(k), strings.Join(kscontroller.RotateKeysArgs(secret, maxActive, interval), " "),
+				fernet.CronJobName(k), strings.Join(rotation.RotateKeysArgs(secret, maxActive, interval), " "),
 				at.UTC().Format(time.RFC3339)), nil
 		}}},
 		done: func(_ context.Context, k *ksv1alpha1.Keystone) (bool, string, error) {
@@ -468,7 +471,7 @@ func (s *keystoneScenario) epilogue() {
 		fmt.Sprintf("kubectl get keystone %s -n %s -o jsonpath='{range .status.conditions[*]}{.type}{\"\\t\"}{.status}{\"\\t\"}{.reason}{\"\\n\"}{end}'", name, ns),
 		fmt.Sprintf("kubectl get deploy,svc,pdb,job,cronjob,externalsecret,pushsecret -n %s", ns),
 		fmt.Sprintf("kubectl get databases.k8s.mariadb.com,users.k8s.mariadb.com,grants.k8s.mariadb.com -n %s %s", ns, name),
-		fmt.Sprintf("kubectl get secret %s -n %s -o jsonpath='{.metadata.annotations}'", kscontroller.FernetKeysSecretName(s.k), ns),
+		fmt.Sprintf("kubectl get secret %s -n %s -o jsonpath='{.metadata.annotations}'", names.FernetKeysSecretName(s.k), ns),
 		fmt.Sprintf("kubectl create job -n %s --from=cronjob/%s %s-now", ns, fernet.CronJobName(s.k), fernet.CronJobName(s.k)),
 	} {
 		s.d.Linef("  %s", cmd)

@@ -108,11 +108,15 @@ func (s *Step) Condition() string { return ConditionIdentityBackendsReady }
 // still mount the last Secret until the Deployment rolls), and the Secrets go with the
 // Keystone or at the next projection.
 func (s *Step) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	out, err := s.flow(ctx, k)
+	return reconcile.Settle(k, out, err)
+}
+
+func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	state := reconcile.StateFrom[Projection](ctx)
 	state.Secret, state.Files = "", nil
-	fail := func(err error) (ctrl.Result, error) {
-		reconcile.MarkFalse(k, ConditionIdentityBackendsReady, ReasonIdentityBackendsError, err.Error())
-		return ctrl.Result{}, err
+	fail := func(err error) (reconcile.Outcome, error) {
+		return reconcile.Done(reconcile.FalseCondition(ConditionIdentityBackendsReady, ReasonIdentityBackendsError, err.Error())), err
 	}
 	if s.Client == nil {
 		return fail(errors.New("Step.Client is nil"))
@@ -188,16 +192,14 @@ func (s *Step) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result
 		fmt.Fprintf(&msg, "; left out: %s", strings.Join(leftOut, ", "))
 	}
 	if len(conflicts) > 0 {
-		reconcile.MarkFalse(k, ConditionIdentityBackendsReady, ReasonIdentityBackendConflict,
-			conflictMessage(conflicts)+"; "+msg.String())
-		return ctrl.Result{}, nil
+		return reconcile.Done(reconcile.FalseCondition(ConditionIdentityBackendsReady, ReasonIdentityBackendConflict,
+			conflictMessage(conflicts)+"; "+msg.String())), nil
 	}
 	reason := ReasonIdentityBackendsProjected
 	if len(data) == 0 {
 		reason = ReasonNoIdentityBackends
 	}
-	reconcile.MarkTrue(k, ConditionIdentityBackendsReady, reason, msg.String())
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionIdentityBackendsReady, reason, msg.String())), nil
 }
 
 // identityBackendsOf lists the KeystoneIdentityBackends of namespace that name the

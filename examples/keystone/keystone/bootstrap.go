@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -51,23 +50,23 @@ func TrustFlushCronJobName(k *v1alpha1.Keystone) string { return k.Name + "-trus
 // a random key the operator generates once into BootstrapKeySecretName, so the key
 // stored on the Job says nothing about the password even to one who can guess it.
 // Neither an image upgrade nor a new keystone.conf runs it again.
-func (r *Reconciler) reconcileBootstrap(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileBootstrap(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	gs := secrets.DefaultGeneratedSecret(
 		client.ObjectKey{Namespace: k.Namespace, Name: BootstrapKeySecretName(k)}, BootstrapKeyDataKey)
 	gs.Labels = map[string]string{apply.ManagedByLabel: r.opts.FieldManager}
 	if _, err := secrets.EnsureGeneratedSecret(ctx, c, scheme, k, gs); err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	hmacKey, err := secrets.GetSecretValue(ctx, c, gs.Key, BootstrapKeyDataKey)
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	password, err := secrets.GetSecretValue(ctx, c,
 		client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}, names.AdminPasswordDataKey)
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	args := bootstrapArgs(k)
 	jobKey := client.ObjectKey{Namespace: k.Namespace, Name: BootstrapJobName(k)}
@@ -76,7 +75,7 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, k *v1alpha1.Keyston
 		failed: ReasonBootstrapFailed, failedMsg: fmt.Sprintf("Job %s failed; it runs again when the admin password changes or the Job is deleted", jobKey),
 		running: ReasonBootstrapInProgress, runningMsg: fmt.Sprintf("Job %s runs keystone-manage bootstrap", jobKey),
 		complete: ReasonBootstrapComplete, completeMsg: fmt.Sprintf("Job %s bootstrapped admin user %q", jobKey, adminUser(k)),
-	}.settle(k, done, err)
+	}.outcome(done, err)
 }
 
 // bootstrapRerunKey is the hex HMAC-SHA256, keyed with key, of the password and the
@@ -137,19 +136,18 @@ func desiredBootstrapJob(k *v1alpha1.Keystone, args []string) *batchv1.Job {
 // reconcileTrustFlush is the TrustFlush row: a CronJob that runs keystone-manage
 // trust_flush on spec.trustFlush.schedule (DefaultTrustFlushSchedule when empty),
 // suspended with spec.trustFlush.suspend.
-func (r *Reconciler) reconcileTrustFlush(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileTrustFlush(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	cj := desiredTrustFlushCronJob(k)
 	if err := job.EnsureCronJob(ctx, target.Client, target.Client.Scheme(), k, cj); err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	state := "scheduled"
 	if k.Spec.TrustFlush.Suspend {
 		state = "suspended"
 	}
-	reconcile.MarkTrue(k, ConditionTrustFlushReady, ReasonTrustFlushScheduled,
-		fmt.Sprintf("CronJob %s/%s %s at %q", k.Namespace, cj.Name, state, cj.Spec.Schedule))
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionTrustFlushReady, ReasonTrustFlushScheduled,
+		fmt.Sprintf("CronJob %s/%s %s at %q", k.Namespace, cj.Name, state, cj.Spec.Schedule))), nil
 }
 
 // desiredTrustFlushCronJob deletes expired and soft-deleted trusts; runs never overlap.

@@ -5,6 +5,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/httproute"
+	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
 // The condition types of a Keystone, one per step, in pipeline order. Ready aggregates
@@ -34,14 +35,14 @@ const (
 // package secrets, and TargetClusterUnavailable of package multicluster.
 const (
 	// ReasonSecretsAvailable (SecretsReady True): the store is ready and the admin
-	// password Secret holds a password.
-	ReasonSecretsAvailable = "SecretsAvailable"
+	// password Secret holds a password (secrets.ReasonSecretsAvailable).
+	ReasonSecretsAvailable = secrets.ReasonSecretsAvailable
 	// ReasonWaitingForAdminPassword (SecretsReady False): the ExternalSecret has not
 	// synced the admin password Secret yet, or the Secret lacks the password.
 	ReasonWaitingForAdminPassword = "WaitingForAdminPassword"
 	// ReasonSecretsError (SecretsReady False): an API call of the Secrets row failed;
-	// the error is retried with back-off.
-	ReasonSecretsError = "SecretsError"
+	// the error is retried with back-off (secrets.ReasonSecretsError).
+	ReasonSecretsError = secrets.ReasonSecretsError
 
 	// ReasonCertificateReady (DatabaseTLSReady True): cert-manager issued the database
 	// client certificate.

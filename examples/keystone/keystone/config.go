@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -37,11 +36,6 @@ const PolicyFile = policy.PolicyKey
 // ConfigDir is Keystone's configuration directory in the pods and Jobs.
 const ConfigDir = "/etc/keystone"
 
-// ConnectionDataKey is the key of the database URL in the Secret names.ConnectionSecretName;
-// every Keystone container and keystone-manage Job reads it into
-// settings.ConnectionEnv.
-const ConnectionDataKey = "connection"
-
 // RetainConfigMaps is how many older ConfigMaps of a Keystone the prune keeps besides
 // the current one, for a rollback; one a live ReplicaSet or pod still mounts is never
 // deleted, whatever its age.
@@ -50,10 +44,12 @@ const RetainConfigMaps = 3
 // reconcileConfig is the Config row: the database password generated once (or
 // restored from its backup: restorePasswordSecret, then secrets.EnsureGeneratedSecret
 // with RestoreFrom, which generates nothing while the restore ExternalSecret has not
-// told whether the backend holds a password), the connection Secret, the policy overrides read from their ConfigMap, and keystone.conf
-// and policy.yaml rendered into an immutable ConfigMap named after its content, so a
-// change of configuration is a new ConfigMap and a new pod template.
-func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+// told whether the backend holds a password), the connection Secret of the active
+// account (database.EnsureConnectionSecret), the policy overrides read from their
+// ConfigMap, and keystone.conf and policy.yaml rendered into an immutable ConfigMap
+// named after its content, so a change of configuration is a new ConfigMap and a new
+// pod template.
+func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	gs := secrets.DefaultGeneratedSecret(
@@ -61,105 +57,103 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) 
 	gs.Labels = map[string]string{database.WatchLabel: "true", apply.ManagedByLabel: r.opts.FieldManager}
 	gs.RestoreFrom = &client.ObjectKey{Namespace: k.Namespace, Name: PasswordRestoreName(k)}
 	if err := apply.EnsureObject(ctx, c, scheme, k, desiredPasswordRestore(k, r.opts.FieldManager), r.opts.FieldManager); err != nil {
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
-		return ctrl.Result{}, err
+		return configFailed(err)
 	}
 	if _, err := restorePasswordSecret(ctx, c, k, gs); err != nil {
-		return ctrl.Result{}, fmt.Errorf("database password of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+		return reconcile.Outcome{}, fmt.Errorf("database password of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	}
-	outcome, err := secrets.EnsureGeneratedSecret(ctx, c, scheme, k, gs)
+	generated, err := secrets.EnsureGeneratedSecret(ctx, c, scheme, k, gs)
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
-	if !outcome.Ready() {
-		reconcile.MarkFalse(k, ConditionConfigReady, secrets.ReasonRestorePending,
-			fmt.Sprintf(secrets.MessageRestorePending, gs.RestoreFrom))
-		return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
+	if !generated.Ready() {
+		return reconcile.Requeue(reconcile.FalseCondition(ConditionConfigReady, secrets.ReasonRestorePending,
+			fmt.Sprintf(secrets.MessageRestorePending, gs.RestoreFrom)), secrets.PollInterval), nil
 	}
 	pw := &corev1.Secret{}
 	if err := c.Get(ctx, gs.Key, pw); err != nil {
-		return ctrl.Result{}, fmt.Errorf("database password of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, gs.Key, err)
+		return reconcile.Outcome{}, fmt.Errorf("database password of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, gs.Key, err)
 	}
 	st, err := readPasswordState(pw.Data)
 	if err != nil {
-		err = fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, gs.Key, err.Error(), ErrInconsistentPasswordSecret)
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
-		return ctrl.Result{}, err
+		return configFailed(fmt.Errorf("database password of Keystone %s/%s: Secret %s %s: %w",
+			k.Namespace, k.Name, gs.Key, err.Error(), ErrInconsistentPasswordSecret))
 	}
-	url, err := connectionURL(k, st.active, string(pw.Data[accountPasswordKey(st.active)]))
-	if err != nil {
-		return configError(k, err)
-	}
-	if err := apply.EnsureObject(ctx, c, scheme, k, desiredConnectionSecret(k, url), r.opts.FieldManager); err != nil {
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
-		return ctrl.Result{}, err
+	if _, err := database.EnsureConnectionSecret(ctx, c, scheme, k, connectionSecret(k, st.active),
+		string(pw.Data[accountPasswordKey(st.active)])); err != nil {
+		if errors.Is(err, database.ErrInvalidParams) {
+			return configError(fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		}
+		return configFailed(err)
 	}
 
 	data := map[string]string{}
 	s := fromSpec(k, reconcile.StateFrom[identitybackend.Projection](ctx).Files)
 	if p := k.Spec.Policy; p != nil {
-		rules, res, err := loadPolicy(ctx, c, k)
-		if err != nil || !res.IsZero() {
-			return res, err
+		rules, out, err := loadPolicy(ctx, c, k)
+		if err != nil || !out.Continue() {
+			return out, err
 		}
 		rendered, err := policy.Render(rules)
 		if err != nil {
-			return configError(k, fmt.Errorf("rendering the policy overrides of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+			return configError(fmt.Errorf("rendering the policy overrides of Keystone %s/%s: %w", k.Namespace, k.Name, err))
 		}
 		data[PolicyFile] = rendered
 		s.PolicyFile = ConfigDir + "/" + PolicyFile
 	}
 	conf, err := settings.Render(s)
 	if err != nil {
-		return configError(k, fmt.Errorf("rendering keystone.conf of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		return configError(fmt.Errorf("rendering keystone.conf of Keystone %s/%s: %w", k.Namespace, k.Name, err))
 	}
 	data[ConfigFile] = conf
 	name, err := config.CreateImmutableConfigMap(ctx, c, scheme, k, names.ConfigBaseName(k), k.Namespace, data)
 	if err != nil {
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
-		return ctrl.Result{}, err
+		return configFailed(err)
 	}
 	k.Status.ConfigMap = name
-	reconcile.MarkTrue(k, ConditionConfigReady, ReasonConfigRendered, "keystone.conf rendered into ConfigMap "+name)
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionConfigReady, ReasonConfigRendered, "keystone.conf rendered into ConfigMap "+name)), nil
 }
 
-// configError sets ConfigReady False with ConfigError and ends the pass without a
-// retry: the input cannot be rendered until it changes (the messages of package
-// settings never quote a password or an extraConfig value).
-func configError(k *v1alpha1.Keystone, err error) (ctrl.Result, error) {
-	reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, err.Error())
-	return ctrl.Result{}, crreconcile.TerminalError(err)
+// configFailed sets ConfigReady False with ConfigError (the error's text, which names
+// objects and never a value) and returns err, retried with back-off.
+func configFailed(err error) (reconcile.Outcome, error) {
+	return reconcile.Done(reconcile.FalseCondition(ConditionConfigReady, ReasonConfigError, err.Error())), err
+}
+
+// configError is configFailed ending the pass without a retry: the input cannot be
+// rendered until it changes (the messages of package settings never quote a password
+// or an extraConfig value).
+func configError(err error) (reconcile.Outcome, error) {
+	out, _ := configFailed(err)
+	return out, crreconcile.TerminalError(err)
 }
 
 // loadPolicy reads the policy overrides of spec.policy.configMapRef. A missing
 // ConfigMap or key sets PolicyNotFound and requeues (the ConfigMap carries no label of
 // the operator, so its creation is noticed by polling); a document that is not a map
-// of strings is a ConfigError.
-func loadPolicy(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (map[string]string, ctrl.Result, error) {
+// of strings is a ConfigError. The pass goes on only with no error and out.Continue().
+func loadPolicy(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (rules map[string]string, out reconcile.Outcome, err error) {
 	ref := k.Spec.Policy.ConfigMapRef
 	dataKey := ref.Key
 	if dataKey == "" {
 		dataKey = policy.PolicyKey
 	}
 	key := client.ObjectKey{Namespace: k.Namespace, Name: ref.Name}
-	rules, err := policy.LoadPolicyFromConfigMap(ctx, renamedKeyClient{Client: c, dataKey: dataKey}, key)
+	rules, err = policy.LoadPolicyFromConfigMap(ctx, renamedKeyClient{Client: c, dataKey: dataKey}, key)
 	switch {
 	case apierrors.IsNotFound(err):
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonPolicyNotFound,
-			fmt.Sprintf("policy ConfigMap %s does not exist", key))
-		return nil, ctrl.Result{RequeueAfter: reconcile.RetryInterval}, nil
+		return nil, reconcile.Requeue(reconcile.FalseCondition(ConditionConfigReady, ReasonPolicyNotFound,
+			fmt.Sprintf("policy ConfigMap %s does not exist", key)), reconcile.RetryInterval), nil
 	case errors.Is(err, policy.ErrPolicyKeyMissing):
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonPolicyNotFound,
-			fmt.Sprintf("policy ConfigMap %s has no key %q", key, dataKey))
-		return nil, ctrl.Result{RequeueAfter: reconcile.RetryInterval}, nil
+		return nil, reconcile.Requeue(reconcile.FalseCondition(ConditionConfigReady, ReasonPolicyNotFound,
+			fmt.Sprintf("policy ConfigMap %s has no key %q", key, dataKey)), reconcile.RetryInterval), nil
 	case errors.Is(err, policy.ErrInvalidPolicyYAML):
-		_, err = configError(k, fmt.Errorf("policy overrides of Keystone %s/%s (key %q): %w", k.Namespace, k.Name, dataKey, err))
-		return nil, ctrl.Result{}, err
+		out, err = configError(fmt.Errorf("policy overrides of Keystone %s/%s (key %q): %w", k.Namespace, k.Name, dataKey, err))
+		return nil, out, err
 	case err != nil:
-		return nil, ctrl.Result{}, err
+		return nil, reconcile.Outcome{}, err
 	}
-	return rules, ctrl.Result{}, nil
+	return rules, reconcile.Outcome{}, nil
 }
 
 // renamedKeyClient reads a ConfigMap with its key dataKey presented as policy.yaml, the
@@ -184,19 +178,18 @@ func (c renamedKeyClient) Get(ctx context.Context, key client.ObjectKey, obj cli
 	return nil
 }
 
-// prune is the unnamed row after the Deployment: it deletes the older ConfigMaps beyond
+// prune is the Prune row after the Deployment: it deletes the older ConfigMaps beyond
 // RetainConfigMaps, never the current one and never one that a workload still mounts. A
 // failure flips ConfigReady.
-func (r *Reconciler) prune(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) prune(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	opts := config.DefaultPruneOptions()
 	opts.Retain, opts.SpareInUse = RetainConfigMaps, true
 	if err := config.PruneImmutableConfigMapsWithOptions(ctx, target.Client, k, names.ConfigBaseName(k), k.Namespace,
 		k.Status.ConfigMap, opts); err != nil {
-		reconcile.MarkFalse(k, ConditionConfigReady, ReasonConfigError, "pruning older ConfigMaps: "+err.Error())
-		return ctrl.Result{}, err
+		return reconcile.Done(reconcile.FalseCondition(ConditionConfigReady, ReasonConfigError, "pruning older ConfigMaps: "+err.Error())), err
 	}
-	return ctrl.Result{}, nil
+	return reconcile.Outcome{}, nil
 }
 
 // fromSpec maps a Keystone to the settings of keystone.conf. domainFiles are the
@@ -240,44 +233,26 @@ func seconds(d *metav1.Duration) int {
 	return int(d.Seconds())
 }
 
-// connectionDatabase is where Keystone's database is: the MariaDB Service
-// <mariadb>.<namespace>.svc, with the CA of the client certificate's Secret when the
-// connection uses TLS.
-func connectionDatabase(k *v1alpha1.Keystone) settings.Database {
-	db := settings.Database{
+// connection is where account reaches Keystone's database: the MariaDB Service
+// <mariadb>.<namespace>.svc; with TLS the CA of the client certificate's Secret, and the
+// client certificate PyMySQL presents (the account requires X509).
+func connection(k *v1alpha1.Keystone, account string) database.Connection {
+	conn := database.Connection{
 		Host: mariaDBName(k) + "." + mariaDBNamespace(k) + ".svc",
 		Name: databaseName(k),
-		User: databaseUser(k),
+		User: DatabaseAccountName(k, account),
 	}
 	if k.Spec.Database.TLS != nil {
-		db.CAFile = DatabaseCAFile
+		conn.CAFile = DatabaseCAFile
+		conn.CertFile, conn.KeyFile = DatabaseTLSDir+"/tls.crt", DatabaseTLSDir+"/tls.key"
 	}
-	return db
+	return conn
 }
 
-// connectionURL is the database URL of the pods and Jobs, as account with password; with TLS,
-// PyMySQL presents the client certificate the database account requires (X509). The
-// error never quotes the password.
-func connectionURL(k *v1alpha1.Keystone, account, password string) (string, error) {
-	db := connectionDatabase(k)
-	db.User = DatabaseAccountName(k, account)
-	url, err := settings.ConnectionURL(db, password)
-	if err != nil {
-		return "", fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err)
-	}
-	if k.Spec.Database.TLS != nil {
-		url += "&ssl_cert=" + DatabaseTLSDir + "/tls.crt&ssl_key=" + DatabaseTLSDir + "/tls.key"
-	}
-	return url, nil
-}
-
-// desiredConnectionSecret holds the connection URL (it carries the password).
-func desiredConnectionSecret(k *v1alpha1.Keystone, url string) *corev1.Secret {
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: names.ConnectionSecretName(k), Namespace: k.Namespace, Labels: labels(k)},
-		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{ConnectionDataKey: []byte(url)},
-	}
+// connectionSecret is the Secret names.ConnectionSecretName(k) holding the URL of
+// account: what every Keystone container reads into database.ConnectionEnv.
+func connectionSecret(k *v1alpha1.Keystone, account string) database.ConnectionSecretParams {
+	return database.ConnectionSecretParams{Name: names.ConnectionSecretName(k), Labels: labels(k), Connection: connection(k, account)}
 }
 
 func mariaDBName(k *v1alpha1.Keystone) string { return k.Spec.Database.MariaDBRef.Name }

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/database"
@@ -27,43 +26,41 @@ func DBSyncJobName(k *v1alpha1.Keystone) string { return k.Name + "-db-sync" }
 // mariadb-operator, the User and Grant of AccountB once it has a password or a rotation
 // gives it one, then db_sync once per image. status.syncedImage names the image whose
 // migrations completed.
-func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	pw := &corev1.Secret{}
 	pwKey := client.ObjectKey{Namespace: k.Namespace, Name: names.DatabasePasswordSecretName(k)}
 	if err := c.Get(ctx, pwKey, pw); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("database of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, pwKey, err)
+		return reconcile.Outcome{}, fmt.Errorf("database of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, pwKey, err)
 	}
 	// An inconsistent Secret is the PasswordRotation row's to report; here both Users
 	// keep reading their own keys.
 	st, _ := readPasswordState(pw.Data)
-	cond, res, err := database.ReconcileProvision(ctx, c, scheme, k, database.ProvisionParams{
+	provisioned, err := database.ProvisionFlow(ctx, c, scheme, k, database.ProvisionParams{
 		Database: desiredDatabase(k), User: desiredUser(k, AccountA, st.userPasswordKey(AccountA)), Grant: desiredGrant(k, AccountA),
 	})
-	reconcile.ApplyCondition(k, cond)
-	if err != nil || !res.IsZero() {
-		return res, err
+	if err != nil || !provisioned.Continue() {
+		return provisioned.Outcome, err
 	}
+	reconcile.ApplyCondition(k, provisioned.Condition) // DatabaseProvisioned, until the db-sync answers
 	if st.needsUser(AccountB, pw.Data) {
 		user, grant := desiredUser(k, AccountB, st.userPasswordKey(AccountB)), desiredGrant(k, AccountB)
 		ready, err := database.EnsureDatabaseUser(ctx, c, scheme, k, user, grant)
 		if err != nil {
-			return ctrl.Result{}, err
+			return reconcile.Outcome{}, err
 		}
 		if !ready {
-			reconcile.MarkFalse(k, ConditionDatabaseReady, database.ReasonUserNotReady, fmt.Sprintf(
-				"waiting for User and Grant %s/%s (account %s) to be Ready", k.Namespace, user.Name, user.Spec.Name))
-			return ctrl.Result{RequeueAfter: database.PollInterval}, nil
+			return reconcile.Requeue(reconcile.FalseCondition(ConditionDatabaseReady, database.ReasonUserNotReady, fmt.Sprintf(
+				"waiting for User and Grant %s/%s (account %s) to be Ready", k.Namespace, user.Name, user.Spec.Name)),
+				database.PollInterval), nil
 		}
 	}
-	cond, res, err = database.ReconcileSyncJobs(ctx, c, scheme, k,
-		database.SyncJob{Job: desiredDBSyncJob(k), RerunKey: k.Spec.Image})
-	reconcile.ApplyCondition(k, cond)
-	if err == nil && res.IsZero() {
+	out, err := database.SyncJobsFlow(ctx, c, scheme, k, database.SyncJob{Job: desiredDBSyncJob(k), RerunKey: k.Spec.Image})
+	if err == nil && out.Continue() {
 		k.Status.SyncedImage = k.Spec.Image
 	}
-	return res, err
+	return out, err
 }
 
 // mariaDBRef is the MariaDB server of spec.database.mariaDBRef.

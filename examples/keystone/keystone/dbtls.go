@@ -7,7 +7,6 @@ import (
 	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -36,28 +35,26 @@ func DatabaseCertificateSecretName(k *v1alpha1.Keystone) string { return k.Name 
 // reconcileDatabaseTLS is the DatabaseTLS row: with spec.database.tls the client
 // certificate of the database account, issued by cert-manager; without it none (a
 // Certificate the Keystone made before is deleted, one of someone else's is left).
-func (r *Reconciler) reconcileDatabaseTLS(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDatabaseTLS(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	key := client.ObjectKey{Namespace: k.Namespace, Name: DatabaseCertificateName(k)}
 	if k.Spec.Database.TLS == nil {
 		if _, err := apply.DeleteControlled(ctx, target.Client, k, &certmanagerv1.Certificate{}, key); err != nil {
-			return ctrl.Result{}, err
+			return reconcile.Outcome{}, err
 		}
-		reconcile.MarkTrue(k, ConditionDatabaseTLSReady, ReasonTLSNotRequired, "the database connection does not use TLS")
-		return ctrl.Result{}, nil
+		return reconcile.Done(reconcile.TrueCondition(ConditionDatabaseTLSReady, ReasonTLSNotRequired,
+			"the database connection does not use TLS")), nil
 	}
 	ready, err := tls.EnsureCertificate(ctx, target.Client, target.Client.Scheme(), k, desiredCertificate(k))
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	if !ready {
-		reconcile.MarkFalse(k, ConditionDatabaseTLSReady, ReasonWaitingForCertificate,
-			fmt.Sprintf("waiting for cert-manager to issue Certificate %s", key))
-		return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
+		return reconcile.Requeue(reconcile.FalseCondition(ConditionDatabaseTLSReady, ReasonWaitingForCertificate,
+			fmt.Sprintf("waiting for cert-manager to issue Certificate %s", key)), secrets.PollInterval), nil
 	}
-	reconcile.MarkTrue(k, ConditionDatabaseTLSReady, ReasonCertificateReady,
-		fmt.Sprintf("Certificate %s issued into Secret %s", key, DatabaseCertificateSecretName(k)))
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionDatabaseTLSReady, ReasonCertificateReady,
+		fmt.Sprintf("Certificate %s issued into Secret %s", key, DatabaseCertificateSecretName(k)))), nil
 }
 
 // desiredCertificate is the client certificate of the database account: its common

@@ -10,9 +10,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
@@ -38,33 +39,31 @@ const (
 
 // reconcileDeployment is the Deployment row: the API Deployment, its Service and its
 // PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
-func (r *Reconciler) reconcileDeployment(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDeployment(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	// The Service and the PDB first: the Service name resolves while the pods roll out.
 	if err := deployment.EnsureService(ctx, c, scheme, k, desiredService(k)); err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	if err := deployment.EnsurePodDisruptionBudget(ctx, c, scheme, k, desiredPDB(k)); err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	conn := &corev1.Secret{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: names.ConnectionSecretName(k)}, conn); err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading Secret %s/%s for its version: %w", k.Namespace, names.ConnectionSecretName(k), err)
+		return reconcile.Outcome{}, fmt.Errorf("reading Secret %s/%s for its version: %w", k.Namespace, names.ConnectionSecretName(k), err)
 	}
 	ready, err := deployment.EnsureDeployment(ctx, c, scheme, k, desiredDeployment(k, reconcile.StateFrom[identitybackend.Projection](ctx), conn.ResourceVersion))
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	}
 	if !ready {
-		reconcile.MarkFalse(k, ConditionDeploymentReady, ReasonWaitingForDeployment,
-			fmt.Sprintf("waiting for Deployment %s/%s to roll out", k.Namespace, k.Name))
-		return ctrl.Result{RequeueAfter: reconcile.DeploymentPollInterval}, nil
+		return reconcile.Requeue(reconcile.FalseCondition(ConditionDeploymentReady, ReasonWaitingForDeployment,
+			fmt.Sprintf("waiting for Deployment %s/%s to roll out", k.Namespace, k.Name)), deployment.PollInterval), nil
 	}
 	k.Status.Endpoint = names.Endpoint(k)
-	reconcile.MarkTrue(k, ConditionDeploymentReady, ReasonDeploymentReady,
-		fmt.Sprintf("Deployment %s/%s is available", k.Namespace, k.Name))
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(ConditionDeploymentReady, ReasonDeploymentReady,
+		fmt.Sprintf("Deployment %s/%s is available", k.Namespace, k.Name))), nil
 }
 
 // labels are the labels of a Keystone's API children; selectorLabels select its API
@@ -123,16 +122,17 @@ func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, conn
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(k)},
-			Template: tpl,
+			Replicas:             replicas,
+			RevisionHistoryLimit: ptr.To(deployment.DefaultRevisionHistoryLimit),
+			Selector:             &metav1.LabelSelector{MatchLabels: selectorLabels(k)},
+			Template:             tpl,
 		},
 	}
 }
 
 // podTemplate is the pod of every Keystone container: the image, keystone.conf (and
 // policy.yaml with policy overrides) from status.configMap, the database URL from the
-// connection Secret in settings.ConnectionEnv, the database client certificate with
+// connection Secret in database.ConnectionEnv, the database client certificate with
 // TLS, and env. Run-once pods do not restart in place (the Job's backoff retries).
 func podTemplate(k *v1alpha1.Keystone, component string, args []string, env []corev1.EnvVar) corev1.PodTemplateSpec {
 	mounts := []corev1.VolumeMount{{
@@ -150,13 +150,7 @@ func podTemplate(k *v1alpha1.Keystone, component string, args []string, env []co
 		mounts = append(mounts, corev1.VolumeMount{Name: volumeDatabaseTLS, MountPath: DatabaseTLSDir, ReadOnly: true})
 		volumes = append(volumes, secretVolume(volumeDatabaseTLS, DatabaseCertificateSecretName(k)))
 	}
-	allEnv := append([]corev1.EnvVar{{
-		Name: settings.ConnectionEnv,
-		ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: names.ConnectionSecretName(k)},
-			Key:                  ConnectionDataKey,
-		}},
-	}}, env...)
+	allEnv := append([]corev1.EnvVar{database.ConnectionEnvVar(names.ConnectionSecretName(k), "")}, env...)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: names.Labels(k, component)},
 		Spec: corev1.PodSpec{

@@ -8,13 +8,17 @@
 //
 // The steps run in this order. The steps before the Exposure group end the pass at the
 // first requeue or error; the group runs all of its members and requeues after the
-// shortest interval any of them asked for.
+// shortest interval any of them asked for. Every step answers in the reconcile.Outcome
+// shape, handed over with reconcile.Settle, and declares the kinds it writes
+// (reconcile.Step.Owns): the watches, [Reconciler.Children] and the target-cluster
+// sweep derive from the table.
 //
 //	Step              What it does                                                  Condition
 //	Secrets           gate on the secret store of spec.secretStoreRef (default      SecretsReady
 //	                  ClusterSecretStore openbao-cluster-store), sync
 //	                  spec.bootstrap.adminPassword through the ExternalSecret
 //	                  <name>-admin-password into the Secret of that name
+//	                  (secrets.Sync)
 //	DatabaseTLS       with spec.database.tls the cert-manager Certificate           DatabaseTLSReady
 //	                  <name>-db-client (client certificate of the database
 //	                  account, Secret <name>-db-client-tls); without it none
@@ -28,13 +32,14 @@
 //	                  <name>-db-password-restore; nothing is generated while that
 //	                  ExternalSecret has not told whether the backend holds one;
 //	                  the URL of the active account (see PasswordRotation) in the
-//	                  Secret <name>-db-connection;
+//	                  Secret <name>-db-connection (database.EnsureConnectionSecret);
 //	                  the policy overrides of spec.policy.configMapRef; keystone.conf
 //	                  and policy.yaml in the immutable ConfigMap <name>-config-<hash>
 //	                  (status.configMap)
-//	(rotation access) uninstrumented: unless Options.RotationServiceAccount is    FernetKeysReady and
-//	                  set, the ServiceAccount <name>-rotation, a Role of that name  CredentialKeysReady
-//	                  with get and update on the fernet key, credential key and     on a refusal
+//	RotationAccess    no condition of its own: unless                              FernetKeysReady and
+//	                  Options.RotationServiceAccount is set, the ServiceAccount     CredentialKeysReady
+//	                  <name>-rotation, a Role of that name with get and update on  on a refusal
+//	                  the fernet key, credential key and
 //	                  database password Secrets by name (rotation.PolicyRules),
 //	                  and its RoleBinding; the rotation CronJobs run as it
 //	Keys (group)      FernetKeys and CredentialKeys: each key repository generated  FernetKeysReady,
@@ -52,8 +57,10 @@
 //	                  and policy.yaml with subPath, the fernet and credential key
 //	                  Secrets as whole volumes, the domain files with subPath under
 //	                  /etc/keystone/domains, OS_DATABASE__CONNECTION from the
-//	                  connection Secret), the Service and the PDB; status.endpoint
-//	(prune)           uninstrumented: delete the ConfigMaps older than the newest    ConfigReady on failure
+//	                  connection Secret, revisionHistoryLimit
+//	                  deployment.DefaultRevisionHistoryLimit), the Service and the
+//	                  PDB; status.endpoint
+//	Prune             no condition of its own: delete the ConfigMaps older than      ConfigReady on failure
 //	                  three, never one a workload still mounts
 //	HTTPRoute         the HTTPRoute of spec.gateway; the Gateway's Accepted verdict  HTTPRouteReady
 //	HealthCheck       GET <endpoint>/v3 through a 30 s TTL probe cache; the answer   KeystoneAPIReady
@@ -94,7 +101,8 @@
 //
 //	Type              True reasons                            False reasons
 //	SecretsReady      SecretsAvailable                        TargetClusterUnavailable, SecretStoreNotReady,
-//	                                                          ClusterSecretStoreUnsupported, WaitingForAdminPassword
+//	                                                          ClusterSecretStoreUnsupported, WaitingForAdminPassword,
+//	                                                          SecretsError
 //	DatabaseTLSReady  CertificateReady, TLSNotRequired        WaitingForCertificate
 //	IdentityBackendsReady IdentityBackendsProjected,          IdentityBackendConflict, IdentityBackendsError
 //	                  NoIdentityBackends

@@ -5,7 +5,6 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
@@ -23,28 +22,22 @@ func childKey(k *v1alpha1.Keystone) client.ObjectKey {
 // reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
-func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
-	cond, res, err := httproute.ReconcileSpec(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
+	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
 		httproute.Backend{ServiceName: k.Name, Port: names.ServicePort}, labels(k))
-	reconcile.ApplyCondition(k, cond)
-	return res, err
 }
 
 // reconcileHealthCheck is the HealthCheck row: a GET of the version document through
 // the TTL probe cache, as KeystoneAPIReady.
-func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
-	cond, res, err := r.opts.Prober.Check(ctx, k.UID, r.opts.ProbeURL(k), ConditionKeystoneAPIReady)
-	reconcile.ApplyCondition(k, cond)
-	return res, err
+func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
+	return r.opts.Prober.Flow(ctx, k, ConditionKeystoneAPIReady, r.opts.ProbeURL(k))
 }
 
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
-func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
-	cond, err := deployment.ReconcileHPA(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desiredHPA(k))
-	reconcile.ApplyCondition(k, cond)
-	return ctrl.Result{}, err
+	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desiredHPA(k))
 }
 
 // DefaultTargetCPUUtilization is the average CPU utilization, in percent of the

@@ -3,10 +3,8 @@ package keystone
 import (
 	"errors"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -19,22 +17,19 @@ type jobVerdict struct {
 	failedMsg, runningMsg, completeMsg string
 }
 
-// settle turns the answer of job.RunJob or job.RunJobWithKey into the row's verdict. A
-// failed Job (job.ErrJobFailed) sets failed and ends the pass with a terminal error:
+// outcome turns the answer of job.RunJob or job.RunJobWithKey into the row's verdict.
+// A failed Job (job.ErrJobFailed) sets failed and ends the pass with a terminal error:
 // the Job runs again only when its input changes. A running one sets running and
 // requeues after reconcile.RetryInterval; a completed one sets complete. Any other
 // error is returned as it is, the condition untouched.
-func (v jobVerdict) settle(k *v1alpha1.Keystone, done bool, err error) (ctrl.Result, error) {
+func (v jobVerdict) outcome(done bool, err error) (reconcile.Outcome, error) {
 	switch {
 	case errors.Is(err, job.ErrJobFailed):
-		reconcile.MarkFalse(k, v.condition, v.failed, v.failedMsg)
-		return ctrl.Result{}, crreconcile.TerminalError(err)
+		return reconcile.Done(reconcile.FalseCondition(v.condition, v.failed, v.failedMsg)), crreconcile.TerminalError(err)
 	case err != nil:
-		return ctrl.Result{}, err
+		return reconcile.Outcome{}, err
 	case !done:
-		reconcile.MarkFalse(k, v.condition, v.running, v.runningMsg)
-		return ctrl.Result{RequeueAfter: reconcile.RetryInterval}, nil
+		return reconcile.Requeue(reconcile.FalseCondition(v.condition, v.running, v.runningMsg), reconcile.RetryInterval), nil
 	}
-	reconcile.MarkTrue(k, v.condition, v.complete, v.completeMsg)
-	return ctrl.Result{}, nil
+	return reconcile.Done(reconcile.TrueCondition(v.condition, v.complete, v.completeMsg)), nil
 }

@@ -299,16 +299,21 @@ func rotationSettingsOf(kind repositoryKind, k *v1alpha1.Keystone) KeyRotationSe
 	return r
 }
 
-// Reconcile runs one pass of the step for k (see [KeyRepositoryStep]). It never
-// returns a non-zero result together with an error, and no condition message, error or
-// log line it writes contains a key.
+// Reconcile runs one pass of the step for k (see [KeyRepositoryStep]), its outcome
+// handed over with reconcile.Settle. No condition message, error or log line it writes
+// contains a key.
 func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+	out, err := s.flow(ctx, k)
+	return reconcile.Settle(k, out, err)
+}
+
+func (s *KeyRepositoryStep) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	if err := s.opts.Validate(); err != nil {
-		return ctrl.Result{}, crreconcile.TerminalError(err)
+		return reconcile.Outcome{}, crreconcile.TerminalError(err)
 	}
 	target := multicluster.TargetFrom(ctx)
 	if target == nil || target.Client == nil {
-		return ctrl.Result{}, fmt.Errorf("%s keys of Keystone %s/%s: %w", s.kind.name, k.Namespace, k.Name, ErrNoTarget)
+		return reconcile.Outcome{}, fmt.Errorf("%s keys of Keystone %s/%s: %w", s.kind.name, k.Namespace, k.Name, ErrNoTarget)
 	}
 	c := target.Client
 
@@ -318,18 +323,18 @@ func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone)
 		if !errors.Is(err, keys.ErrUnsafeRotation) {
 			reason = ReasonInvalidRotationSettings
 		}
-		reconcile.MarkFalse(k, s.kind.condition, reason, fmt.Sprintf(
-			"%s key rotation refused (%s.maxActiveKeys, %s.rotationInterval, spec.token): %v; nothing was created or changed",
-			s.kind.name, s.kind.field, s.kind.field, err))
-		return ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: %s: %w", s.kind.name, k.Namespace, k.Name, s.kind.field, err))
+		return reconcile.Done(reconcile.FalseCondition(s.kind.condition, reason, fmt.Sprintf(
+				"%s key rotation refused (%s.maxActiveKeys, %s.rotationInterval, spec.token): %v; nothing was created or changed",
+				s.kind.name, s.kind.field, s.kind.field, err))),
+			crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: %s: %w", s.kind.name, k.Namespace, k.Name, s.kind.field, err))
 	}
 
 	if err := apply.EnsureObject(ctx, c, c.Scheme(), k, s.desiredRestoreExternalSecret(k), apply.FieldManager); err != nil {
 		return s.fail(k, err)
 	}
-	repo, res, err := s.ensureRepository(ctx, c, k)
-	if err != nil || !res.IsZero() {
-		return res, err
+	repo, out, err := s.ensureRepository(ctx, c, k)
+	if repo == nil {
+		return out, err
 	}
 	if err := secrets.EnsurePushSecret(ctx, c, c.Scheme(), k, s.desiredPushSecret(k)); err != nil {
 		return s.fail(k, err)
@@ -337,21 +342,26 @@ func (s *KeyRepositoryStep) Reconcile(ctx context.Context, k *v1alpha1.Keystone)
 	if err := job.EnsureCronJob(ctx, c, c.Scheme(), k, s.desiredCronJob(k, rs)); err != nil {
 		return s.fail(k, err)
 	}
-	reconcile.MarkTrue(k, s.kind.condition, ReasonKeysReady, fmt.Sprintf(
+	return reconcile.Done(reconcile.TrueCondition(s.kind.condition, ReasonKeysReady, fmt.Sprintf(
 		"Secret %s/%s holds %d active %s keys (%s), backed up to remote key %q; CronJob %s rotates them at most every %s, keeping at most %d",
 		k.Namespace, s.SecretName(k), len(repo), s.kind.name, describe(repo), s.RemoteKey(k),
-		s.CronJobName(k), rotation.FormatInterval(rs.RotationInterval), rs.MaxActiveKeys))
-	return ctrl.Result{}, nil
+		s.CronJobName(k), rotation.FormatInterval(rs.RotationInterval), rs.MaxActiveKeys))), nil
 }
 
 // fail returns err for the pass; an object the Keystone does not control, or one being
 // deleted, also sets the condition False (KeysNotControlled) with the error's text.
-func (s *KeyRepositoryStep) fail(k *v1alpha1.Keystone, err error) (ctrl.Result, error) {
+func (s *KeyRepositoryStep) fail(k *v1alpha1.Keystone, err error) (reconcile.Outcome, error) {
 	err = fmt.Errorf("%s keys of Keystone %s/%s: %w", s.kind.name, k.Namespace, k.Name, err)
 	if errors.Is(err, apply.ErrNotControlled) || errors.Is(err, apply.ErrBeingDeleted) {
-		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysNotControlled, err.Error())
+		return reconcile.Done(reconcile.FalseCondition(s.kind.condition, ReasonKeysNotControlled, err.Error())), err
 	}
-	return ctrl.Result{}, err
+	return reconcile.Outcome{}, err
+}
+
+// failed is fail for the helpers that hand a repository back: no repository.
+func (s *KeyRepositoryStep) failed(k *v1alpha1.Keystone, err error) (keys.Repository, reconcile.Outcome, error) {
+	out, err := s.fail(k, err)
+	return nil, out, err
 }
 
 // describe names the roles of a repository's indices, never a key: "staged 0, primary
@@ -361,30 +371,25 @@ func describe(repo keys.Repository) string {
 }
 
 // ensureRepository returns the repository the Secret holds after it made sure the
-// Secret exists: kept, adopted, restored or generated. A zero result and no error mean
-// the repository is there; otherwise the condition is set and the pass ends.
-func (s *KeyRepositoryStep) ensureRepository(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (keys.Repository, ctrl.Result, error) {
+// Secret exists: kept, adopted, restored or generated. Without a repository, the
+// outcome and error end the pass.
+func (s *KeyRepositoryStep) ensureRepository(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (keys.Repository, reconcile.Outcome, error) {
 	key := client.ObjectKey{Namespace: k.Namespace, Name: s.SecretName(k)}
 	current := &corev1.Secret{}
 	err := c.Get(ctx, key, current)
 	switch {
 	case apierrors.IsNotFound(err):
-		created, res, err := s.createRepository(ctx, c, k, key)
-		if err != nil || !res.IsZero() {
-			return nil, res, err
-		}
-		if created != nil {
-			return created, ctrl.Result{}, nil
+		created, exists, out, err := s.createRepository(ctx, c, k, key)
+		if !exists {
+			return created, out, err
 		}
 		// Another writer created the Secret first (or the cache had not seen it):
 		// read it past the cache and use it like any existing Secret.
 		if err := apply.GetUncached(ctx, c, key, current); err != nil {
-			r, e := s.fail(k, fmt.Errorf("get Secret %s after it already existed: %w", key, err))
-			return nil, r, e
+			return s.failed(k, fmt.Errorf("get Secret %s after it already existed: %w", key, err))
 		}
 	case err != nil:
-		r, e := s.fail(k, fmt.Errorf("get Secret %s: %w", key, err))
-		return nil, r, e
+		return s.failed(k, fmt.Errorf("get Secret %s: %w", key, err))
 	}
 	return s.useExisting(ctx, c, k, current)
 }
@@ -392,38 +397,34 @@ func (s *KeyRepositoryStep) ensureRepository(ctx context.Context, c client.Clien
 // useExisting checks the existing Secret: it must be controlled by k (or unclaimed and
 // marked for adoption) and hold a valid repository. Its data is never written; its
 // metadata only for an adoption or to restore the labels another client changed.
-func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k *v1alpha1.Keystone, current *corev1.Secret) (keys.Repository, ctrl.Result, error) {
+func (s *KeyRepositoryStep) useExisting(ctx context.Context, c client.Client, k *v1alpha1.Keystone, current *corev1.Secret) (keys.Repository, reconcile.Outcome, error) {
 	key := client.ObjectKeyFromObject(current)
 	if current.DeletionTimestamp != nil {
-		r, e := s.fail(k, fmt.Errorf("existing Secret %s: %w: retry once it is gone", key, apply.ErrBeingDeleted))
-		return nil, r, e
+		return s.failed(k, fmt.Errorf("existing Secret %s: %w: retry once it is gone", key, apply.ErrBeingDeleted))
 	}
 	adopt := false
 	if !apply.IsControlled(c, k, current) {
 		if !apply.Unclaimed(c, current) || current.Annotations[apply.AdoptAnnotation] != "true" {
-			r, e := s.fail(k, apply.CheckControlled(c, k, current, corev1.SchemeGroupVersion.WithKind("Secret")))
-			return nil, r, e
+			return s.failed(k, apply.CheckControlled(c, k, current, corev1.SchemeGroupVersion.WithKind("Secret")))
 		}
 		adopt = true
 	}
 	repo, err := keys.FromSecretData(current.Data)
 	if err != nil {
-		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
-			"Secret %s does not hold a valid %s key repository and is never overwritten: %v; repair or delete it",
-			key, s.kind.name, err))
-		return nil, ctrl.Result{}, crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: Secret %s: %w", s.kind.name, k.Namespace, k.Name, key, err))
+		return nil, reconcile.Done(reconcile.FalseCondition(s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
+				"Secret %s does not hold a valid %s key repository and is never overwritten: %v; repair or delete it",
+				key, s.kind.name, err))),
+			crreconcile.TerminalError(fmt.Errorf("%s keys of Keystone %s/%s: Secret %s: %w", s.kind.name, k.Namespace, k.Name, key, err))
 	}
 	if adopt {
 		if err := s.adopt(ctx, c, k, current); err != nil {
-			r, e := s.fail(k, err)
-			return nil, r, e
+			return s.failed(k, err)
 		}
 	} else if err := s.restoreLabels(ctx, c, k, current); err != nil {
-		r, e := s.fail(k, err)
-		reconcile.MarkFalse(k, s.kind.condition, ReasonKeysLabelsNotRestored, e.Error())
-		return nil, r, e
+		_, err = s.fail(k, err)
+		return nil, reconcile.Done(reconcile.FalseCondition(s.kind.condition, ReasonKeysLabelsNotRestored, err.Error())), err
 	}
-	return repo, ctrl.Result{}, nil
+	return repo, reconcile.Outcome{}, nil
 }
 
 // restoreLabels sets the labels of the repository Secret back to those the step
@@ -487,13 +488,14 @@ func (s *KeyRepositoryStep) adopt(ctx context.Context, c client.Client, k *v1alp
 }
 
 // createRepository creates the missing Secret with the repository restored from the
-// restore copy or, when nothing can restore one, generated. It returns nil and a zero
-// result when the Secret already existed (Create answered AlreadyExists); a non-zero
-// result or an error end the pass with the condition set.
-func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Client, k *v1alpha1.Keystone, key client.ObjectKey) (keys.Repository, ctrl.Result, error) {
-	repo, restored, res, err := s.restoreOrGenerate(ctx, c, k)
-	if err != nil || !res.IsZero() {
-		return nil, res, err
+// restore copy or, when nothing can restore one, generated. exists reports that the
+// Secret already existed (Create answered AlreadyExists); otherwise, without a
+// repository, the outcome and error end the pass.
+func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Client, k *v1alpha1.Keystone,
+	key client.ObjectKey) (repo keys.Repository, exists bool, out reconcile.Outcome, err error) {
+	repo, restored, out, err := s.restoreOrGenerate(ctx, c, k)
+	if repo == nil {
+		return nil, false, out, err
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
@@ -504,15 +506,15 @@ func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Clien
 		Data: repo.SecretData(),
 	}
 	if err := apply.SetOwnership(c, c.Scheme(), k, secret); err != nil {
-		r, e := s.fail(k, fmt.Errorf("create Secret %s: %w", key, err))
-		return nil, r, e
+		out, err = s.fail(k, fmt.Errorf("create Secret %s: %w", key, err))
+		return nil, false, out, err
 	}
 	if err := c.Create(ctx, secret); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil, ctrl.Result{}, nil
+			return nil, true, reconcile.Outcome{}, nil
 		}
-		r, e := s.fail(k, fmt.Errorf("create Secret %s: %w", key, err))
-		return nil, r, e
+		out, err = s.fail(k, fmt.Errorf("create Secret %s: %w", key, err))
+		return nil, false, out, err
 	}
 	apply.Record(ctx, apply.Write{Action: apply.ActionCreated, GVK: corev1.SchemeGroupVersion.WithKind("Secret"), Key: key})
 	if restored {
@@ -521,7 +523,7 @@ func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Clien
 	} else {
 		log.FromContext(ctx).Info("generated key repository", "secret", key.String(), "repository", s.kind.name)
 	}
-	return repo, ctrl.Result{}, nil
+	return repo, false, reconcile.Outcome{}, nil
 }
 
 // restoreOrGenerate decides what a missing Secret is created with, by the rules of
@@ -537,37 +539,35 @@ func (s *KeyRepositoryStep) createRepository(ctx context.Context, c client.Clien
 //
 // secrets.CheckRestore reads both past the informer cache: the restore ExternalSecret
 // the step applied earlier in the same pass counts even before the cache has seen it.
-func (s *KeyRepositoryStep) restoreOrGenerate(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (repo keys.Repository, restored bool, res ctrl.Result, err error) {
+func (s *KeyRepositoryStep) restoreOrGenerate(ctx context.Context, c client.Client, k *v1alpha1.Keystone) (repo keys.Repository, restored bool, out reconcile.Outcome, err error) {
 	restoreKey := client.ObjectKey{Namespace: k.Namespace, Name: s.RestoreName(k)}
 	check, err := secrets.CheckRestore(ctx, c, restoreKey)
 	if err != nil {
-		res, err = s.fail(k, err)
-		return nil, false, res, err
+		out, err = s.fail(k, err)
+		return nil, false, out, err
 	}
 	switch {
 	case check.Secret != nil && len(check.Secret.Data) > 0:
 		repo, err := keys.FromSecretData(check.Secret.Data)
 		if err != nil {
-			reconcile.MarkFalse(k, s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
+			return nil, false, reconcile.Requeue(reconcile.FalseCondition(s.kind.condition, ReasonKeysInvalid, fmt.Sprintf(
 				"restore copy Secret %s, synced from remote key %q, does not hold a valid %s key repository: %v; "+
 					"no new repository is generated while the backend holds one; repair the backup",
-				restoreKey, s.RemoteKey(k), s.kind.name, err))
-			return nil, false, ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
+				restoreKey, s.RemoteKey(k), s.kind.name, err)), secrets.PollInterval), nil
 		}
-		return repo, true, ctrl.Result{}, nil
+		return repo, true, reconcile.Outcome{}, nil
 	case check.Pending != nil:
-		reconcile.MarkFalse(k, s.kind.condition, ReasonWaitingForKeyRestore, fmt.Sprintf(
+		return nil, false, reconcile.Requeue(reconcile.FalseCondition(s.kind.condition, ReasonWaitingForKeyRestore, fmt.Sprintf(
 			"waiting for ExternalSecret %s, which %s, to tell whether remote key %q holds a %s key repository "+
 				"to restore into Secret %s; no new repository is generated while the backend may still hold one",
-			check.Pending, check.Why, s.RemoteKey(k), s.kind.name, restoreKey))
-		return nil, false, ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
+			check.Pending, check.Why, s.RemoteKey(k), s.kind.name, restoreKey)), secrets.PollInterval), nil
 	}
 	repo, err = keys.Setup(nil)
 	if err != nil {
-		res, err = s.fail(k, fmt.Errorf("generate %s key repository: %w", s.kind.name, err))
-		return nil, false, res, err
+		out, err = s.fail(k, fmt.Errorf("generate %s key repository: %w", s.kind.name, err))
+		return nil, false, out, err
 	}
-	return repo, false, ctrl.Result{}, nil
+	return repo, false, reconcile.Outcome{}, nil
 }
 
 // labels are the labels of the step's children.

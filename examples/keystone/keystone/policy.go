@@ -7,7 +7,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -43,33 +42,32 @@ func PolicyJobName(k *v1alpha1.Keystone) string { return k.Name + "-policy-check
 // named at once, and ends the pass until the overrides change), then by
 // oslopolicy-validator against Keystone's registered policies in a Job that runs again
 // whenever the ConfigMap (and so its pod template) changes.
-func (r *Reconciler) reconcilePolicyValidation(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcilePolicyValidation(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	jobKey := client.ObjectKey{Namespace: k.Namespace, Name: PolicyJobName(k)}
 	if k.Spec.Policy == nil {
 		if _, err := apply.DeleteControlled(ctx, c, k, &batchv1.Job{}, jobKey); err != nil {
-			return ctrl.Result{}, err
+			return reconcile.Outcome{}, err
 		}
-		reconcile.MarkTrue(k, ConditionPolicyValid, ReasonPolicyNotRequired, "no policy overrides configured")
-		return ctrl.Result{}, nil
+		return reconcile.Done(reconcile.TrueCondition(ConditionPolicyValid, ReasonPolicyNotRequired, "no policy overrides configured")), nil
 	}
 	cmKey := client.ObjectKey{Namespace: k.Namespace, Name: k.Status.ConfigMap}
 	rules, err := policy.LoadPolicyFromConfigMap(ctx, c, cmKey)
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading the rendered policy of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+		return reconcile.Outcome{}, fmt.Errorf("reading the rendered policy of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	}
 	if errs := policy.Validate(withBaseRules(rules), field.NewPath("policy")); len(errs) > 0 {
 		err := fmt.Errorf("policy overrides of ConfigMap %s/%s: %w", k.Namespace, k.Spec.Policy.ConfigMapRef.Name, errs.ToAggregate())
-		reconcile.MarkFalse(k, ConditionPolicyValid, ReasonPolicyInvalid, err.Error())
-		return ctrl.Result{}, crreconcile.TerminalError(err)
+		return reconcile.Done(reconcile.FalseCondition(ConditionPolicyValid, ReasonPolicyInvalid, err.Error())),
+			crreconcile.TerminalError(err)
 	}
 	done, err := job.RunJob(ctx, c, scheme, k, desiredPolicyJob(k))
 	return jobVerdict{condition: ConditionPolicyValid,
 		failed: ReasonPolicyInvalid, failedMsg: fmt.Sprintf("oslopolicy-validator rejected the policy overrides: Job %s failed; see its logs", jobKey),
 		running: ReasonPolicyValidationInProgress, runningMsg: fmt.Sprintf("Job %s validates the policy overrides", jobKey),
 		complete: ReasonPolicyValidated, completeMsg: fmt.Sprintf("%d policy override(s) validated by Job %s", len(rules), jobKey),
-	}.settle(k, done, err)
+	}.outcome(done, err)
 }
 
 // withBaseRules is rules merged over BaseRules: the set the Go check validates, so a

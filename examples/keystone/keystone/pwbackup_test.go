@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
@@ -172,7 +173,7 @@ func TestPasswordRestore(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: names.ConnectionSecretName(k)}, conn); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(conn.Data[keystone.ConnectionDataKey]), ":"+string(pw.Data[names.DatabasePasswordDataKey])+"@") {
+			if !strings.Contains(string(conn.Data[database.ConnectionDataKey]), ":"+string(pw.Data[names.DatabasePasswordDataKey])+"@") {
 				t.Error("the connection does not use the password Secret's password")
 			}
 			expectNoSecretIn(t, k, string(pw.Data[names.DatabasePasswordDataKey]))

@@ -16,15 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -136,7 +135,7 @@ func PasswordRemoteKey(k *v1alpha1.Keystone) string {
 // whose password no rotation step changes: the rollout has no moment in which a pod's
 // credential is refused. After it that account is idle; its password is replaced at
 // the next rotation, which switches back to it.
-func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.targetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: names.DatabasePasswordSecretName(k)}
@@ -145,7 +144,7 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	}
 	secret := &corev1.Secret{}
 	if err := c.Get(ctx, key, secret); err != nil {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, key, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, key, err)
 	}
 	if !apply.IsControlled(c, k, secret) {
 		return r.rotationFailed(k, fmt.Errorf("password Secret %s: %w; its passwords are left untouched", key, apply.ErrNotControlled))
@@ -171,30 +170,28 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 	case hasStaged && len(staged) == 0:
 		return r.inconsistent(k, key, "has an empty data key "+rotation.DatabasePasswordStagedKey)
 	case hasStaged && !backup.Confirmed:
-		return inProgress(k, fmt.Sprintf("waiting for PushSecret %s/%s, which %s, to push the staged password to remote key %q; "+
+		return inProgress(fmt.Sprintf("waiting for PushSecret %s/%s, which %s, to push the staged password to remote key %q; "+
 			"the idle database account gets it only once the backend holds it", k.Namespace, PasswordBackupName(k), backup.Pending, PasswordRemoteKey(k)))
 	case hasStaged:
 		secret.Data[DatabasePasswordCurrentKey] = staged
 		delete(secret.Data, rotation.DatabasePasswordStagedKey)
 		if err := patchSecret(ctx, c, secret, orig); err != nil {
-			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s with the new current password: %w",
+			return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s with the new current password: %w",
 				k.Namespace, k.Name, key, err)
 		}
 		idle := otherAccount(st.active)
-		return inProgress(k, fmt.Sprintf("giving the staged password to the idle account %s (User %s/%s reads data key %q of Secret %s); "+
+		return inProgress(fmt.Sprintf("giving the staged password to the idle account %s (User %s/%s reads data key %q of Secret %s); "+
 			"the pods keep account %s", DatabaseAccountName(k, idle), k.Namespace, DatabaseUserObjectName(k, idle),
 			DatabasePasswordCurrentKey, key, DatabaseAccountName(k, st.active)))
 	}
 	if at := secret.Annotations[PasswordRotatedAtAnnotation]; at != "" {
-		reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
+		return reconcile.Done(reconcile.TrueCondition(ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
 			"database password last rotated at %s; the pods use account %s; CronJob %s stages the next one, PushSecret %s backs it up",
-			at, DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))
-		return ctrl.Result{}, nil
+			at, DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))), nil
 	}
-	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotationIdle, fmt.Sprintf(
+	return reconcile.Done(reconcile.TrueCondition(ConditionPasswordRotationReady, ReasonPasswordRotationIdle, fmt.Sprintf(
 		"no password staged; the pods use account %s; CronJob %s stages one, PushSecret %s backs the Secret up",
-		DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))
-	return ctrl.Result{}, nil
+		DatabaseAccountName(k, st.active), PasswordRotationCronJobName(k), PasswordBackupName(k)))), nil
 }
 
 // switchPods is phase 2: once the target account's User reads current and is Ready and
@@ -202,40 +199,40 @@ func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.
 // the target's password key is set to current and the target becomes the active
 // account.
 func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret,
-	st passwordState) (ctrl.Result, error) {
+	st passwordState) (reconcile.Outcome, error) {
 	user := &mariadbv1alpha1.User{}
 	ukey := client.ObjectKey{Namespace: k.Namespace, Name: DatabaseUserObjectName(k, st.target)}
 	if err := c.Get(ctx, ukey, user); err != nil {
 		if apierrors.IsNotFound(err) {
-			return inProgress(k, fmt.Sprintf("waiting for User %s", ukey))
+			return inProgress(fmt.Sprintf("waiting for User %s", ukey))
 		}
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get User %s: %w", k.Namespace, k.Name, ukey, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: get User %s: %w", k.Namespace, k.Name, ukey, err)
 	}
 	ref := user.Spec.PasswordSecretKeyRef
 	if ref == nil || ref.Name != secret.Name || ref.Key != DatabasePasswordCurrentKey || !readyFor(user.Status.Conditions, user.Generation) {
-		return inProgress(k, fmt.Sprintf("waiting for User %s (account %s) to be Ready with the password in data key %q",
+		return inProgress(fmt.Sprintf("waiting for User %s (account %s) to be Ready with the password in data key %q",
 			ukey, DatabaseAccountName(k, st.target), DatabasePasswordCurrentKey))
 	}
 	grant := &mariadbv1alpha1.Grant{}
 	if err := c.Get(ctx, ukey, grant); err != nil {
 		if apierrors.IsNotFound(err) {
-			return inProgress(k, fmt.Sprintf("waiting for Grant %s", ukey))
+			return inProgress(fmt.Sprintf("waiting for Grant %s", ukey))
 		}
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Grant %s: %w", k.Namespace, k.Name, ukey, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: get Grant %s: %w", k.Namespace, k.Name, ukey, err)
 	}
 	if !readyFor(grant.Status.Conditions, grant.Generation) {
-		return inProgress(k, fmt.Sprintf("waiting for Grant %s (account %s) to be Ready", ukey, DatabaseAccountName(k, st.target)))
+		return inProgress(fmt.Sprintf("waiting for Grant %s (account %s) to be Ready", ukey, DatabaseAccountName(k, st.target)))
 	}
-	if res, err := r.checkNewPassword(ctx, c, k, secret, st); err != nil || !res.IsZero() {
-		return res, err
+	if out, err := r.checkNewPassword(ctx, c, k, secret, st); err != nil || !out.Continue() {
+		return out, err
 	}
 	secret.Data[accountPasswordKey(st.target)] = secret.Data[DatabasePasswordCurrentKey]
 	secret.Data[DatabaseActiveAccountKey] = []byte(st.target)
 	if err := patchSecret(ctx, c, secret, orig); err != nil {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to switch to account %s: %w",
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to switch to account %s: %w",
 			k.Namespace, k.Name, secret.Namespace, secret.Name, st.target, err)
 	}
-	return inProgress(k, fmt.Sprintf("the database accepts account %s with the new password; rolling the pods of Deployment %s/%s "+
+	return inProgress(fmt.Sprintf("the database accepts account %s with the new password; rolling the pods of Deployment %s/%s "+
 		"onto it while the pods not yet replaced keep account %s", DatabaseAccountName(k, st.target), k.Namespace, k.Name,
 		DatabaseAccountName(k, st.active)))
 }
@@ -244,11 +241,11 @@ func (r *Reconciler) switchPods(ctx context.Context, c client.Client, k *v1alpha
 // connection of the target account and the new password (the password reaches the pod
 // through the environment, from data key current; the Job names neither). Its re-run
 // key is the password Secret's resourceVersion and the account, so a changed Secret
-// checks again. It returns a zero result once the Job has completed; while it runs,
+// checks again. It returns the zero outcome once the Job has completed; while it runs,
 // and after a failed run, which it deletes so that the next pass checks again, it
-// sets PasswordRotationInProgress and requeues.
+// answers PasswordRotationInProgress with a requeue.
 func (r *Reconciler) checkNewPassword(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret *corev1.Secret,
-	st passwordState) (ctrl.Result, error) {
+	st passwordState) (reconcile.Outcome, error) {
 	key := client.ObjectKeyFromObject(secret)
 	current := string(secret.Data[DatabasePasswordCurrentKey])
 	if u := url.UserPassword("u", current).String(); u != "u:"+current {
@@ -265,19 +262,19 @@ func (r *Reconciler) checkNewPassword(ctx context.Context, c client.Client, k *v
 	switch {
 	case errors.Is(err, job.ErrJobFailed):
 		if err := deleteFailedJob(ctx, c, jkey); err != nil {
-			return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+			return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 		}
-		return inProgress(k, fmt.Sprintf("the database refused account %s with the new password (Job %s failed; mariadb-operator may not "+
+		return inProgress(fmt.Sprintf("the database refused account %s with the new password (Job %s failed; mariadb-operator may not "+
 			"have applied it yet); the pods keep account %s, and the check runs again", account, jkey, DatabaseAccountName(k, st.active)))
 	case errors.Is(err, apply.ErrNotControlled) || errors.Is(err, apply.ErrBeingDeleted):
 		return r.rotationFailed(k, err)
 	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	case !done:
-		return inProgress(k, fmt.Sprintf("Job %s checks that the database accepts account %s with the new password; "+
+		return inProgress(fmt.Sprintf("Job %s checks that the database accepts account %s with the new password; "+
 			"the pods keep account %s", jkey, account, DatabaseAccountName(k, st.active)))
 	}
-	return ctrl.Result{}, nil
+	return reconcile.Outcome{}, nil
 }
 
 // deleteFailedJob deletes the failed Job at key (RunJobWithKey has checked that the
@@ -301,9 +298,9 @@ func deleteFailedJob(ctx context.Context, c client.Client, key client.ObjectKey)
 // environment variable passwordCheckEnv (data key current of the password Secret)
 // instead of the connection Secret.
 func desiredPasswordCheckJob(k *v1alpha1.Keystone, account string) (*batchv1.Job, error) {
-	tmpl, err := connectionURL(k, account, passwordPlaceholder)
+	tmpl, err := database.ConnectionURL(connection(k, account), passwordPlaceholder)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("database connection of Keystone %s/%s: %w", k.Namespace, k.Name, err)
 	}
 	// Kubernetes expands $(VAR) in an environment value and reads "$$" as "$".
 	tmpl = strings.Replace(strings.ReplaceAll(tmpl, "$", "$$"), passwordPlaceholder, "$("+passwordCheckEnv+")", 1)
@@ -312,8 +309,8 @@ func desiredPasswordCheckJob(k *v1alpha1.Keystone, account string) (*batchv1.Job
 	env := []corev1.EnvVar{{Name: passwordCheckEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 		LocalObjectReference: corev1.LocalObjectReference{Name: names.DatabasePasswordSecretName(k)}, Key: DatabasePasswordCurrentKey}}}}
 	for _, e := range ctr.Env {
-		if e.Name == settings.ConnectionEnv {
-			e = corev1.EnvVar{Name: settings.ConnectionEnv, Value: tmpl}
+		if e.Name == database.ConnectionEnv {
+			e = corev1.EnvVar{Name: database.ConnectionEnv, Value: tmpl}
 		}
 		env = append(env, e)
 	}
@@ -325,26 +322,26 @@ func desiredPasswordCheckJob(k *v1alpha1.Keystone, account string) (*batchv1.Job
 // account and its new password and the Deployment rolled out with it, current is
 // dropped; the previously active account is idle from then on.
 func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1alpha1.Keystone, secret, orig *corev1.Secret,
-	st passwordState) (ctrl.Result, error) {
-	url, err := connectionURL(k, st.active, string(secret.Data[accountPasswordKey(st.active)]))
+	st passwordState) (reconcile.Outcome, error) {
+	url, err := database.ConnectionURL(connection(k, st.active), string(secret.Data[accountPasswordKey(st.active)]))
 	if err != nil {
-		return r.rotationFailed(k, err)
+		return r.rotationFailed(k, fmt.Errorf("database connection: %w", err))
 	}
 	conn := &corev1.Secret{}
 	ckey := client.ObjectKey{Namespace: k.Namespace, Name: names.ConnectionSecretName(k)}
 	if err := c.Get(ctx, ckey, conn); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, ckey, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: get Secret %s: %w", k.Namespace, k.Name, ckey, err)
 	}
-	if string(conn.Data[ConnectionDataKey]) != url {
-		return inProgress(k, fmt.Sprintf("waiting for Secret %s to hold the connection of account %s", ckey, DatabaseAccountName(k, st.active)))
+	if string(conn.Data[database.ConnectionDataKey]) != url {
+		return inProgress(fmt.Sprintf("waiting for Secret %s to hold the connection of account %s", ckey, DatabaseAccountName(k, st.active)))
 	}
 	deploy := &appsv1.Deployment{}
 	dkey := client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
 	if err := c.Get(ctx, dkey, deploy); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: get Deployment %s: %w", k.Namespace, k.Name, dkey, err)
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: get Deployment %s: %w", k.Namespace, k.Name, dkey, err)
 	}
 	if deploy.Spec.Template.Annotations[ConnectionVersionAnnotation] != conn.ResourceVersion || !deployment.IsDeploymentReady(deploy) {
-		return inProgress(k, fmt.Sprintf("waiting for Deployment %s to roll out with the connection of account %s; "+
+		return inProgress(fmt.Sprintf("waiting for Deployment %s to roll out with the connection of account %s; "+
 			"the pods not yet replaced keep account %s", dkey, DatabaseAccountName(k, st.active), DatabaseAccountName(k, otherAccount(st.active))))
 	}
 	delete(secret.Data, DatabasePasswordCurrentKey)
@@ -354,13 +351,12 @@ func (r *Reconciler) finishRotation(ctx context.Context, c client.Client, k *v1a
 	now := time.Now().UTC().Format(time.RFC3339)
 	secret.Annotations[PasswordRotatedAtAnnotation] = now
 	if err := patchSecret(ctx, c, secret, orig); err != nil {
-		return ctrl.Result{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to finish the rotation: %w",
+		return reconcile.Outcome{}, fmt.Errorf("password rotation of Keystone %s/%s: update Secret %s/%s to finish the rotation: %w",
 			k.Namespace, k.Name, secret.Namespace, secret.Name, err)
 	}
-	reconcile.MarkTrue(k, ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
+	return reconcile.Done(reconcile.TrueCondition(ConditionPasswordRotationReady, ReasonPasswordRotated, fmt.Sprintf(
 		"database password rotated at %s: Deployment %s uses account %s; account %s is idle until the next rotation",
-		now, dkey, DatabaseAccountName(k, st.active), DatabaseAccountName(k, otherAccount(st.active))))
-	return ctrl.Result{}, nil
+		now, dkey, DatabaseAccountName(k, st.active), DatabaseAccountName(k, otherAccount(st.active))))), nil
 }
 
 // patchSecret writes secret's changes against orig with an optimistic-lock merge
@@ -378,19 +374,18 @@ func readyFor(conds []metav1.Condition, generation int64) bool {
 		(cond.ObservedGeneration == 0 || cond.ObservedGeneration >= generation)
 }
 
-// inProgress sets PasswordRotationInProgress with msg and requeues after 10 s.
-func inProgress(k *v1alpha1.Keystone, msg string) (ctrl.Result, error) {
-	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationInProgress, msg)
-	return ctrl.Result{RequeueAfter: PasswordRotationPollInterval}, nil
+// inProgress is PasswordRotationInProgress with msg and a requeue after 10 s.
+func inProgress(msg string) (reconcile.Outcome, error) {
+	return reconcile.Requeue(reconcile.FalseCondition(ConditionPasswordRotationReady, ReasonPasswordRotationInProgress, msg),
+		PasswordRotationPollInterval), nil
 }
 
-// inconsistent sets PasswordRotationFailed for a password Secret whose data keys do not
+// inconsistent is PasswordRotationFailed for a password Secret whose data keys do not
 // describe a phase of the rotation; nothing is written, and the pass is retried with
 // backoff. what never quotes a value.
-func (r *Reconciler) inconsistent(k *v1alpha1.Keystone, key client.ObjectKey, what string) (ctrl.Result, error) {
+func (r *Reconciler) inconsistent(k *v1alpha1.Keystone, key client.ObjectKey, what string) (reconcile.Outcome, error) {
 	err := fmt.Errorf("password rotation of Keystone %s/%s: Secret %s %s: %w", k.Namespace, k.Name, key, what, ErrInconsistentPasswordSecret)
-	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())
-	return ctrl.Result{}, err
+	return reconcile.Done(reconcile.FalseCondition(ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())), err
 }
 
 // ErrInconsistentPasswordSecret is wrapped by the errors of the Config and
@@ -402,10 +397,9 @@ var ErrInconsistentPasswordSecret = errors.New("inconsistent database password S
 // rotationFailed returns err for the pass; an object the Keystone does not control,
 // one being deleted, or a connection that cannot be built also sets
 // PasswordRotationFailed.
-func (r *Reconciler) rotationFailed(k *v1alpha1.Keystone, err error) (ctrl.Result, error) {
+func (r *Reconciler) rotationFailed(k *v1alpha1.Keystone, err error) (reconcile.Outcome, error) {
 	err = fmt.Errorf("password rotation of Keystone %s/%s: %w", k.Namespace, k.Name, err)
-	reconcile.MarkFalse(k, ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())
-	return ctrl.Result{}, err
+	return reconcile.Done(reconcile.FalseCondition(ConditionPasswordRotationReady, ReasonPasswordRotationFailed, err.Error())), err
 }
 
 // desiredPasswordBackup pushes the whole password Secret (every data key a property,

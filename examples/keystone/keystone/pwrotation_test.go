@@ -25,7 +25,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
-	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
 	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
@@ -96,7 +95,7 @@ func connection(ctx context.Context, k *v1alpha1.Keystone) (credential, error) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: names.ConnectionSecretName(k)}, conn); err != nil {
 		return credential{}, err
 	}
-	u, err := url.Parse(string(conn.Data[keystone.ConnectionDataKey]))
+	u, err := url.Parse(string(conn.Data[database.ConnectionDataKey]))
 	if err != nil || u.User == nil {
 		return credential{}, errors.New("the connection is not a URL with credentials")
 	}
@@ -398,7 +397,7 @@ func checkCredential(t *testing.T, k *v1alpha1.Keystone) (credential, *batchv1.J
 	vars, conn := map[string]string{}, ""
 	for _, e := range ctr.Env {
 		switch {
-		case e.Name == settings.ConnectionEnv:
+		case e.Name == database.ConnectionEnv:
 			if e.ValueFrom != nil {
 				t.Fatalf("the check connects with the connection Secret, not with the new password")
 			}

@@ -19,9 +19,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/database"
+	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
@@ -253,7 +256,8 @@ func TestLeastPrivilege(t *testing.T) {
 
 // The Deployment mounts keystone.conf, the key repositories as whole Secrets and, when
 // the IdentityBackends step projected domains, each domain file with subPath; the
-// connection reaches the container from its Secret.
+// connection reaches the container from its Secret; it keeps as many old ReplicaSets as
+// the prune keeps ConfigMaps.
 func TestDeploymentMounts(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -271,7 +275,7 @@ func TestDeploymentMounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionDeploymentReady); c == nil ||
-		c.Reason != keystone.ReasonWaitingForDeployment || res.RequeueAfter != reconcile.DeploymentPollInterval {
+		c.Reason != keystone.ReasonWaitingForDeployment || res.RequeueAfter != deployment.PollInterval {
 		t.Fatalf("DeploymentReady = %+v, result %+v", c, res)
 	}
 	d := &appsv1.Deployment{}
@@ -306,11 +310,14 @@ func TestDeploymentMounts(t *testing.T) {
 		}
 	}
 	env0 := spec.Containers[0].Env[0]
-	if env0.Name != settings.ConnectionEnv || env0.Value != "" || env0.ValueFrom.SecretKeyRef.Name != names.ConnectionSecretName(k) {
+	if env0.Name != database.ConnectionEnv || env0.Value != "" || env0.ValueFrom.SecretKeyRef.Name != names.ConnectionSecretName(k) {
 		t.Errorf("connection env = %+v", env0)
 	}
 	if d.Spec.Template.Annotations[keystone.ConnectionVersionAnnotation] == "" {
 		t.Errorf("pod template lacks %s", keystone.ConnectionVersionAnnotation)
+	}
+	if l := d.Spec.RevisionHistoryLimit; l == nil || *l != keystone.RetainConfigMaps {
+		t.Errorf("revisionHistoryLimit = %d, want %d (RetainConfigMaps)", ptr.Deref(l, -1), keystone.RetainConfigMaps)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
@@ -154,6 +155,47 @@ func TestReasonsSecrets(t *testing.T) {
 	})
 }
 
+// A failed call of the Secrets step is SecretsReady False SecretsError with the error,
+// and the error alone ends the step: the store read as much as the apply of the
+// ExternalSecret (secrets.Sync).
+func TestReasonsSecretsError(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	rec := newStepReconciler(t, keystone.DefaultOptions())
+	storeReady(t)
+	tests := map[string]struct {
+		reason string
+		verb   faults.Verb
+		nth    int
+		want   string
+	}{
+		"store read fails": {
+			reason: "the store gate cannot read the ClusterSecretStore",
+			verb:   faults.VerbGet, nth: 1, want: "ClusterSecretStore",
+		},
+		"apply fails": {
+			reason: "the ExternalSecret of the admin password cannot be applied",
+			verb:   faults.VerbApply, nth: 1, want: "ExternalSecret",
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			k := createKeystone(t, newKeystone(ns, strings.ReplaceAll(name, " ", "-")))
+			inj := faults.NewInjector()
+			inj.Arm(tt.verb, tt.nth, faults.Internal)
+			res, err := keystone.RunStep(ctx, rec, "Secrets", stepTarget(inj.Client(env.Client)), k, "")
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !res.IsZero() {
+				t.Fatalf("%s: result %+v, err %v; want the injected error alone", tt.reason, res, err)
+			}
+			c := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionSecretsReady)
+			if c == nil || c.Status != metav1.ConditionFalse || c.Reason != keystone.ReasonSecretsError ||
+				!strings.Contains(c.Message, tt.want) {
+				t.Errorf("%s: SecretsReady = %+v, want False/%s naming the %s", tt.reason, c, keystone.ReasonSecretsError, tt.want)
+			}
+		})
+	}
+}
+
 // A Keystone whose target cluster is not registered reports TargetClusterUnavailable on
 // SecretsReady and has nothing written for it.
 func TestReasonTargetClusterUnavailable(t *testing.T) {
@@ -208,8 +250,8 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: names.ConnectionSecretName(k)}, conn); err != nil {
 		t.Fatal(err)
 	}
-	url := string(conn.Data[keystone.ConnectionDataKey])
-	for _, part := range []string{"@mariadb." + ns + ".svc:3306/keystone?ssl_ca=", "ssl_cert=/etc/keystone/db-tls/tls.crt", "ssl_key=/etc/keystone/db-tls/tls.key"} {
+	url := string(conn.Data[database.ConnectionDataKey])
+	for _, part := range []string{"@mariadb." + ns + ".svc:3306/keystone?ssl_ca=", "&ssl_cert=%2Fetc%2Fkeystone%2Fdb-tls%2Ftls.crt", "&ssl_key=%2Fetc%2Fkeystone%2Fdb-tls%2Ftls.key"} {
 		if !strings.Contains(url, part) {
 			t.Errorf("connection URL lacks %q", part)
 		}

@@ -8,10 +8,19 @@ import (
 	"net/http"
 	"strings"
 
+	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
@@ -20,6 +29,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
 
 // FieldManager is the Keystone operator's default field-manager name: its Applier
@@ -67,7 +78,7 @@ type Options struct {
 	// none.
 	Recorder events.EventRecorder
 	// Cleanup sweeps the children a Keystone left on a target cluster; nil means one
-	// built from the resolver with the kinds of Children and Recorder.
+	// built from the resolver with the kinds of Reconciler.Children and Recorder.
 	Cleanup *multicluster.Cleanup
 	// OperatorImage is the image of this operator: the key-rotation CronJobs run its
 	// rotate-keys command. Required.
@@ -126,13 +137,15 @@ type Reconciler struct {
 	cleanup  *multicluster.Cleanup
 	opts     Options
 	pipeline *reconcile.Pipeline[*v1alpha1.Keystone]
+	children []client.ObjectList
 	passOpts reconcile.PassOptions
 }
 
 // NewReconciler builds the Keystone reconciler on resolver (the management cluster's
 // client is resolver.Local().Client, an apply.Applier). The step table reads like the
 // Keystone pipeline: a lane of steps that ends the pass at the first requeue or error,
-// then a group whose members all run.
+// then a group whose members all run; each step declares the kinds it writes, from
+// which the watches, [Reconciler.Children] and the target-cluster sweep derive.
 func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Reconciler, error) {
 	if resolver == nil {
 		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
@@ -151,15 +164,6 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	}
 	local := resolver.Local()
 	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
-	if r.cleanup == nil {
-		var err error
-		r.cleanup, err = multicluster.NewCleanup(resolver, multicluster.CleanupOptions{
-			Children: Children(), Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
-		if err != nil {
-			return nil, err
-		}
-	}
-	type step = reconcile.Step[*v1alpha1.Keystone]
 	keyOpts := KeyStepOptions{FieldManager: opts.FieldManager, OperatorImage: opts.OperatorImage,
 		ServiceAccountName: opts.RotationServiceAccount}
 	if opts.RotationServiceAccount == "" {
@@ -168,37 +172,83 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if err := keyOpts.Validate(); err != nil {
 		return nil, err
 	}
-	fernet, credential := NewFernetKeysStep(keyOpts), NewCredentialKeysStep(keyOpts)
-	backends := identitybackend.NewStep(local.Client)
-	p, err := reconcile.NewPipeline(opts.Metrics,
-		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: r.reconcileSecrets},
-		step{Name: "DatabaseTLS", Condition: ConditionDatabaseTLSReady, Run: r.reconcileDatabaseTLS},
-		step{Name: "IdentityBackends", Condition: backends.Condition(), Run: backends.Reconcile},
-		step{Name: "Config", Condition: ConditionConfigReady, Run: r.reconcileConfig},
-		step{Run: r.reconcileRotationAccess}, // unnamed: uninstrumented; a refusal flips the Keys rows
-		reconcile.Sequential("Keys", // both run: one repository's wait does not hold the other
-			step{Name: "FernetKeys", Condition: fernet.Condition(), Run: fernet.Reconcile},
-			step{Name: "CredentialKeys", Condition: credential.Condition(), Run: credential.Reconcile},
-		),
-		step{Name: "Database", Condition: ConditionDatabaseReady, Run: r.reconcileDatabase},
-		step{Name: "PolicyValidation", Condition: ConditionPolicyValid, Run: r.reconcilePolicyValidation},
-		step{Name: "Deployment", Condition: ConditionDeploymentReady, Run: r.reconcileDeployment},
-		step{Run: r.prune}, // unnamed: uninstrumented; a failure flips ConfigReady
-		reconcile.Sequential("Exposure",
-			step{Name: "HTTPRoute", Condition: ConditionHTTPRouteReady, Run: r.reconcileHTTPRoute},
-			step{Name: "HealthCheck", Condition: ConditionKeystoneAPIReady, Run: r.reconcileHealthCheck},
-			step{Name: "HPA", Condition: ConditionHPAReady, Run: r.reconcileHPA},
-			step{Name: "Bootstrap", Condition: ConditionBootstrapReady, Run: r.reconcileBootstrap},
-			step{Name: "TrustFlush", Condition: ConditionTrustFlushReady, Run: r.reconcileTrustFlush},
-		),
-		step{Name: "PasswordRotation", Condition: ConditionPasswordRotationReady, Run: r.reconcilePasswordRotation},
-	)
+	p, err := r.newPipeline(keyOpts, identitybackend.NewStep(local.Client))
 	if err != nil {
 		return nil, err
+	}
+	if r.children, err = p.OwnedLists(local.Client.Scheme()); err != nil {
+		return nil, err
+	}
+	if r.cleanup == nil {
+		r.cleanup, err = multicluster.NewCleanup(resolver, multicluster.CleanupOptions{
+			Children: r.children, Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
+		if err != nil {
+			return nil, err
+		}
 	}
 	r.pipeline = p
 	r.passOpts = local.PassOptions(p.Conditions()...)
 	return r, nil
+}
+
+// newPipeline is the step table; every step answers through reconcile.Settle.
+func (r *Reconciler) newPipeline(keyOpts KeyStepOptions, backends *identitybackend.Step) (*reconcile.Pipeline[*v1alpha1.Keystone], error) {
+	type step = reconcile.Step[*v1alpha1.Keystone]
+	type owns = []client.Object
+	fernet, credential := NewFernetKeysStep(keyOpts), NewCredentialKeysStep(keyOpts)
+	keyKinds := owns{&corev1.Secret{}, &esov1.ExternalSecret{}, &esov1alpha1.PushSecret{}, &batchv1.CronJob{}}
+	return reconcile.NewPipeline(r.opts.Metrics,
+		step{Name: "Secrets", Condition: ConditionSecretsReady, Run: settled(r.reconcileSecrets), Owns: owns{&esov1.ExternalSecret{}}},
+		step{Name: "DatabaseTLS", Condition: ConditionDatabaseTLSReady, Run: settled(r.reconcileDatabaseTLS),
+			Owns: owns{&certmanagerv1.Certificate{}}},
+		step{Name: "IdentityBackends", Condition: backends.Condition(), Run: backends.Reconcile, Owns: owns{&corev1.Secret{}}},
+		step{Name: "Config", Condition: ConditionConfigReady, Run: settled(r.reconcileConfig),
+			Owns: owns{&corev1.ConfigMap{}, &corev1.Secret{}, &esov1.ExternalSecret{}}},
+		// No condition of its own: a refusal flips the Keys rows.
+		step{Name: "RotationAccess", Run: settled(r.reconcileRotationAccess),
+			Owns: owns{&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}}},
+		reconcile.Sequential("Keys", // both run: one repository's wait does not hold the other
+			step{Name: "FernetKeys", Condition: fernet.Condition(), Run: fernet.Reconcile, Owns: keyKinds},
+			step{Name: "CredentialKeys", Condition: credential.Condition(), Run: credential.Reconcile, Owns: keyKinds},
+		),
+		step{Name: "Database", Condition: ConditionDatabaseReady, Run: settled(r.reconcileDatabase),
+			Owns: owns{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}, &batchv1.Job{}}},
+		step{Name: "PolicyValidation", Condition: ConditionPolicyValid, Run: settled(r.reconcilePolicyValidation), Owns: owns{&batchv1.Job{}}},
+		step{Name: "Deployment", Condition: ConditionDeploymentReady, Run: settled(r.reconcileDeployment),
+			Owns: owns{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}}},
+		step{Name: "Prune", Run: settled(r.prune)}, // no condition of its own: a failure flips ConfigReady
+		reconcile.Sequential("Exposure",
+			step{Name: "HTTPRoute", Condition: ConditionHTTPRouteReady, Run: settled(r.reconcileHTTPRoute), Owns: owns{&gatewayv1.HTTPRoute{}}},
+			step{Name: "HealthCheck", Condition: ConditionKeystoneAPIReady, Run: settled(r.reconcileHealthCheck)},
+			step{Name: "HPA", Condition: ConditionHPAReady, Run: settled(r.reconcileHPA), Owns: owns{&autoscalingv2.HorizontalPodAutoscaler{}}},
+			step{Name: "Bootstrap", Condition: ConditionBootstrapReady, Run: settled(r.reconcileBootstrap), Owns: owns{&corev1.Secret{}, &batchv1.Job{}}},
+			step{Name: "TrustFlush", Condition: ConditionTrustFlushReady, Run: settled(r.reconcileTrustFlush), Owns: owns{&batchv1.CronJob{}}},
+		),
+		step{Name: "PasswordRotation", Condition: ConditionPasswordRotationReady, Run: settled(r.reconcilePasswordRotation),
+			Owns: owns{&batchv1.CronJob{}, &esov1alpha1.PushSecret{}, &batchv1.Job{}}},
+	)
+}
+
+// flow is a step of the table in the reconcile.Outcome shape.
+type flow func(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error)
+
+// settled is f as a step function: its outcome handed over with reconcile.Settle.
+func settled(f flow) reconcile.StepFunc[*v1alpha1.Keystone] {
+	return func(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+		out, err := f(ctx, k)
+		return reconcile.Settle(k, out, err)
+	}
+}
+
+// Children are the kinds a Keystone writes (the union of the steps' Owns), as empty
+// lists: the kinds the target-cluster sweep deletes (kinds a cluster does not serve are
+// skipped).
+func (r *Reconciler) Children() []client.ObjectList {
+	out := make([]client.ObjectList, 0, len(r.children))
+	for _, l := range r.children {
+		out = append(out, l.DeepCopyObject().(client.ObjectList))
+	}
+	return out
 }
 
 // Reconcile runs one pass for the Keystone req names. The status is written on every

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -23,7 +22,7 @@ func (r *Reconciler) rotationServiceAccount(k *v1alpha1.Keystone) string {
 	return rotation.ServiceAccountName(k)
 }
 
-// reconcileRotationAccess is the unnamed row before the Keys group: unless
+// reconcileRotationAccess is the RotationAccess row before the Keys group: unless
 // Options.RotationServiceAccount names a ServiceAccount of the user's, it applies, each
 // controlled by k, the ServiceAccount rotation.ServiceAccountName(k), a Role of the same
 // name holding rotation.PolicyRules(k), and a RoleBinding of that Role to that
@@ -31,22 +30,22 @@ func (r *Reconciler) rotationServiceAccount(k *v1alpha1.Keystone) string {
 // ServiceAccount. An existing object k does not control, or one being deleted, is left
 // untouched and sets FernetKeysReady and CredentialKeysReady False
 // (KeysNotControlled); any failure ends the pass with its error.
-func (r *Reconciler) reconcileRotationAccess(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
+func (r *Reconciler) reconcileRotationAccess(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	if r.opts.RotationServiceAccount != "" {
-		return ctrl.Result{}, nil
+		return reconcile.Outcome{}, nil
 	}
 	c := r.targetOf(ctx).Client
 	sa, role, binding := rotation.Access(k, r.opts.FieldManager)
 	for _, obj := range []client.Object{sa, role, binding} {
 		if err := apply.EnsureObject(ctx, c, c.Scheme(), k, obj, r.opts.FieldManager); err != nil {
 			err = fmt.Errorf("rotation access of Keystone %s/%s: %w", k.Namespace, k.Name, err)
-			if errors.Is(err, apply.ErrNotControlled) || errors.Is(err, apply.ErrBeingDeleted) {
-				for _, cond := range []string{ConditionFernetKeysReady, ConditionCredentialKeysReady} {
-					reconcile.MarkFalse(k, cond, ReasonKeysNotControlled, err.Error())
-				}
+			if !errors.Is(err, apply.ErrNotControlled) && !errors.Is(err, apply.ErrBeingDeleted) {
+				return reconcile.Outcome{}, err
 			}
-			return ctrl.Result{}, err
+			// The row has no condition of its own: the refusal shows on both Keys rows.
+			reconcile.ApplyCondition(k, reconcile.FalseCondition(ConditionCredentialKeysReady, ReasonKeysNotControlled, err.Error()))
+			return reconcile.Done(reconcile.FalseCondition(ConditionFernetKeysReady, ReasonKeysNotControlled, err.Error())), err
 		}
 	}
-	return ctrl.Result{}, nil
+	return reconcile.Outcome{}, nil
 }

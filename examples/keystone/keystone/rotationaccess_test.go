@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 // clientAsServiceAccount is a client of env that acts as the ServiceAccount name of
@@ -195,9 +196,13 @@ func TestRotationAccessRefusals(t *testing.T) {
 			if !errors.Is(err, tc.want) || !res.IsZero() {
 				t.Fatalf("RotationAccess: %+v %v; want %v", res, err, tc.want)
 			}
+			var stepErr *reconcile.StepError // the step's own error, which the runner names the step in
+			if !errors.As(err, &stepErr) {
+				t.Fatalf("RotationAccess: %v is not a reconcile.StepError", err)
+			}
 			for _, cond := range []string{keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady} {
 				c := meta.FindStatusCondition(k.Status.Conditions, cond)
-				if c == nil || c.Reason != keystone.ReasonKeysNotControlled || c.Message != err.Error() {
+				if c == nil || c.Reason != keystone.ReasonKeysNotControlled || c.Message != stepErr.Err.Error() {
 					t.Errorf("%s = %+v; want KeysNotControlled with the error", cond, c)
 				}
 			}

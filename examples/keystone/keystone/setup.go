@@ -3,18 +3,9 @@ package keystone
 import (
 	"context"
 
-	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -26,34 +17,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
-	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 )
-
-// owned are the kinds a Keystone writes and whose changes bring it back; its Secrets
-// come through the Secret watch of SetupWithManager instead.
-func owned() []client.Object {
-	return []client.Object{
-		&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &corev1.ConfigMap{},
-		&esov1.ExternalSecret{}, &gatewayv1.HTTPRoute{}, &autoscalingv2.HorizontalPodAutoscaler{},
-		&certmanagerv1.Certificate{}, &mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{},
-		&batchv1.Job{}, &batchv1.CronJob{}, &corev1.Secret{}, &esov1alpha1.PushSecret{},
-		&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{},
-	}
-}
-
-// Children are the kinds a Keystone writes, as empty lists: the kinds the
-// target-cluster sweep deletes (kinds a cluster does not serve are skipped).
-func Children() []client.ObjectList {
-	return []client.ObjectList{
-		&appsv1.DeploymentList{}, &corev1.ServiceList{}, &policyv1.PodDisruptionBudgetList{},
-		&corev1.ConfigMapList{}, &corev1.SecretList{}, &esov1.ExternalSecretList{}, &gatewayv1.HTTPRouteList{},
-		&autoscalingv2.HorizontalPodAutoscalerList{}, &certmanagerv1.CertificateList{},
-		&mariadbv1alpha1.DatabaseList{}, &mariadbv1alpha1.UserList{}, &mariadbv1alpha1.GrantList{},
-		&batchv1.JobList{}, &batchv1.CronJobList{}, &esov1alpha1.PushSecretList{},
-		&corev1.ServiceAccountList{}, &rbacv1.RoleList{}, &rbacv1.RoleBindingList{},
-	}
-}
 
 // secretRefs are the Secrets a Keystone reads on every pass: the synced admin password,
 // the generated database password and the connection Secret.
@@ -66,11 +30,8 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 // manager). It watches:
 //
 //   - Keystones (not the operator's own status writes) and the children they control on
-//     the management cluster (Deployments, Services, PDBs, ConfigMaps, ExternalSecrets,
-//     Certificates, the mariadb-operator Databases, Users and Grants, Jobs, CronJobs,
-//     HorizontalPodAutoscalers, HTTPRoutes, and the rotation pods' ServiceAccount,
-//     Role and RoleBinding); a kind the management cluster does not
-//     serve is skipped and logged (a Keystone that asks for a route on a cluster without
+//     the management cluster: the kinds the steps declare they own (Step.Owns,
+//     Pipeline.Owned); a kind the management cluster does not serve is skipped and logged (a Keystone that asks for a route on a cluster without
 //     the Gateway API gets GatewayAPINotInstalled);
 //   - the admin password, database password and connection Secrets, through the
 //     secrets.SecretRefIndex field index, on the management cluster and on the target
@@ -79,7 +40,8 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 //   - SecretStores and, unless Options.NamespaceScoped, ClusterSecretStores, each
 //     enqueueing only the Keystones whose effective spec.secretStoreRef selects the
 //     store that changed (secrets.AddStoreWatches);
-//   - the children a Keystone claims on target clusters (multicluster.AddChildWatches).
+//   - the children a Keystone claims on target clusters, the same kinds
+//     (multicluster.AddChildWatches).
 //
 // The policy override ConfigMap is the user's and carries no label of the operator, so
 // the label-filtered cache (apply.CacheOptions) does not hold it and no watch sees it:
@@ -94,7 +56,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	b := mcbuilder.ControllerManagedBy(mgr).Named("keystone").WithOptions(multicluster.ControllerOptions(mgr)).
 		For(&v1alpha1.Keystone{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
 			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
-	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), owned()...)
+	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), r.pipeline.Owned()...)
 	if err != nil {
 		return err
 	}
@@ -115,7 +77,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	if b, err = secrets.AddStoreWatches(b, scheme, targets, r.opts.NamespaceScoped, local.GetClient(), fanOut); err != nil {
 		return err
 	}
-	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Keystone{}, r.resolver.Remote(), owned()...); err != nil {
+	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Keystone{}, r.resolver.Remote(), r.pipeline.Owned()...); err != nil {
 		return err
 	}
 	// A KeystoneIdentityBackend whose DomainReady gate changes (status) brings its

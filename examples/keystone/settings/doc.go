@@ -35,9 +35,10 @@
 //
 // The file holds no [database] connection and therefore no password. oslo.config reads
 // every option from an environment variable OS_<GROUP>__<OPTION> before it reads the
-// configuration files, so the controller stores [ConnectionURL] (a
+// configuration files, so the controller stores database.ConnectionURL (a
 // mysql+pymysql:// URL with user and password percent-encoded and, for a database with
-// TLS, ?ssl_ca=<CA file>) in a Secret and sets [ConnectionEnv],
+// TLS, the CA and client certificate files) in a Secret (database.EnsureConnectionSecret)
+// and sets [ConnectionEnv],
 // OS_DATABASE__CONNECTION, from it in every Keystone container and keystone-manage
 // Job. keystone.conf then fits a ConfigMap (config.CreateImmutableConfigMap);
 // ExtraConfig cannot set [database] connection. Were the URL written into the file, the

@@ -124,3 +124,7 @@ func domainName(domain string) string {
 	}
 	return ""
 }
+
+func isAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}

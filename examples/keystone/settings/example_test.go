@@ -67,23 +67,6 @@ func ExampleRender() {
 	// invalid Keystone settings: Settings.ExtraConfig["database"]["connection"]: the connection is read from the environment variable OS_DATABASE__CONNECTION, which overrides the file
 }
 
-// ExampleConnectionURL builds the value of OS_DATABASE__CONNECTION for a database with
-// TLS; the password is percent-encoded.
-func ExampleConnectionURL() {
-	u, err := settings.ConnectionURL(settings.Database{
-		Host:   "mariadb.openstack.svc",
-		Name:   "keystone",
-		User:   "keystone",
-		CAFile: "/etc/keystone/db-tls/ca.crt",
-	}, "p@ss$word")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(settings.ConnectionEnv + "=" + u)
-	// Output:
-	// OS_DATABASE__CONNECTION=mysql+pymysql://keystone:p%40ss%24word@mariadb.openstack.svc:3306/keystone?ssl_ca=%2Fetc%2Fkeystone%2Fdb-tls%2Fca.crt
-}
-
 // ExampleDomainConfig renders the file of an LDAP-backed domain, with the bind
 // password escaped for oslo.config, and shows a domain name that would leave the
 // directory being refused.

@@ -13,12 +13,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/c5c3/reconciler-sdk/config"
+	"github.com/c5c3/reconciler-sdk/database"
 )
 
-// ErrInvalidSettings is wrapped by every error of [Render], [DomainConfig],
-// [ConnectionURL] and [EscapeValue]: the input cannot be rendered into configuration
-// that Keystone reads as intended. The error names the Go field or parameter (for
-// example Settings.FernetKeyRepository or Database.Host) and never quotes a password,
+// ErrInvalidSettings is wrapped by every error of [Render], [DomainConfig] and
+// [EscapeValue]: the input cannot be rendered into configuration that Keystone reads as
+// intended. The error names the Go field or parameter (for example
+// Settings.FernetKeyRepository) and never quotes a password,
 // an ExtraConfig value or a value of a domain-specific file.
 var ErrInvalidSettings = errors.New("invalid Keystone settings")
 
@@ -52,8 +53,9 @@ const (
 
 	// ConnectionEnv is the environment variable that oslo.config reads [database]
 	// connection from (its OS_<GROUP>__<OPTION> source, which takes precedence over the
-	// configuration files). Its value is [ConnectionURL]; keystone.conf never holds it.
-	ConnectionEnv = "OS_DATABASE__CONNECTION"
+	// configuration files): database.ConnectionEnv, set from the connection Secret
+	// (database.ConnectionEnvVar); keystone.conf never holds it.
+	ConnectionEnv = database.ConnectionEnv
 
 	header       = "# Rendered by the keystone operator; do not edit.\n"
 	cacheBackend = "dogpile.cache.pymemcache"
@@ -143,7 +145,7 @@ type Settings struct {
 // The database connection is not part of the file: the password would be in it.
 // oslo.config reads [database] connection from the environment variable
 // [ConnectionEnv], before any configuration file, so every Keystone container and
-// keystone-manage Job sets ConnectionEnv from a Secret key holding [ConnectionURL], and
+// keystone-manage Job sets ConnectionEnv from a Secret key holding database.ConnectionURL, and
 // keystone.conf holds no credential and fits an immutable ConfigMap
 // (config.CreateImmutableConfigMap). Putting the URL into the file instead would make
 // the whole file a secret, to be stored with config.CreateImmutableSecret; ExtraConfig
