@@ -35,6 +35,23 @@ func TestCoreStaysLight(t *testing.T) {
 	}
 }
 
+// TestSingleClusterBootstrapStaysSingle: package operator, the bootstrap of a
+// single-cluster operator, imports neither multicluster-runtime nor package
+// multicluster (which builds on it, not the other way round).
+func TestSingleClusterBootstrapStaysSingle(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./operator/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps ./operator/...: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, f := range []string{"sigs.k8s.io/multicluster-runtime", "github.com/c5c3/reconciler-sdk/multicluster"} {
+			if strings.HasPrefix(dep, f) {
+				t.Errorf("./operator/... imports %s", dep)
+			}
+		}
+	}
+}
+
 // The example operators are what operator authors copy: they build only on the SDK's
 // exported packages, never on an internal/ package of the SDK (which an author's module
 // could not import) nor on each other.

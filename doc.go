@@ -21,8 +21,10 @@
 //     generate-once credentials (on the SDK's typed ESO mirror in secrets/eso), and
 //     mariadb-operator provisioning and db-sync flows; api/v1 holds the spec blocks
 //     operators embed in their CRDs (SecretStoreRefSpec, TargetClusterRefSpec).
-//   - capability, httproute, netpol, health: optional children whose API may not be
-//     installed, the HTTPRoute and NetworkPolicy flows, and the TTL health probe.
+//   - child, capability, httproute, netpol, health: one mechanism for optional children
+//     (child: applied when wanted, deleted when not, an optional served-kind probe, a
+//     verdict), whether a cluster serves a kind, the HTTPRoute and NetworkPolicy flows
+//     on it, and the TTL health probe.
 //   - credential: the shared generate-once path for credential Secrets (restored from a
 //     backup when lost, regenerated only with an Event naming the Secret).
 //   - outbound, httpauth: the safe defaults where tenants meet. outbound is the one
@@ -30,14 +32,18 @@
 //     link-local or metadata destinations, no redirect to another host); httpauth puts
 //     the operator's own endpoints (metrics, the Katalog inspector) behind the API
 //     server's authentication and authorization. docs/security.md is the threat model.
+//   - operator: a single-cluster operator's main (flags, manager, label-filtered cache,
+//     Applier, probes, secure metrics, leader election) and the scheme of every kind the
+//     SDK speaks; multicluster builds its bootstrap on it.
 //   - multicluster, satellite: children on a target cluster named by
 //     spec.targetClusterRef (resolution on multicluster-runtime, TargetClusterUnavailable,
 //     ownership labels, deletion sweep, remote watches), and the handshake between a
 //     parent and the satellite CRs that project configuration into it.
 //   - testenv: the test kit: one envtest control plane per test package with the
 //     upstream CRDs, optionally real controllers (garbage collector, Deployments, Jobs),
-//     a namespace per test, request counting, status simulators and a second control
-//     plane as a target cluster.
+//     a namespace per test, request counting and a second control plane as a target
+//     cluster; testenv/world plays a CR's dependencies, testenv/simulate the upstream
+//     operators' status, testenv/faults API errors per verb.
 //   - conformance: the behavioural suite an operator runs against itself on that kit
 //     (convergence, quiet converged passes, ownership, faults, drift, deletion, ...).
 //

@@ -94,7 +94,7 @@ func NewCleanup(resolver Resolver, opts CleanupOptions) (*Cleanup, error) {
 	return &Cleanup{resolver: resolver, opts: opts, now: time.Now}, nil
 }
 
-// Track runs on a live CR once [GateTarget] has resolved target, before the first write
+// Track runs on a live CR once [TargetGate] has resolved target, before the first write
 // to it. For a target cluster it adds FinalizerFor(target.Name) to obj through c (the
 // management cluster's client); before it adds it, while obj does not carry it yet (the
 // CR is new, or moves there from the management cluster or another target cluster), it

@@ -69,13 +69,13 @@
 //
 // # Resolving a CR's cluster
 //
-// [GateTarget] runs ahead of every step: it resolves the ref through the [Resolver] and
+// [TargetGate] runs ahead of every step: it resolves the ref through the [Resolver] and
 // returns the [Target] the steps write to, its Client an apply.Applier for that
 // cluster. A ref that is not registered, whose kubeconfig Secret does not list the CR's
 // namespace or is refused, or whose API server does not answer (a probe of GET /version
-// at most once per ReachabilityTTL), sets the step's condition False with reason
-// [TargetClusterUnavailable] and the resolver's error as message, requeues after
-// reconcile.TargetClusterRetryInterval, and nothing is written on any cluster. The
+// at most once per ReachabilityTTL), answers the step's condition False with reason
+// [TargetClusterUnavailable] and the resolver's error as message and a requeue after
+// [RetryInterval] (hand it to reconcile.Settle); nothing is written on any cluster. The
 // condition flips back when the cause is gone. The [ClusterResolver] reads the CR's
 // namespace from the context ([WithNamespace]), where [LocalReconciler], [OnTarget]
 // and [Cleanup] put it; a context without one resolves no target cluster.

@@ -16,7 +16,7 @@ import (
 //
 //   - a CR being deleted: cleanup.Finalize sweeps the target clusters its finalizers
 //     name (bounded in time) and removes them; run is not called;
-//   - otherwise GateTarget resolves ref for obj's namespace ([WithNamespace]): an
+//   - otherwise TargetGate resolves ref for obj's namespace ([WithNamespace]): an
 //     unavailable cluster, or one obj's namespace may not use, sets conditionType False
 //     with reason TargetClusterUnavailable and ends the pass with a requeue, nothing
 //     written anywhere;
@@ -40,14 +40,15 @@ func OnTarget[T reconcile.Object](ctx context.Context, c client.Client, cleanup 
 	if obj.GetDeletionTimestamp() != nil {
 		return cleanup.Finalize(ctx, c, obj, ref)
 	}
-	target, res, err := GateTarget(ctx, cleanup.resolver, ref, obj.Conditions(), obj.GetGeneration(), conditionType)
-	if target == nil {
-		return res, err
+	g, err := TargetGate(ctx, cleanup.resolver, obj, conditionType, ref)
+	if g.Target == nil {
+		return reconcile.Settle(obj, g.Outcome, err)
 	}
+	target := g.Target
 	if err := cleanup.Track(ctx, c, obj, target); err != nil {
 		return ctrl.Result{}, err
 	}
-	res, err = run(WithTarget(ctx, target), obj)
+	res, err := run(WithTarget(ctx, target), obj)
 	if err == nil && res.IsZero() {
 		return target.Recheck(), nil
 	}

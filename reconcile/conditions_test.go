@@ -151,7 +151,7 @@ func TestAggregateReady(t *testing.T) {
 }
 
 func TestRequeueIntervals(t *testing.T) {
-	// The intervals of the specification's "Requeue semantics" table.
+	// The intervals every operator built on the SDK requeues with.
 	for name, tc := range map[string]struct{ got, want time.Duration }{
 		"deployment polling":   {reconcile.DeploymentPollInterval, 10 * time.Second},
 		"retry":                {reconcile.RetryInterval, 10 * time.Second},

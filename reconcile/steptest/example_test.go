@@ -8,7 +8,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/reconcile/steptest"
 )
 
@@ -24,7 +23,7 @@ func ExampleSuite() {
 	suite := steptest.Suite[*Gadget]{
 		"waits for the secret": {
 			Object:         gadget(),
-			ExpectedResult: ctrl.Result{RequeueAfter: reconcile.SecretPollInterval},
+			ExpectedResult: ctrl.Result{RequeueAfter: secretPoll},
 			ExpectedConditions: []metav1.Condition{{
 				Type: "ConfigReady", Status: metav1.ConditionFalse, Reason: "WaitingForSecretKey",
 				Message: `Secret "g-key" not found`, ObservedGeneration: 2,
@@ -36,7 +35,7 @@ func ExampleSuite() {
 			ExpectedConditions: []metav1.Condition{{
 				Type: "ConfigReady", Status: metav1.ConditionTrue, Reason: "ConfigRendered", ObservedGeneration: 2,
 			}},
-			ExpectedResult: ctrl.Result{RequeueAfter: reconcile.SecretPollInterval},
+			ExpectedResult: ctrl.Result{RequeueAfter: secretPoll},
 		},
 	}
 	for _, name := range []string{"waits for the secret", "expects a result the step does not return"} {

@@ -3,6 +3,7 @@ package steptest_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +56,9 @@ func (g *Gadget) DeepCopyObject() runtime.Object {
 	return out
 }
 
+// secretPoll is the requeue while the Gadget's Secret is missing.
+const secretPoll = 15 * time.Second
+
 var gadgetGV = schema.GroupVersion{Group: "steptest.test.c5c3.io", Version: "v1"}
 
 func newScheme() *runtime.Scheme {
@@ -93,7 +97,7 @@ func (s ConfigStep) reconcile(ctx context.Context, g *Gadget) (ctrl.Result, erro
 	switch {
 	case apierrors.IsNotFound(err):
 		reconcile.MarkFalse(g, "ConfigReady", "WaitingForSecretKey", fmt.Sprintf("Secret %q not found", g.Spec.SecretName))
-		return ctrl.Result{RequeueAfter: reconcile.SecretPollInterval}, nil
+		return ctrl.Result{RequeueAfter: secretPoll}, nil
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("read Secret %s/%s: %w", g.Namespace, g.Spec.SecretName, err)
 	}

@@ -67,7 +67,7 @@ func TestSuite(t *testing.T) {
 			Object: gadget(),
 			ExpectedConditions: []metav1.Condition{{Type: "ConfigReady", Status: metav1.ConditionFalse, Reason: "WaitingForSecretKey",
 				Message: `Secret "g-key" not found`, ObservedGeneration: 2}},
-			ExpectedResult: ctrl.Result{RequeueAfter: reconcile.SecretPollInterval},
+			ExpectedResult: ctrl.Result{RequeueAfter: secretPoll},
 			AbsentObjects:  []client.Object{renderedConfig()},
 		},
 		"keeps the extra when asked": {
@@ -126,7 +126,7 @@ func TestEvaluateReportsMismatches(t *testing.T) {
 	}{
 		"wrong result": {
 			change: func(tc *steptest.Case[*Gadget]) {
-				tc.ExpectedResult = ctrl.Result{RequeueAfter: reconcile.SecretPollInterval}
+				tc.ExpectedResult = ctrl.Result{RequeueAfter: secretPoll}
 			},
 			want: "result = {Requeue:false RequeueAfter:0s Priority:<nil>}, want {Requeue:false RequeueAfter:15s Priority:<nil>}",
 		},

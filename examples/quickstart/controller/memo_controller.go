@@ -109,9 +109,9 @@ func (r *MemoReconciler) reconcileConfig(ctx context.Context, m *v1alpha1.Memo) 
 
 func (r *MemoReconciler) reconcileDeployment(ctx context.Context, m *v1alpha1.Memo) (ctrl.Result, error) {
 	ready, err := deployment.EnsureDeployment(ctx, r.client, r.scheme, m, desiredDeployment(m))
-	if err != nil || !ready {
-		reconcile.MarkFalse(m, "DeploymentReady", "RollingOut", "waiting for the Deployment to be available")
-		return ctrl.Result{RequeueAfter: reconcile.DeploymentPollInterval}, err // the error wins
+	if err != nil || !ready { // Settle returns the error alone, or the requeue
+		waiting := reconcile.FalseCondition("DeploymentReady", "RollingOut", "waiting for the Deployment to be available")
+		return reconcile.Settle(m, reconcile.Requeue(waiting, deployment.PollInterval), err)
 	}
 	reconcile.MarkTrue(m, "DeploymentReady", "DeploymentAvailable", "")
 	return ctrl.Result{}, nil
