@@ -38,6 +38,7 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/tls"
 )
 
@@ -142,7 +143,7 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 		_, err := deployment.EnsureDeployment(ctx, c, scheme, owner, deploy())
 		must(t, "EnsureDeployment", err)
-		_, err = testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "app"})
+		_, err = simulate.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "app"})
 		must(t, "MarkDeploymentAvailable", err)
 		ready, err := deployment.EnsureDeployment(ctx, c, scheme, owner, deploy())
 		must(t, "EnsureDeployment (converged)", err)
@@ -170,16 +171,16 @@ func TestLeastPrivilege(t *testing.T) {
 		_, err = deployment.ReconcileHPA(ctx, c, scheme, owner, hpaKey, nil)
 		must(t, "ReconcileHPA (delete)", err)
 		mode := vpav1.UpdateModeOff
-		_, err = deployment.ReconcileVPA(ctx, c, scheme, owner, []*vpav1.VerticalPodAutoscaler{{
+		_, err = deployment.VPAFlow(ctx, c, scheme, owner, []*vpav1.VerticalPodAutoscaler{{
 			ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
 			Spec: vpav1.VerticalPodAutoscalerSpec{
 				TargetRef:    &autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "app"},
 				UpdatePolicy: &vpav1.PodUpdatePolicy{UpdateMode: &mode},
 			},
 		}})
-		must(t, "ReconcileVPA (create)", err)
-		_, err = deployment.ReconcileVPA(ctx, c, scheme, owner, nil)
-		must(t, "ReconcileVPA (delete)", err)
+		must(t, "VPAFlow (create)", err)
+		_, err = deployment.VPAFlow(ctx, c, scheme, owner, nil)
+		must(t, "VPAFlow (delete)", err)
 	})
 
 	t.Run("job", func(t *testing.T) {
@@ -195,7 +196,7 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 		_, err := job.RunJobWithKey(ctx, c, scheme, owner, j(), "v1")
 		must(t, "RunJobWithKey", err)
-		_, err = testenv.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "once"})
+		_, err = simulate.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "once"})
 		must(t, "MarkJobComplete", err)
 		done, err := job.RunJobWithKey(ctx, c, scheme, owner, j(), "v1")
 		must(t, "RunJobWithKey (complete)", err)
@@ -217,7 +218,7 @@ func TestLeastPrivilege(t *testing.T) {
 			Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
 				Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}}}
 		must(t, "create store", env.Client.Create(ctx, store))
-		_, err := testenv.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store))
+		_, err := simulate.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store))
 		must(t, "MarkSecretStoreReady", err)
 		ref := commonv1.SecretStoreRefSpec{Kind: "SecretStore", Name: "vault"}
 		var conds []metav1.Condition
@@ -240,6 +241,15 @@ func TestLeastPrivilege(t *testing.T) {
 		}))
 		_, _, err = secrets.WaitForExternalSecret(ctx, c, client.ObjectKey{Namespace: ns, Name: "missing"})
 		must(t, "WaitForExternalSecret", err)
+		// The Secrets flow applies an ExternalSecret and reads the Secret it writes.
+		synced, err := secrets.Sync(ctx, c, scheme, owner, secrets.SyncParams{
+			ConditionType: "SecretsReady", StoreRef: &ref, Name: "svc-password",
+			Data: []esov1.ExternalSecretData{{SecretKey: "password", RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "svc/password"}}},
+		})
+		must(t, "Sync", err)
+		if synced.Condition.Status != metav1.ConditionFalse {
+			t.Errorf("Sync before ESO synced: %+v, want the condition False", synced.Condition)
+		}
 	})
 
 	t.Run("database", func(t *testing.T) {
@@ -259,13 +269,13 @@ func TestLeastPrivilege(t *testing.T) {
 			}
 		}
 		must(t, "create MariaDB", env.Client.Create(ctx, &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns}}))
-		_, err := testenv.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"})
+		_, err := simulate.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"})
 		must(t, "MarkMariaDBReady", err)
 		key := client.ObjectKey{Namespace: ns, Name: "svc"}
 		for _, mark := range []func() error{
-			func() error { _, err := testenv.MarkDatabaseReady(ctx, env.Client, key); return err },
-			func() error { _, err := testenv.MarkUserReady(ctx, env.Client, key); return err },
-			func() error { _, err := testenv.MarkGrantReady(ctx, env.Client, key); return err },
+			func() error { _, err := simulate.MarkDatabaseReady(ctx, env.Client, key); return err },
+			func() error { _, err := simulate.MarkUserReady(ctx, env.Client, key); return err },
+			func() error { _, err := simulate.MarkGrantReady(ctx, env.Client, key); return err },
 		} {
 			_, _, err := database.ReconcileProvision(ctx, c, scheme, owner, params())
 			must(t, "ReconcileProvision", err)
@@ -284,6 +294,14 @@ func TestLeastPrivilege(t *testing.T) {
 			}}},
 		}, RerunKey: "registry.example/svc:1"})
 		must(t, "ReconcileSyncJobs", err)
+		_, err = database.EnsureConnectionSecret(ctx, c, scheme, owner, database.ConnectionSecretParams{
+			Name: "svc-db-connection", Connection: database.Connection{Host: "mariadb." + ns + ".svc", Name: "svc", User: "svc"},
+		}, "pw")
+		must(t, "EnsureConnectionSecret", err)
+		_, err = database.EnsureConnectionSecret(ctx, c, scheme, owner, database.ConnectionSecretParams{
+			Name: "svc-db-connection", Connection: database.Connection{Host: "mariadb." + ns + ".svc", Name: "svc", User: "svc"},
+		}, "pw2")
+		must(t, "EnsureConnectionSecret (changed)", err)
 	})
 
 	t.Run("tls", func(t *testing.T) {
@@ -299,14 +317,14 @@ func TestLeastPrivilege(t *testing.T) {
 	t.Run("httproute", func(t *testing.T) {
 		c, ns, owner := asPackage(t, "httproute")
 		key := client.ObjectKey{Namespace: ns, Name: "web"}
-		_, _, err := httproute.Reconcile(ctx, c, scheme, owner, key, &gatewayv1.HTTPRoute{
+		_, err := httproute.Flow(ctx, c, scheme, owner, key, &gatewayv1.HTTPRoute{
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
 			Spec: gatewayv1.HTTPRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{
 				ParentRefs: []gatewayv1.ParentReference{{Name: "gw"}}}},
 		})
-		must(t, "httproute.Reconcile (create)", err)
-		_, _, err = httproute.Reconcile(ctx, c, scheme, owner, key, nil)
-		must(t, "httproute.Reconcile (delete)", err)
+		must(t, "httproute.Flow (create)", err)
+		_, err = httproute.Flow(ctx, c, scheme, owner, key, nil)
+		must(t, "httproute.Flow (delete)", err)
 	})
 
 	t.Run("multicluster", func(t *testing.T) {
@@ -328,16 +346,16 @@ func TestLeastPrivilege(t *testing.T) {
 	t.Run("netpol", func(t *testing.T) {
 		c, ns, owner := asPackage(t, "netpol")
 		key := client.ObjectKey{Namespace: ns, Name: "web"}
-		_, err := netpol.Reconcile(ctx, c, scheme, owner, key, &networkingv1.NetworkPolicy{
+		_, err := netpol.Flow(ctx, c, scheme, owner, key, &networkingv1.NetworkPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
 			Spec: networkingv1.NetworkPolicySpec{
 				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 				Ingress:     []networkingv1.NetworkPolicyIngressRule{{Ports: []networkingv1.NetworkPolicyPort{{Port: new(intstr.FromInt32(8080))}}}},
 			},
 		})
-		must(t, "netpol.Reconcile (create)", err)
-		_, err = netpol.Reconcile(ctx, c, scheme, owner, key, nil)
-		must(t, "netpol.Reconcile (delete)", err)
+		must(t, "netpol.Flow (create)", err)
+		_, err = netpol.Flow(ctx, c, scheme, owner, key, nil)
+		must(t, "netpol.Flow (delete)", err)
 	})
 }
 
