@@ -39,10 +39,10 @@
 // and vets every kubeconfig further with KubeconfigOptions.VetConfig.
 //
 //	mgr, err := multicluster.NewManager(cfg, ctrl.Options{Scheme: scheme,
-//		Cache: multicluster.CacheOptions("horizon-operator", clustersNamespace)},
-//		multicluster.ManagerOptions{ClustersNamespace: clustersNamespace, FieldManager: "horizon-operator"})
+//		Cache: multicluster.CacheOptions("dashboard-operator", clustersNamespace)},
+//		multicluster.ManagerOptions{ClustersNamespace: clustersNamespace, FieldManager: "dashboard-operator"})
 //	resolver, err := multicluster.NewResolver(ctx, mgr, multicluster.ResolverOptions{
-//		Applier: apply.ApplierOptions{FieldManager: "horizon-operator"}})
+//		Applier: apply.ApplierOptions{FieldManager: "dashboard-operator"}})
 //
 // # Running an operator
 //
@@ -107,12 +107,12 @@
 // Register the CR kind and its management-cluster children with For and Owns engaged
 // with the local cluster only, and wrap the reconciler with [LocalReconciler]:
 //
-//	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").
-//		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true),
+//	b := mcbuilder.ControllerManagedBy(mgr).Named("dashboard").
+//		For(&v1alpha1.Dashboard{}, mcbuilder.WithEngageWithLocalCluster(true),
 //			mcbuilder.WithEngageWithProviderClusters(false))
-//	b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, resolver.Remote(),
+//	b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Dashboard{}, resolver.Remote(),
 //		&appsv1.Deployment{}, &corev1.Service{})
-//	b, err = multicluster.AddInputWatch(b, scheme, targets, &esov1.SecretStore{}, storeToHorizons)
+//	b, err = multicluster.AddInputWatch(b, scheme, targets, &esov1.SecretStore{}, storeToDashboards)
 //	err = b.Complete(multicluster.LocalReconciler(r))
 //
 // [AddChildWatches] maps an event on a claimed child of any target cluster back to the

@@ -14,7 +14,7 @@ import (
 //
 // A reconciler's methods fit it directly:
 //
-//	func (r *HorizonReconciler) reconcileConfig(ctx context.Context, h *v1.Horizon) (ctrl.Result, error)
+//	func (r *DashboardReconciler) reconcileConfig(ctx context.Context, d *v1.Dashboard) (ctrl.Result, error)
 type StepFunc[T Object] func(ctx context.Context, obj T) (ctrl.Result, error)
 
 // groupKind says how a Step runs.
