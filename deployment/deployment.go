@@ -19,46 +19,12 @@ import (
 // control.
 var deploymentGVK = appsv1.SchemeGroupVersion.WithKind("Deployment")
 
-// EnsureDeployment creates or updates the Deployment deploy, controlled by owner,
-// through Server-Side Apply under apply.FieldManager.
-//
-// It returns (true, nil) when the Deployment is rolled out and available
-// ([IsDeploymentReady] on the server's answer), (false, nil) when it exists but is not
-// ready yet (right after a change of its pod template, too), and (false, err) on
-// failure. On return deploy holds the server's copy, status included.
-//
-// Pass a freshly built desired object on every call. A converged Deployment is not
-// rewritten: through a plain client the call costs two GETs (its own, and the one
-// apply.EnsureObject makes to check who controls the object) and one no-op PATCH;
-// through an apply.Applier over a manager's cached client it sends no request at all
-// (both reads are served by the Deployment informer and the Applier skips the converged
-// apply). The GET before the apply serves exactly two purposes:
-//
-//   - spec.selector is immutable: when the desired selector differs from the stored
-//     one, the stored Deployment is deleted (background propagation, so the garbage
-//     collector removes its ReplicaSets and pods; preconditioned on the UID that was
-//     read, so a Deployment re-created in between is left alone) and re-created from
-//     deploy. If the old object is still there after the delete (a finalizer holds
-//     it), EnsureDeployment returns (false, nil) and re-creates it on a later call; a
-//     Deployment that is being deleted is never applied to.
-//   - spec.replicas left nil hands the replica count to someone else, typically a
-//     HorizontalPodAutoscaler. Server-Side Apply would reset a field that the
-//     operator's field manager (apply.FieldManager, or an apply.Applier's own) owned
-//     and no longer applies to its default (1 replica); so while that field manager
-//     still owns spec.replicas, the stored count is applied back instead. Once the autoscaler writes the count (through the scale subresource),
-//     ownership moves to it and EnsureDeployment stops sending the field.
-//
-// A Deployment of that name that owner does not control (installed by Helm or kubectl,
-// or controlled by another object) is never applied to, deleted or re-created: the call
-// fails with an error wrapping apply.ErrNotControlled (a *apply.NotControlledError that
-// names the current controller, or says there is none) and sends no write. This holds
-// for a selector change too, even when the Deployment carries apply.AdoptAnnotation:
-// consent to adoption is no consent to deleting the Deployment and its pods; delete it
-// by hand to let the owner create its own. One that owner does not control and that is
-// being deleted is refused with an error wrapping apply.ErrBeingDeleted; the call
-// creates the owner's Deployment once it is gone.
-//
-// A nil scheme is refused with apply.ErrNilScheme before any request.
+// EnsureDeployment applies deploy, controlled by owner, and reports whether it is rolled
+// out and available ([IsDeploymentReady] on the server's answer); on return deploy holds
+// the server's copy. A changed immutable selector deletes and re-creates the owner's
+// Deployment (never one it does not control); a nil spec.replicas keeps the count an
+// autoscaler set. See "Never taking what is not ours" and "Requests and caches" in the
+// package documentation.
 func EnsureDeployment(
 	ctx context.Context,
 	c client.Client,
@@ -119,29 +85,10 @@ func EnsureDeployment(
 	return IsDeploymentReady(deploy), nil
 }
 
-// IsDeploymentReady reports whether deploy is rolled out and available. It is a pure
-// function; a nil Deployment is not ready. With desired = spec.replicas (1 when nil),
-// the Deployment is ready when all of these hold:
-//
-//   - status.observedGeneration >= metadata.generation: the status describes the
-//     current spec;
-//   - status.readyReplicas >= desired;
-//   - status.updatedReplicas >= desired: every desired replica runs the current pod
-//     template;
-//   - an Available condition with status True.
-//
-// Right after a change of the pod template the old ReplicaSet still serves and the
-// Deployment is still Available, but its status is older than the spec (and then its
-// updated replicas are too few), so it is not ready until the rollout has replaced
-// every replica. Row by row:
-//
-//	Scenario                                                 Result
-//	spec.replicas nil                                        desired defaults to 1
-//	no Available condition                                   false
-//	readyReplicas < desired                                  false
-//	readyReplicas >= desired and Available=True              true, unless a row below holds
-//	status.observedGeneration < metadata.generation          false
-//	status.updatedReplicas < desired                         false
+// IsDeploymentReady reports whether deploy is rolled out and available: its status
+// describes the current spec, updatedReplicas and readyReplicas reach spec.replicas
+// (1 when nil) and Available is True. A nil Deployment is not ready; see "Readiness" in
+// the package documentation.
 func IsDeploymentReady(deploy *appsv1.Deployment) bool {
 	if deploy == nil {
 		return false

@@ -13,27 +13,11 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
-// EnsureService creates or updates the Service svc, controlled by owner, through
-// Server-Side Apply under apply.FieldManager. Services are ready as soon as they exist,
-// so it reports no readiness. On return svc holds the server's copy.
-//
-// Leave the server-assigned fields unset in svc: spec.clusterIP, spec.clusterIPs,
-// spec.ipFamilies and each port's nodePort. The field manager then never owns them and
-// the API server keeps the values it assigned; a converged Service is not rewritten.
-//
-// When svc does pin one of them (a headless Service's clusterIP "None", a fixed
-// nodePort), a GET before the apply compares it with the stored Service. A pinned value
-// that differs from the assigned one is refused before any write, with an error
-// wrapping [ErrImmutableField] that names the Service, the field and both values:
-// these fields cannot be changed in place (delete the Service to change them).
-//
-// A Service of that name that owner does not control (made by kubectl or Helm, or
-// controlled by another object) is refused with an error wrapping apply.ErrNotControlled
-// that names its controller, and one being deleted with apply.ErrBeingDeleted; neither
-// is written (see apply.EnsureObject, which also adopts an uncontrolled Service marked
-// with apply.AdoptAnnotation). A converged call costs one GET (that check) and one no-op
-// PATCH; pinned fields add one GET. A nil scheme is refused with apply.ErrNilScheme
-// before any request.
+// EnsureService applies svc, controlled by owner (a Service is ready once it exists, so
+// there is no readiness to report); on return svc holds the server's copy. Leave the
+// server-assigned fields (clusterIP, clusterIPs, ipFamilies, nodePort) unset: a pinned
+// one that differs from the stored value is refused before any write with
+// [ErrImmutableField]. The ownership rules of the package documentation hold.
 func EnsureService(
 	ctx context.Context,
 	c client.Client,
