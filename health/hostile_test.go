@@ -47,11 +47,11 @@ func TestProbeRefusesCrossHostRedirects(t *testing.T) {
 		followed bool
 	}{
 		"to another host":                           {to: "localhost"},
-		"to another host, caller's client":          {client: true, from: "horizon.test", to: "evil.test"},
+		"to another host, caller's client":          {client: true, from: "dashboard.test", to: "evil.test"},
 		"to another host, allowed":                  {to: "localhost", allow: true, followed: true},
-		"to another host, caller's client, allowed": {client: true, from: "horizon.test", to: "evil.test", allow: true, followed: true},
-		"same host, caller's client":                {client: true, from: "horizon.test", to: "horizon.test", followed: true},
-		"same host, other case":                     {client: true, from: "horizon.test", to: "HORIZON.test", followed: true},
+		"to another host, caller's client, allowed": {client: true, from: "dashboard.test", to: "evil.test", allow: true, followed: true},
+		"same host, caller's client":                {client: true, from: "dashboard.test", to: "dashboard.test", followed: true},
+		"same host, other case":                     {client: true, from: "dashboard.test", to: "DASHBOARD.test", followed: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			target := newServer(t, status(200, "ok"))

@@ -106,8 +106,8 @@ func TestProbeClassification(t *testing.T) {
 		"TLS endpoint with an unknown CA": {
 			url:    func(t *testing.T, _ *server) string { return tlsServer(t).URL + "/" },
 			reason: health.ReasonConnectionFailed, msg: []string{"certificate"}},
-		"password is redacted": {url: func(t *testing.T, _ *server) string { return "http://horizon:s3cr3t@" + closedPort(t) + "/" },
-			reason: health.ReasonConnectionFailed, msg: []string{"horizon:xxxxx@"}, noMsg: []string{"s3cr3t"}},
+		"password is redacted": {url: func(t *testing.T, _ *server) string { return "http://dashboard:s3cr3t@" + closedPort(t) + "/" },
+			reason: health.ReasonConnectionFailed, msg: []string{"dashboard:xxxxx@"}, noMsg: []string{"s3cr3t"}},
 		"query values are redacted": {
 			url: func(t *testing.T, _ *server) string {
 				return "http://" + closedPort(t) + "/?token=s3cr3t&region=one#frag"
@@ -115,12 +115,12 @@ func TestProbeClassification(t *testing.T) {
 			reason: health.ReasonConnectionFailed, msg: []string{"/?region=xxxxx&token=xxxxx"}, noMsg: []string{"s3cr3t", "one", "frag"}},
 		"empty URL": {url: func(*testing.T, *server) string { return "" },
 			reason: health.ReasonEndpointNotReady, msg: []string{"no endpoint to probe yet"}},
-		"host does not resolve": {url: func(*testing.T, *server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+		"host does not resolve": {url: func(*testing.T, *server) string { return "http://dashboard.openstack.svc.cluster.local.:8080/" },
 			client: func(t *testing.T) *http.Client { return fakeDNS(t, 3) },
-			reason: health.ReasonEndpointNotReady, msg: []string{"host horizon.openstack.svc.cluster.local. does not resolve (yet)"}},
-		"DNS server failure": {url: func(*testing.T, *server) string { return "http://horizon.openstack.svc.cluster.local.:8080/" },
+			reason: health.ReasonEndpointNotReady, msg: []string{"host dashboard.openstack.svc.cluster.local. does not resolve (yet)"}},
+		"DNS server failure": {url: func(*testing.T, *server) string { return "http://dashboard.openstack.svc.cluster.local.:8080/" },
 			client: func(t *testing.T) *http.Client { return fakeDNS(t, 2) },
-			reason: health.ReasonConnectionFailed, msg: []string{"lookup horizon.openstack.svc.cluster.local."}},
+			reason: health.ReasonConnectionFailed, msg: []string{"lookup dashboard.openstack.svc.cluster.local."}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -314,11 +314,11 @@ func TestProbeCancellation(t *testing.T) {
 func TestProbeBadInput(t *testing.T) {
 	p := health.NewProber(testOptions(newClock()))
 	for _, raw := range []string{
-		"horizon.openstack.svc:8080/auth/login/",
-		"ftp://horizon.openstack.svc/",
+		"dashboard.openstack.svc:8080/auth/login/",
+		"ftp://dashboard.openstack.svc/",
 		"http:///auth/login/",
-		"http://horizon:s3cr3t@[::1/",
-		"ftp://horizon.openstack.svc/?token=s3cr3t",
+		"http://dashboard:s3cr3t@[::1/",
+		"ftp://dashboard.openstack.svc/?token=s3cr3t",
 		"://missing-scheme",
 	} {
 		t.Run(raw, func(t *testing.T) {
