@@ -30,8 +30,9 @@ type options struct {
 	// LogDir receives the operator's log (operator.log); empty means a new temporary
 	// directory.
 	LogDir string
-	// TimeZones are the values spec.timeZone takes one after the other before the old
-	// ReplicaSets are deleted; FinalTimeZone is the one set after that.
+	// TimeZones are the values spec.timeZone takes one after the other, each a new
+	// ConfigMap and rollout; FinalTimeZone is the last one, after which the prune has
+	// deleted the ConfigMaps past its retention.
 	TimeZones     []string
 	FinalTimeZone string
 	// NewKey returns a new SECRET_KEY for each sync.
