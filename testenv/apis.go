@@ -72,6 +72,12 @@ func (e *Env) RemoveCRDs(t testing.TB, names ...string) {
 		}
 		removed = append(removed, crd)
 	}
+	// A CRD whose storage is still initializing (one created moments ago, as at the
+	// start of a test binary) cannot be deleted: the API server's finalizer fails to
+	// list its instances and backs off for longer than APIChangeTimeout.
+	if err := e.waitServed(removed, true); err != nil {
+		t.Fatalf("testenv: before removing: %v", err)
+	}
 	t.Cleanup(func() {
 		restored := make([]*apiextensionsv1.CustomResourceDefinition, len(removed))
 		for i, crd := range removed {
@@ -125,8 +131,15 @@ func (e *Env) waitServed(crds []*apiextensionsv1.CustomResourceDefinition, serve
 				if !served {
 					cur := &apiextensionsv1.CustomResourceDefinition{}
 					err := e.Client.Get(ctx, client.ObjectKey{Name: crd.Name}, cur)
-					if !apierrors.IsNotFound(err) {
-						pending = fmt.Sprintf("CRD %s still exists (get: %v; conditions %+v)", crd.Name, err, cur.Status.Conditions)
+					switch {
+					case apierrors.IsNotFound(err):
+					case err != nil:
+						if ctx.Err() == nil {
+							pending = fmt.Sprintf("CRD %s: get: %v", crd.Name, err)
+						}
+						return false, nil
+					default:
+						pending = fmt.Sprintf("CRD %s still exists (conditions %+v)", crd.Name, cur.Status.Conditions)
 						return false, nil
 					}
 				}
