@@ -48,7 +48,7 @@ func workloadPass(c client.Client, owner client.Object, ready *bool) func(contex
 // read included.
 func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	a, counter := env.StartApplier(t, ns, operatorName)
 	var ready bool
 	pass := workloadPass(a, owner, &ready)
@@ -82,7 +82,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 // controller writes to the status meanwhile.)
 func TestEnsureDeploymentRecordsWrites(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 	ctx, writes := apply.WithWrites(context.Background())
 	for _, app := range []string{"web", "web", "web-v2"} {
@@ -102,7 +102,7 @@ func TestEnsureDeploymentRecordsWrites(t *testing.T) {
 func TestWorkloadsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 	var ready bool
 	if err := workloadPass(a, owner, &ready)(ctx); err != nil {
@@ -125,7 +125,7 @@ func TestWorkloadsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 func TestEnsureDeploymentThroughApplierKeepsOwnedReplicas(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, desiredDeployment(ns, "web", new(int32(3)))); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 func BenchmarkEnsureDeploymentConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
-	owner := newOwner(b, ns, "horizon")
+	owner := newOwner(b, ns, "dashboard")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		b.Fatal(err)
@@ -40,7 +40,7 @@ func BenchmarkEnsureDeploymentConverged(b *testing.B) {
 func BenchmarkEnsureServiceConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
-	owner := newOwner(b, ns, "horizon")
+	owner := newOwner(b, ns, "dashboard")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkEnsureServiceConverged(b *testing.B) {
 func BenchmarkVPAFlowConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
-	owner := newOwner(b, ns, "horizon")
+	owner := newOwner(b, ns, "dashboard")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		b.Fatal(err)

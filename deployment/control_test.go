@@ -128,7 +128,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Run("unowned", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "horizon")
+				owner := newOwner(t, ns, "dashboard")
 				theirs := createExisting(t, h.existing(ns), nil)
 				err := callCounting(t, h, owner, ns, 0)
 				wantRefused(t, err, h.notOurs, "has no controller")
@@ -136,7 +136,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("controlled by someone else", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "horizon")
+				owner := newOwner(t, ns, "dashboard")
 				other := newOwner(t, ns, "someone-else")
 				theirs := createExisting(t, h.existing(ns), func(obj client.Object) {
 					if err := controllerutil.SetControllerReference(other, obj, env.Scheme); err != nil {
@@ -149,7 +149,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			})
 			t.Run("ours, being deleted", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "horizon")
+				owner := newOwner(t, ns, "dashboard")
 				held := createExisting(t, h.existing(ns), func(obj client.Object) {
 					if err := controllerutil.SetControllerReference(owner, obj, env.Scheme); err != nil {
 						t.Fatal(err)
@@ -171,7 +171,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 			}
 			t.Run("unowned, marked for adoption", func(t *testing.T) {
 				ns := env.Namespace(t)
-				owner := newOwner(t, ns, "horizon")
+				owner := newOwner(t, ns, "dashboard")
 				theirs := createExisting(t, h.existing(ns), func(obj client.Object) {
 					obj.SetAnnotations(map[string]string{apply.AdoptAnnotation: "true"})
 				})
@@ -197,7 +197,7 @@ func TestHelpersNeverTakeWhatIsNotOurs(t *testing.T) {
 func TestEnsureDeploymentForeignBeingDeleted(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	other := newOwner(t, ns, "someone-else")
 	held := createExisting(t, desiredDeployment(ns, "web", nil), func(obj client.Object) {
 		if err := controllerutil.SetControllerReference(other, obj, env.Scheme); err != nil {

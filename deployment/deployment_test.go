@@ -85,7 +85,7 @@ func TestIsDeploymentReady(t *testing.T) {
 func TestEnsureDeploymentBecomesReady(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	first := desiredDeployment(ns, "web", new(int32(2)))
 	ready, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, first)
@@ -141,7 +141,7 @@ func TestEnsureDeploymentBecomesReady(t *testing.T) {
 func TestEnsureDeploymentNotReadyRightAfterTemplateChange(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	build := func(image string) *appsv1.Deployment {
 		d := desiredDeployment(ns, "web", new(int32(2)))
 		d.Spec.Template.Spec.Containers[0].Image = image
@@ -182,7 +182,7 @@ func TestEnsureDeploymentNotReadyRightAfterTemplateChange(t *testing.T) {
 func TestEnsureDeploymentRecreatesOnSelectorChange(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	old := desiredDeployment(ns, "web-v1", nil)
 	if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, old); err != nil {
@@ -225,7 +225,7 @@ func TestEnsureDeploymentRecreatesOnSelectorChange(t *testing.T) {
 func TestEnsureDeploymentWaitsForDeletion(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	old := desiredDeployment(ns, "web-v1", nil)
 	old.Finalizers = []string{testenv.HoldFinalizer}
@@ -320,7 +320,7 @@ func TestEnsureDeploymentSelectorChangeNeverDeletesForeign(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "horizon")
+			owner := newOwner(t, ns, "dashboard")
 			theirs := tc.existing(t, ns)
 			eventually(t, "the foreign Deployment's ReplicaSet", func(ctx context.Context) (bool, string, error) {
 				rs := ownedReplicaSets(ctx, t, ns, theirs.UID)
@@ -373,7 +373,7 @@ func TestEnsureDeploymentSelectorChangeNeverDeletesForeign(t *testing.T) {
 func TestEnsureDeploymentRecreateDeleteIsPreconditioned(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	old := desiredDeployment(ns, "web-v1", nil)
 	if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
@@ -438,7 +438,7 @@ func TestEnsureDeploymentKeepsAutoscaledReplicas(t *testing.T) {
 
 	t.Run("never owned: the autoscaler's count stays and nothing is written", func(t *testing.T) {
 		ns := env.Namespace(t)
-		owner := newOwner(t, ns, "horizon")
+		owner := newOwner(t, ns, "dashboard")
 		d := desiredDeployment(ns, "web", nil)
 		if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, d); err != nil {
 			t.Fatal(err)
@@ -462,7 +462,7 @@ func TestEnsureDeploymentKeepsAutoscaledReplicas(t *testing.T) {
 	t.Run("plain apply of a nil count resets a count the manager owned", func(t *testing.T) {
 		// Documents why EnsureDeployment reads before it applies.
 		ns := env.Namespace(t)
-		owner := newOwner(t, ns, "horizon")
+		owner := newOwner(t, ns, "dashboard")
 		if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, desiredDeployment(ns, "web", new(int32(3))), apply.FieldManager); err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +477,7 @@ func TestEnsureDeploymentKeepsAutoscaledReplicas(t *testing.T) {
 
 	t.Run("owned count: kept until the autoscaler takes it over", func(t *testing.T) {
 		ns := env.Namespace(t)
-		owner := newOwner(t, ns, "horizon")
+		owner := newOwner(t, ns, "dashboard")
 		if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, desiredDeployment(ns, "web", new(int32(3)))); err != nil {
 			t.Fatal(err)
 		}
@@ -555,7 +555,7 @@ func ownedReplicaSets(ctx context.Context, t testing.TB, ns string, uid types.UI
 
 func TestEnsureDeploymentBadInput(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	cases := map[string]struct {
 		owner  client.Object
 		deploy *appsv1.Deployment
@@ -590,7 +590,7 @@ func TestEnsureDeploymentBadInput(t *testing.T) {
 
 func TestEnsureDeploymentAPIErrors(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("denied"))
 	cases := map[string]interceptor.Funcs{
 		"get fails": {Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {

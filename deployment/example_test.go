@@ -28,21 +28,21 @@ func ExampleEnsureDeployment() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	labels := map[string]string{"app.kubernetes.io/name": "horizon"}
+	labels := map[string]string{"app.kubernetes.io/name": "dashboard"}
 	desired := func() *appsv1.Deployment {
 		return &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name},
+			ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name},
 			Spec: appsv1.DeploymentSpec{
 				Replicas: new(int32(2)),
 				Selector: &metav1.LabelSelector{MatchLabels: labels},
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: labels},
 					Spec: corev1.PodSpec{Containers: []corev1.Container{{
-						Name: "horizon", Image: "registry.example/horizon:2025.1",
+						Name: "dashboard", Image: "registry.example/dashboard:2025.1",
 					}}},
 				},
 			},
@@ -53,7 +53,7 @@ func ExampleEnsureDeployment() {
 	fmt.Println("first pass ready:", ready, err)
 
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name},
 		Spec: corev1.ServiceSpec{
 			Selector: labels,
 			Ports:    []corev1.ServicePort{{Name: "http", Port: 8080, TargetPort: intstr.FromInt32(8080)}},
@@ -83,14 +83,14 @@ func ExampleVPAFlow() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 	vpa := &vpav1.VerticalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name},
 		Spec: vpav1.VerticalPodAutoscalerSpec{
-			TargetRef:    &autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "horizon"},
+			TargetRef:    &autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "dashboard"},
 			UpdatePolicy: &vpav1.PodUpdatePolicy{UpdateMode: new(vpav1.UpdateModeOff)},
 		},
 	}

@@ -99,7 +99,7 @@ func TestEnsureDeploymentFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "horizon")
+			owner := newOwner(t, ns, "dashboard")
 			if _, err := deployment.EnsureDeployment(context.Background(), env.Client, env.Scheme, owner,
 				desiredDeployment(ns, "web-v1", new(int32(0)))); err != nil {
 				t.Fatal(err)
@@ -152,7 +152,7 @@ func TestEnsureDeploymentFaultMatrix(t *testing.T) {
 func TestEnsureDeploymentKilledBetweenDeleteAndCreate(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	old := desiredDeployment(ns, "web-v1", new(int32(0)))
 	if _, err := deployment.EnsureDeployment(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestEnsureServiceFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "horizon")
+			owner := newOwner(t, ns, "dashboard")
 			notOurs := foreignObjects(t, ns, func(name string) client.Object {
 				s := desiredService(ns, corev1.ServiceTypeClusterIP)
 				s.Name = name
@@ -231,7 +231,7 @@ func TestEnsurePodDisruptionBudgetFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "horizon")
+			owner := newOwner(t, ns, "dashboard")
 			notOurs := foreignObjects(t, ns, func(name string) client.Object {
 				p := desiredPDB(ns, 1)
 				p.Name = name
@@ -280,7 +280,7 @@ func TestReconcileHPAFaultMatrix(t *testing.T) {
 			testenv.FaultMatrix{
 				Setup: func(t *testing.T) testenv.FaultRun {
 					ns := env.Namespace(t)
-					owner := newOwner(t, ns, "horizon")
+					owner := newOwner(t, ns, "dashboard")
 					key := client.ObjectKey{Namespace: ns, Name: "web"}
 					notOurs := foreignObjects(t, ns, func(name string) client.Object {
 						h := desiredHPA(4)
@@ -321,7 +321,7 @@ func TestVPAFlowFaultMatrix(t *testing.T) {
 	testenv.FaultMatrix{
 		Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			owner := newOwner(t, ns, "horizon")
+			owner := newOwner(t, ns, "dashboard")
 			if _, err := vpaFlow(context.Background(), env.Client, env.Scheme, owner,
 				[]*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "old")}); err != nil {
 				t.Fatal(err)

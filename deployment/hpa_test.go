@@ -50,7 +50,7 @@ func wantCondition(t *testing.T, got metav1.Condition, condType string, status m
 func TestReconcileHPALifecycle(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 
 	c, counter, err := env.CountingClient()
@@ -120,7 +120,7 @@ func TestReconcileHPALifecycle(t *testing.T) {
 func TestReconcileHPALeavesForeignHPA(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	other := newOwner(t, ns, "someone-else")
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 	if _, err := deployment.ReconcileHPA(ctx, env.Client, env.Scheme, other, key, desiredHPA(5)); err != nil {
@@ -139,7 +139,7 @@ func TestReconcileHPALeavesForeignHPA(t *testing.T) {
 func TestReconcileHPAErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "web", errors.New("denied"))
 
@@ -204,7 +204,7 @@ func TestReconcileHPAErrors(t *testing.T) {
 func TestHPAFlow(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 	mismatched := desiredHPA(3)
 	mismatched.Name = "other"

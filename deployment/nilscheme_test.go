@@ -19,7 +19,7 @@ import (
 // and without panicking.
 func TestNilScheme(t *testing.T) {
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 	cases := map[string]struct {
 		call  func(ctx context.Context, c client.Client) error

@@ -27,7 +27,7 @@ func desiredPDB(ns string, minAvailable int32) *policyv1.PodDisruptionBudget {
 func TestEnsurePodDisruptionBudget(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	first := desiredPDB(ns, 1)
 	if err := deployment.EnsurePodDisruptionBudget(ctx, env.Client, env.Scheme, owner, first); err != nil {

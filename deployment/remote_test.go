@@ -26,8 +26,8 @@ import (
 func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
-	a := testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-a")
+	owner := newOwner(t, ns, "dashboard")
+	a := testenv.TargetApplier(env.Client, "dashboard-operator", "mgmt-a")
 
 	first := desiredDeployment(ns, "web", new(int32(1)))
 	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, first); err != nil {
@@ -37,7 +37,7 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 		t.Errorf("Deployment on a target cluster has owner references %v, want none", first.OwnerReferences)
 	}
 	claim, ok := apply.ClaimOf(first)
-	if !ok || claim.ManagementCluster != "mgmt-a" || claim.Name != "horizon" || claim.Namespace != ns {
+	if !ok || claim.ManagementCluster != "mgmt-a" || claim.Name != "dashboard" || claim.Namespace != ns {
 		t.Fatalf("ClaimOf(Deployment) = %+v, %v; want the owner's claim for mgmt-a", claim, ok)
 	}
 	eventually(t, "the claimed Deployment to become ready", func(ctx context.Context) (bool, string, error) {
@@ -52,9 +52,9 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), before); err != nil {
 				t.Fatal(err)
 			}
-			_, err := deployment.EnsureDeployment(ctx, testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-b"), env.Scheme, owner,
+			_, err := deployment.EnsureDeployment(ctx, testenv.TargetApplier(env.Client, "dashboard-operator", "mgmt-b"), env.Scheme, owner,
 				desiredDeployment(ns, app, new(int32(1))))
-			wantRefused(t, err, apply.ErrNotControlled, `claimed by ConfigMap/`+ns+`/horizon of management cluster "mgmt-a"`)
+			wantRefused(t, err, apply.ErrNotControlled, `claimed by ConfigMap/`+ns+`/dashboard of management cluster "mgmt-a"`)
 			now := &appsv1.Deployment{}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), now); err != nil {
 				t.Fatalf("mgmt-a's Deployment: %v", err)
@@ -91,8 +91,8 @@ func TestEnsureDeploymentOnATargetCluster(t *testing.T) {
 func TestVPAFlowOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
-	ours, theirs := testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "horizon-operator", "mgmt-b")
+	owner := newOwner(t, ns, "dashboard")
+	ours, theirs := testenv.TargetApplier(env.Client, "dashboard-operator", "mgmt-a"), testenv.TargetApplier(env.Client, "dashboard-operator", "mgmt-b")
 
 	if _, err := vpaFlow(ctx, ours, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web"), desiredVPA(ns, "worker")}); err != nil {
 		t.Fatal(err)

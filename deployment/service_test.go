@@ -35,7 +35,7 @@ func desiredService(ns string, typ corev1.ServiceType) *corev1.Service {
 func TestEnsureServiceKeepsAssignedFields(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	first := desiredService(ns, corev1.ServiceTypeNodePort)
 	if err := deployment.EnsureService(ctx, env.Client, env.Scheme, owner, first); err != nil {
@@ -101,7 +101,7 @@ func TestEnsureServiceKeepsAssignedFields(t *testing.T) {
 func TestEnsureServicePinnedFields(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	stored := desiredService(ns, corev1.ServiceTypeNodePort)
 	if err := deployment.EnsureService(ctx, env.Client, env.Scheme, owner, stored); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestEnsureServicePinnedFields(t *testing.T) {
 func TestEnsureServicePinnedOnCreate(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	headless := func() *corev1.Service {
 		s := desiredService(ns, corev1.ServiceTypeClusterIP)
 		s.Spec.ClusterIP = corev1.ClusterIPNone
@@ -201,7 +201,7 @@ func TestEnsureServicePinnedOnCreate(t *testing.T) {
 func TestEnsureServiceErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 
 	t.Run("bad input", func(t *testing.T) {
 		c, counter, err := env.CountingClient()

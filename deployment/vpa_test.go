@@ -49,7 +49,7 @@ func vpaNamesIn(t *testing.T, ns string) []string {
 func TestVPAFlowAppliesAndPrunes(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	other := newOwner(t, ns, "someone-else")
 
 	// Someone else's VPA, and one without any owner, in the same namespace.
@@ -119,7 +119,7 @@ func TestVPAFlowAppliesAndPrunes(t *testing.T) {
 func TestVPAFlowNotInstalled(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	env.RemoveCRDs(t, vpaCRDNames...)
 
 	// A fresh client: its mapper has never seen the kind.
@@ -173,7 +173,7 @@ func (f failDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestVPAFlowCapabilityProbeFailed(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return failDiscovery{next: rt} })
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
@@ -200,7 +200,7 @@ func TestVPAFlowCapabilityProbeFailed(t *testing.T) {
 func TestVPAFlowErrors(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "autoscaling.k8s.io", Resource: "verticalpodautoscalers"}, "web", errors.New("denied"))
 
 	t.Run("invalid set is refused before any request", func(t *testing.T) {
@@ -279,7 +279,7 @@ func vpaFlow(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner
 func TestVPAFlowNeverRequeues(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	for name, desired := range map[string][]*vpav1.VerticalPodAutoscaler{
 		"wanted": {desiredVPA(ns, "web")}, "none wanted": nil, "invalid": {nil},
 	} {
@@ -297,7 +297,7 @@ func TestVPAFlowNeverRequeues(t *testing.T) {
 func TestReconcileVPAIsVPAFlow(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	owner := newOwner(t, ns, "horizon")
+	owner := newOwner(t, ns, "dashboard")
 	cond, err := deployment.ReconcileVPA(ctx, env.Client, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")}) //nolint:staticcheck // the deprecated wrapper under test
 	if err != nil {
 		t.Fatal(err)
