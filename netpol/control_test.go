@@ -110,7 +110,7 @@ func TestFlowNeverTakesOver(t *testing.T) {
 			default:
 				want, text = apply.ErrNotControlled, "has no controller"
 			}
-			if !errors.Is(err, want) || !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), "NetworkPolicy "+ns+"/horizon") {
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), "NetworkPolicy "+ns+"/dashboard") {
 				t.Fatalf("err = %v, want %v naming the NetworkPolicy and containing %q", err, want, text)
 			}
 			if cond != (metav1.Condition{}) {
@@ -127,7 +127,7 @@ func TestFlowNeverTakesOver(t *testing.T) {
 			if err != nil || cond.Reason != netpol.ReasonNotRequired {
 				t.Fatalf("pass = (%+v, %v), want NotRequired", cond, err)
 			}
-			if !tc.owned && !strings.Contains(cond.Message, "is not controlled by horizon and was left in place") {
+			if !tc.owned && !strings.Contains(cond.Message, "is not controlled by dashboard and was left in place") {
 				t.Errorf("message %q does not say the policy was left in place", cond.Message)
 			}
 			policyUntouched(t, before)
@@ -218,7 +218,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 // names the policy, before any API call, whether a policy is wanted or not; never a
 // panic.
 func TestFlowNilScheme(t *testing.T) {
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: "ns", UID: "uid-1"}}
 	for name, desired := range map[string]*networkingv1.NetworkPolicy{"policy wanted": desiredPolicy("ns", "gateways"), "no policy wanted": nil} {
 		t.Run(name, func(t *testing.T) {
 			calls := 0
@@ -229,8 +229,8 @@ func TestFlowNilScheme(t *testing.T) {
 				},
 			})
 			cond, err := flowCond(t, context.Background(), c, nil, owner, policyKey("ns"), desired)
-			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "NetworkPolicy ns/horizon") {
-				t.Errorf("err = %v, want apply.ErrNilScheme naming NetworkPolicy ns/horizon", err)
+			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "NetworkPolicy ns/dashboard") {
+				t.Errorf("err = %v, want apply.ErrNilScheme naming NetworkPolicy ns/dashboard", err)
 			}
 			if cond != (metav1.Condition{}) || calls != 0 {
 				t.Errorf("condition %+v, %d API calls; want the zero value and no call", cond, calls)

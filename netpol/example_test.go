@@ -24,16 +24,16 @@ func ExampleFlow() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon"}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "dashboard"}
 	policy := func(rules ...networkingv1.NetworkPolicyIngressRule) *networkingv1.NetworkPolicy {
 		return &networkingv1.NetworkPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
 			Spec: networkingv1.NetworkPolicySpec{
-				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "horizon"}},
+				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "dashboard"}},
 				Ingress:     rules,
 			},
 		}

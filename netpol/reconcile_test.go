@@ -23,16 +23,16 @@ import (
 
 func newOwner(t testing.TB, ns string) *corev1.ConfigMap {
 	t.Helper()
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns}}
 	if err := env.Client.Create(context.Background(), owner); err != nil {
 		t.Fatal(err)
 	}
 	return owner
 }
 
-func policyKey(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: "horizon"} }
+func policyKey(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: "dashboard"} }
 
-// desiredPolicy allows ingress to the Horizon pods on port 8080 from the given
+// desiredPolicy allows ingress to the dashboard pods on port 8080 from the given
 // namespaces (by name label).
 func desiredPolicy(ns string, fromNamespaces ...string) *networkingv1.NetworkPolicy {
 	var rules []networkingv1.NetworkPolicyIngressRule
@@ -44,9 +44,9 @@ func desiredPolicy(ns string, fromNamespaces ...string) *networkingv1.NetworkPol
 		})
 	}
 	return &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "horizon"}},
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "dashboard"}},
 			Ingress:     rules,
 		},
 	}
@@ -80,7 +80,7 @@ func TestFlowLifecycle(t *testing.T) {
 
 	created := desiredPolicy(ns, "gateways")
 	cond, err := flowCond(t, ctx, c, env.Scheme, owner, key, created)
-	checkCond(t, "created", cond, err, netpol.ReasonReady, "NetworkPolicy "+ns+"/horizon applied with 1 ingress rule(s)")
+	checkCond(t, "created", cond, err, netpol.ReasonReady, "NetworkPolicy "+ns+"/dashboard applied with 1 ingress rule(s)")
 	if ref := metav1.GetControllerOf(created); ref == nil || ref.UID != owner.UID {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
@@ -156,7 +156,7 @@ func TestFlowRefusesEmptyIngress(t *testing.T) {
 			if !errors.Is(err, netpol.ErrEmptyIngress) {
 				t.Fatalf("err = %v, want ErrEmptyIngress", err)
 			}
-			for _, s := range []string{"NetworkPolicy " + ns + "/horizon", "spec.ingress is empty", "denies all ingress", "left unchanged"} {
+			for _, s := range []string{"NetworkPolicy " + ns + "/dashboard", "spec.ingress is empty", "denies all ingress", "left unchanged"} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q does not contain %q", err, s)
 				}
@@ -218,7 +218,7 @@ func TestFlowLeavesForeignPolicy(t *testing.T) {
 	}
 	cond, err := flowCond(t, ctx, env.Client, env.Scheme, owner, key, nil)
 	checkCond(t, "foreign", cond, err, netpol.ReasonNotRequired,
-		"NetworkPolicy "+ns+"/horizon is not controlled by horizon and was left in place")
+		"NetworkPolicy "+ns+"/dashboard is not controlled by dashboard and was left in place")
 	if err := env.Client.Get(ctx, key, &networkingv1.NetworkPolicy{}); err != nil {
 		t.Errorf("foreign policy was deleted: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestFlowErrorsPropagate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, "horizon", errors.New("denied"))
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, "dashboard", errors.New("denied"))
 	cases := map[string]struct {
 		funcs   interceptor.Funcs
 		desired *networkingv1.NetworkPolicy
@@ -258,7 +258,7 @@ func TestFlowErrorsPropagate(t *testing.T) {
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("err = %v, want Forbidden", err)
 			}
-			if !strings.Contains(err.Error(), "NetworkPolicy "+ns+"/horizon") {
+			if !strings.Contains(err.Error(), "NetworkPolicy "+ns+"/dashboard") {
 				t.Errorf("error %q does not name the policy", err)
 			}
 			if cond != (metav1.Condition{}) {
@@ -284,7 +284,7 @@ func TestFlowKeyMismatch(t *testing.T) {
 	if _, err := flowCond(t, context.Background(), env.Client, env.Scheme, owner, policyKey(ns), unnamed); err != nil {
 		t.Fatal(err)
 	}
-	if unnamed.Name != "horizon" || unnamed.Namespace != ns || unnamed.UID == "" {
+	if unnamed.Name != "dashboard" || unnamed.Namespace != ns || unnamed.UID == "" {
 		t.Errorf("unnamed policy applied as %s/%s (uid %q)", unnamed.Namespace, unnamed.Name, unnamed.UID)
 	}
 }
@@ -330,7 +330,7 @@ func TestReconcileIsFlow(t *testing.T) {
 		"wanted": {reason: "an applied policy is NetworkPolicyReady",
 			desired: func() *networkingv1.NetworkPolicy { return desiredPolicy(ns, "gateways") },
 			want: metav1.Condition{Type: netpol.ConditionType, Status: metav1.ConditionTrue, Reason: netpol.ReasonReady,
-				Message: "NetworkPolicy " + ns + "/horizon applied with 1 ingress rule(s)"}},
+				Message: "NetworkPolicy " + ns + "/dashboard applied with 1 ingress rule(s)"}},
 		"empty ingress": {reason: "a refused policy is an error with the zero condition",
 			desired: func() *networkingv1.NetworkPolicy { return desiredPolicy(ns) }, err: netpol.ErrEmptyIngress},
 		"not wanted": {reason: "no policy is NetworkPolicyNotRequired",
