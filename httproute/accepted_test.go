@@ -42,10 +42,10 @@ func TestAccepted(t *testing.T) {
 			parents: []gatewayv1.RouteParentStatus{parent(gw, accepted(metav1.ConditionTrue, 0))}, want: true},
 		"accepted for an older generation": {refs: []gatewayv1.ParentReference{gw},
 			parents: []gatewayv1.RouteParentStatus{parent(gw, accepted(metav1.ConditionTrue, 2))},
-			msg:     "accept generation 3 of HTTPRoute openstack/horizon (last observed generation 2)"},
+			msg:     "accept generation 3 of HTTPRoute openstack/dashboard (last observed generation 2)"},
 		"rejected": {refs: []gatewayv1.ParentReference{gw},
 			parents: []gatewayv1.RouteParentStatus{parent(gw, accepted(metav1.ConditionFalse, 3))},
-			msg:     "did not accept HTTPRoute openstack/horizon: Because: the gateway says so"},
+			msg:     "did not accept HTTPRoute openstack/dashboard: Because: the gateway says so"},
 		"verdict for another listener": {refs: []gatewayv1.ParentReference{gw},
 			parents: []gatewayv1.RouteParentStatus{parent(gatewayv1.ParentReference{Name: "public",
 				SectionName: new(gatewayv1.SectionName("http"))}, accepted(metav1.ConditionTrue, 3))},
@@ -78,7 +78,7 @@ func TestAccepted(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			route := &gatewayv1.HTTPRoute{
-				ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "openstack", Generation: 3},
+				ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: "openstack", Generation: 3},
 				Spec:       gatewayv1.HTTPRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: tc.refs}},
 				Status:     gatewayv1.HTTPRouteStatus{RouteStatus: gatewayv1.RouteStatus{Parents: tc.parents}},
 			}

@@ -111,7 +111,7 @@ func TestFlowNeverTakesOver(t *testing.T) {
 			case name == "unowned":
 				text = "has no controller"
 			}
-			if !errors.Is(err, want) || !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), "HTTPRoute "+ns+"/horizon") {
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), "HTTPRoute "+ns+"/dashboard") {
 				t.Fatalf("err = %v, want %v naming the HTTPRoute and containing %q", err, want, text)
 			}
 			if cond != (metav1.Condition{}) || !res.IsZero() {
@@ -129,7 +129,7 @@ func TestFlowNeverTakesOver(t *testing.T) {
 				t.Fatalf("pass = (%+v, %+v, %v), want NotRequired", cond, res, err)
 			}
 			if foreign := name != "owner's, being deleted"; foreign &&
-				!strings.Contains(cond.Message, "is not controlled by horizon and was left in place") {
+				!strings.Contains(cond.Message, "is not controlled by dashboard and was left in place") {
 				t.Errorf("message %q does not say the route was left in place", cond.Message)
 			}
 			routeUntouched(t, before)
@@ -226,7 +226,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 // TestFlowNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme that
 // names the route, before any API call, whether a route is wanted or not; never a panic.
 func TestFlowNilScheme(t *testing.T) {
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: "ns", UID: "uid-1"}}
 	for name, desired := range map[string]*gatewayv1.HTTPRoute{"route wanted": desiredRoute(t, "ns"), "no route wanted": nil} {
 		t.Run(name, func(t *testing.T) {
 			calls := 0
@@ -237,8 +237,8 @@ func TestFlowNilScheme(t *testing.T) {
 				},
 			})
 			cond, res, err := flow(context.Background(), c, nil, owner, routeKey("ns"), desired)
-			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "HTTPRoute ns/horizon") {
-				t.Errorf("err = %v, want apply.ErrNilScheme naming HTTPRoute ns/horizon", err)
+			if !errors.Is(err, apply.ErrNilScheme) || !strings.Contains(err.Error(), "HTTPRoute ns/dashboard") {
+				t.Errorf("err = %v, want apply.ErrNilScheme naming HTTPRoute ns/dashboard", err)
 			}
 			if cond != (metav1.Condition{}) || !res.IsZero() || calls != 0 {
 				t.Errorf("condition %+v, result %+v, %d API calls; want zero values and no call", cond, res, calls)

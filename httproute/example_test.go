@@ -24,11 +24,11 @@ func ExampleFlow() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	key := client.ObjectKey{Namespace: ns.Name, Name: "horizon"}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "dashboard"}
 	gateway := &httproute.Spec{ // the CR's spec.gateway
 		ParentRef: httproute.ParentRef{Name: "public", Namespace: "gateways"},
 		Hostnames: []string{"dashboard.example.org"},
@@ -37,7 +37,7 @@ func ExampleFlow() {
 	step := func(gateway *httproute.Spec) {
 		var desired *gatewayv1.HTTPRoute
 		if gateway != nil {
-			r, err := httproute.Build(key, *gateway, httproute.Backend{ServiceName: "horizon", Port: 8080})
+			r, err := httproute.Build(key, *gateway, httproute.Backend{ServiceName: "dashboard", Port: 8080})
 			if err != nil {
 				panic(err)
 			}
@@ -73,13 +73,13 @@ func ExampleSpecFlow() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
-	key := client.ObjectKey{Namespace: ns.Name, Name: "keystone"}
-	backend := httproute.Backend{ServiceName: "keystone", Port: 5000}
-	labels := map[string]string{"app.kubernetes.io/instance": "keystone"}
+	key := client.ObjectKey{Namespace: ns.Name, Name: "identity"}
+	backend := httproute.Backend{ServiceName: "identity", Port: 5000}
+	labels := map[string]string{"app.kubernetes.io/instance": "identity"}
 	gateway := &httproute.Spec{ParentRef: httproute.ParentRef{Name: "public", Namespace: "gateways"}, Path: "/v3"}
 
 	for _, g := range []*httproute.Spec{gateway, nil} { // spec.gateway set, then removed

@@ -27,14 +27,14 @@ import (
 
 func newOwner(t testing.TB, e *testenv.Env, ns string) *corev1.ConfigMap {
 	t.Helper()
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: ns}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: ns}}
 	if err := e.Client.Create(context.Background(), owner); err != nil {
 		t.Fatal(err)
 	}
 	return owner
 }
 
-func routeKey(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: "horizon"} }
+func routeKey(ns string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: "dashboard"} }
 
 func gatewaySpec(hostnames ...string) httproute.Spec {
 	if len(hostnames) == 0 {
@@ -48,7 +48,7 @@ func gatewaySpec(hostnames ...string) httproute.Spec {
 
 func desiredRoute(t testing.TB, ns string, hostnames ...string) *gatewayv1.HTTPRoute {
 	t.Helper()
-	r, err := httproute.Build(routeKey(ns), gatewaySpec(hostnames...), httproute.Backend{ServiceName: "horizon", Port: 8080})
+	r, err := httproute.Build(routeKey(ns), gatewaySpec(hostnames...), httproute.Backend{ServiceName: "dashboard", Port: 8080})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestFlowLifecycle(t *testing.T) {
 	route := desiredRoute(t, ns)
 	cond, res, err := flow(ctx, env.Client, env.Scheme, owner, key, route)
 	checkOutcome(t, "created", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
-		"waiting for Gateway gateways/public listener https to accept HTTPRoute "+ns+"/horizon")
+		"waiting for Gateway gateways/public listener https to accept HTTPRoute "+ns+"/dashboard")
 	if ref := metav1.GetControllerOf(route); ref == nil || ref.UID != owner.UID {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
@@ -127,11 +127,11 @@ func TestFlowLifecycle(t *testing.T) {
 	}
 
 	// A spec change bumps the generation: the old verdict is stale.
-	changed := desiredRoute(t, ns, "dashboard.example.org", "horizon.example.org")
+	changed := desiredRoute(t, ns, "dashboard.example.org", "console.example.org")
 	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key, changed)
 	checkOutcome(t, "changed", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
 		"generation 2")
-	if diff := cmp.Diff([]gatewayv1.Hostname{"dashboard.example.org", "horizon.example.org"}, changed.Spec.Hostnames); diff != "" {
+	if diff := cmp.Diff([]gatewayv1.Hostname{"dashboard.example.org", "console.example.org"}, changed.Spec.Hostnames); diff != "" {
 		t.Errorf("hostnames not applied (-want +got):\n%s", diff)
 	}
 
@@ -140,9 +140,9 @@ func TestFlowLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key,
-		desiredRoute(t, ns, "dashboard.example.org", "horizon.example.org"))
+		desiredRoute(t, ns, "dashboard.example.org", "console.example.org"))
 	checkOutcome(t, "rejected", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted), requeue,
-		"did not accept HTTPRoute "+ns+"/horizon: NotAllowedByListeners: hostname not allowed")
+		"did not accept HTTPRoute "+ns+"/dashboard: NotAllowedByListeners: hostname not allowed")
 
 	// The gateway block is removed: the route goes.
 	cond, res, err = flow(ctx, env.Client, env.Scheme, owner, key, nil)
@@ -247,7 +247,7 @@ func TestFlowCapabilityProbeFailed(t *testing.T) {
 	if !errors.Is(err, capability.ErrProbeFailed) {
 		t.Fatalf("err = %v, want capability.ErrProbeFailed", err)
 	}
-	if !strings.Contains(err.Error(), "HTTPRoute "+ns+"/horizon") {
+	if !strings.Contains(err.Error(), "HTTPRoute "+ns+"/dashboard") {
 		t.Errorf("error %q does not name the route", err)
 	}
 	if res != (ctrl.Result{}) {
@@ -274,7 +274,7 @@ func TestFlowLeavesForeignRoute(t *testing.T) {
 	}
 	cond, res, err := flow(ctx, env.Client, env.Scheme, owner, key, nil)
 	checkOutcome(t, "foreign", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
-		"HTTPRoute "+ns+"/horizon is not controlled by horizon and was left in place")
+		"HTTPRoute "+ns+"/dashboard is not controlled by dashboard and was left in place")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); err != nil {
 		t.Errorf("foreign route was deleted: %v", err)
 	}
@@ -292,7 +292,7 @@ func TestFlowErrorsPropagate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: gatewayv1.GroupName, Resource: "httproutes"}, "horizon", errors.New("denied"))
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: gatewayv1.GroupName, Resource: "httproutes"}, "dashboard", errors.New("denied"))
 	failing := interceptor.NewClient(base, interceptor.Funcs{
 		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
 			return forbidden
@@ -307,7 +307,7 @@ func TestFlowErrorsPropagate(t *testing.T) {
 			if !apierrors.IsForbidden(err) {
 				t.Fatalf("err = %v, want Forbidden", err)
 			}
-			if !strings.Contains(err.Error(), "HTTPRoute "+ns+"/horizon") {
+			if !strings.Contains(err.Error(), "HTTPRoute "+ns+"/dashboard") {
 				t.Errorf("error %q does not name the route", err)
 			}
 			if cond != (metav1.Condition{}) || res != (ctrl.Result{}) {
@@ -336,7 +336,7 @@ func TestFlowKeyMismatch(t *testing.T) {
 	if _, _, err := flow(context.Background(), env.Client, env.Scheme, owner, routeKey(ns), unnamed); err != nil {
 		t.Fatal(err)
 	}
-	if unnamed.Name != "horizon" || unnamed.Namespace != ns || unnamed.UID == "" {
+	if unnamed.Name != "dashboard" || unnamed.Namespace != ns || unnamed.UID == "" {
 		t.Errorf("unnamed route applied as %s/%s (uid %q)", unnamed.Namespace, unnamed.Name, unnamed.UID)
 	}
 }
@@ -387,11 +387,11 @@ func TestReconcileIsFlow(t *testing.T) {
 		"wanted": {reason: "an applied route without a verdict is NotAccepted with a requeue",
 			desired: func() *gatewayv1.HTTPRoute { return desiredRoute(t, ns) },
 			want: answer{Condition: metav1.Condition{Type: httproute.ConditionType, Status: metav1.ConditionFalse,
-				Reason: httproute.ReasonNotAccepted, Message: "waiting for Gateway gateways/public listener https to accept HTTPRoute NS/horizon"},
+				Reason: httproute.ReasonNotAccepted, Message: "waiting for Gateway gateways/public listener https to accept HTTPRoute NS/dashboard"},
 				Result: ctrl.Result{RequeueAfter: httproute.AcceptancePollInterval}}},
 		"key mismatch": {reason: "a refused route is an error with zero values",
 			desired: func() *gatewayv1.HTTPRoute { r := desiredRoute(t, ns); r.Name = "other"; return r },
-			want:    answer{Err: "reconcile HTTPRoute NS/horizon: desired object does not match the child's key: desired NS/other, key NS/horizon"}},
+			want:    answer{Err: "reconcile HTTPRoute NS/dashboard: desired object does not match the child's key: desired NS/other, key NS/dashboard"}},
 		"not wanted": {reason: "no route is NotRequired",
 			desired: func() *gatewayv1.HTTPRoute { return nil },
 			want: answer{Condition: metav1.Condition{Type: httproute.ConditionType, Status: metav1.ConditionTrue,

@@ -29,8 +29,8 @@ func TestSpecFlow(t *testing.T) {
 	owner := newOwner(t, env, ns)
 	key := routeKey(ns)
 	spec := gatewaySpec()
-	backend := httproute.Backend{ServiceName: "horizon", Port: 8080}
-	labels := map[string]string{"app.kubernetes.io/instance": "horizon"}
+	backend := httproute.Backend{ServiceName: "dashboard", Port: 8080}
+	labels := map[string]string{"app.kubernetes.io/instance": "dashboard"}
 
 	cond, res, err := specFlow(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)
 	checkOutcome(t, "applied", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),
@@ -40,11 +40,11 @@ func TestSpecFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	parents, rules := route.Spec.ParentRefs, route.Spec.Rules
-	if route.Labels["app.kubernetes.io/instance"] != "horizon" || len(parents) != 1 || parents[0].Name != "public" ||
-		len(rules) != 1 || len(rules[0].BackendRefs) != 1 || rules[0].BackendRefs[0].Name != "horizon" ||
+	if route.Labels["app.kubernetes.io/instance"] != "dashboard" || len(parents) != 1 || parents[0].Name != "public" ||
+		len(rules) != 1 || len(rules[0].BackendRefs) != 1 || rules[0].BackendRefs[0].Name != "dashboard" ||
 		*rules[0].BackendRefs[0].Port != 8080 || *rules[0].Matches[0].Path.Value != httproute.DefaultPath ||
 		fmt.Sprint(route.Spec.Hostnames) != "[dashboard.example.org]" {
-		t.Errorf("stored route: labels %v, spec %+v; want the labels and the route of the block to horizon:8080",
+		t.Errorf("stored route: labels %v, spec %+v; want the labels and the route of the block to dashboard:8080",
 			route.Labels, route.Spec)
 	}
 	if _, err := testenv.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "accepted", 0); err != nil {
@@ -71,7 +71,7 @@ func TestSpecFlowRefuses(t *testing.T) {
 	bad := httproute.Spec{ParentRef: httproute.ParentRef{Name: "public"}, Path: "no-slash"}
 	counter := &testenv.RequestCounter{}
 	c := counted(t, counter)
-	cond, _, err := specFlow(ctx, c, env.Scheme, owner, key, &bad, httproute.Backend{ServiceName: "horizon", Port: 8080}, nil)
+	cond, _, err := specFlow(ctx, c, env.Scheme, owner, key, &bad, httproute.Backend{ServiceName: "dashboard", Port: 8080}, nil)
 	if !errors.Is(err, httproute.ErrInvalidSpec) || cond.Type != "" || counter.Total() != 0 {
 		t.Fatalf("SpecFlow(bad path) = %+v, %v after %d requests; want no condition, ErrInvalidSpec, no request",
 			cond, err, counter.Total())
@@ -83,13 +83,13 @@ func TestSpecFlowRefuses(t *testing.T) {
 	}
 	cond, res, err := specFlow(ctx, env.Client, env.Scheme, owner, key, nil, httproute.Backend{}, nil)
 	checkOutcome(t, "foreign", cond, res, err, wantCond(metav1.ConditionTrue, httproute.ReasonNotRequired), ctrl.Result{},
-		"is not controlled by horizon and was left in place")
+		"is not controlled by dashboard and was left in place")
 	if err := env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{}); err != nil {
 		t.Errorf("the foreign route was deleted: %v", err)
 	}
 	spec := gatewaySpec()
 	if _, _, err := specFlow(ctx, env.Client, env.Scheme, nil, key, &spec,
-		httproute.Backend{ServiceName: "horizon", Port: 8080}, nil); !errors.Is(err, apply.ErrNilOwner) {
+		httproute.Backend{ServiceName: "dashboard", Port: 8080}, nil); !errors.Is(err, apply.ErrNilOwner) {
 		t.Errorf("SpecFlow with a nil owner = %v, want apply.ErrNilOwner", err)
 	}
 }
@@ -120,7 +120,7 @@ func TestReconcileSpecIsSpecFlow(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, env, ns)
 	key := routeKey(ns)
-	backend := httproute.Backend{ServiceName: "horizon", Port: 8080}
+	backend := httproute.Backend{ServiceName: "dashboard", Port: 8080}
 	spec := gatewaySpec()
 	cond, res, err := httproute.ReconcileSpec(ctx, env.Client, env.Scheme, owner, key, &spec, backend, nil) //nolint:staticcheck // the deprecated wrapper under test
 	checkOutcome(t, "applied", cond, res, err, wantCond(metav1.ConditionFalse, httproute.ReasonNotAccepted),

@@ -14,11 +14,11 @@ import (
 )
 
 func TestBuild(t *testing.T) {
-	key := client.ObjectKey{Namespace: "openstack", Name: "horizon"}
-	backend := httproute.Backend{ServiceName: "horizon", Port: 8080}
+	key := client.ObjectKey{Namespace: "openstack", Name: "dashboard"}
+	backend := httproute.Backend{ServiceName: "dashboard", Port: 8080}
 	route := func(parent gatewayv1.ParentReference, path string, hostnames ...gatewayv1.Hostname) *gatewayv1.HTTPRoute {
 		return &gatewayv1.HTTPRoute{
-			ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "openstack"},
+			ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: "openstack"},
 			Spec: gatewayv1.HTTPRouteSpec{
 				CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{parent}},
 				Hostnames:       hostnames,
@@ -27,7 +27,7 @@ func TestBuild(t *testing.T) {
 						Type: new(gatewayv1.PathMatchPathPrefix), Value: new(path)}}},
 					BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
 						BackendObjectReference: gatewayv1.BackendObjectReference{
-							Name: "horizon", Port: new(gatewayv1.PortNumber(8080))}}}},
+							Name: "dashboard", Port: new(gatewayv1.PortNumber(8080))}}}},
 				}},
 			},
 		}
@@ -53,15 +53,15 @@ func TestBuild(t *testing.T) {
 				SectionName: new(gatewayv1.SectionName("https"))}, "/dashboard", "dashboard.example.org"),
 		},
 		"everything wrong": {
-			key:     client.ObjectKey{Name: "horizon"},
+			key:     client.ObjectKey{Name: "dashboard"},
 			spec:    httproute.Spec{Path: "dashboard", Hostnames: []string{"ok.example.org", ""}},
 			backend: httproute.Backend{Port: 70000},
-			wantErr: []string{"HTTPRoute /horizon", "route name and namespace", "parentRef.name must not be empty",
+			wantErr: []string{"HTTPRoute /dashboard", "route name and namespace", "parentRef.name must not be empty",
 				`path "dashboard" must start with "/"`, "hostnames[1] must not be empty",
 				"backend service name", "backend port 70000"},
 		},
 		"port zero": {
-			key: key, spec: gatewayv1Spec(), backend: httproute.Backend{ServiceName: "horizon"},
+			key: key, spec: gatewayv1Spec(), backend: httproute.Backend{ServiceName: "dashboard"},
 			wantErr: []string{"backend port 0 must be within 1-65535"},
 		},
 	}
