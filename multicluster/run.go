@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,9 +28,10 @@ const (
 )
 
 // OperatorOptions configure [RunOperator]: the fields of the single-cluster bootstrap's
-// operator.Options (flags, manager, metrics, probes, leader election; each documented
-// there, [OperatorOptions.Operator] returns them) and the target clusters. Start from
-// [DefaultOperatorOptions] and bind the flags with [OperatorOptions.BindFlags].
+// operator.Options (flags, manager, scheme, metrics, probes, leader election, admission
+// webhooks; each documented there, [OperatorOptions.Operator] returns them) and the
+// target clusters. Start from [DefaultOperatorOptions] and bind the flags with
+// [OperatorOptions.BindFlags].
 type OperatorOptions struct {
 	// FieldManager is operator.Options.FieldManager; it also selects what each target
 	// cluster's cache keeps and names the resolver's Appliers (unless
@@ -51,6 +53,15 @@ type OperatorOptions struct {
 	LeaderElect bool
 	// Namespace is operator.Options.Namespace.
 	Namespace string
+	// WebhookCertDir is operator.Options.WebhookCertDir (--webhook-cert-path).
+	WebhookCertDir string
+	// WebhookPort is operator.Options.WebhookPort (--webhook-port).
+	WebhookPort int
+	// SetupWebhooks is operator.Options.SetupWebhooks: it registers the admission
+	// webhooks on the local manager, after the setup, when webhooks are served.
+	SetupWebhooks func(ctrl.Manager) error
+	// AddToScheme is operator.Options.AddToScheme: the operator's own kinds.
+	AddToScheme []func(*runtime.Scheme) error
 	// ClustersNamespace is the namespace of the kubeconfig Secrets that register target
 	// clusters (--clusters-namespace, see [NewManager]); empty means none.
 	ClustersNamespace string
@@ -85,6 +96,10 @@ func (o OperatorOptions) Operator() operator.Options {
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		LeaderElect:             o.LeaderElect,
 		Namespace:               o.Namespace,
+		WebhookCertDir:          o.WebhookCertDir,
+		WebhookPort:             o.WebhookPort,
+		SetupWebhooks:           o.SetupWebhooks,
+		AddToScheme:             o.AddToScheme,
 		Manager:                 o.Manager,
 	}
 }
@@ -94,6 +109,7 @@ func (o *OperatorOptions) setOperator(op operator.Options) {
 	o.FieldManager, o.LeaderElectionID, o.LeaderElectionNamespace = op.FieldManager, op.LeaderElectionID, op.LeaderElectionNamespace
 	o.MetricsBindAddress, o.InsecureMetrics, o.MetricsCertDir = op.MetricsBindAddress, op.InsecureMetrics, op.MetricsCertDir
 	o.HealthProbeBindAddress, o.LeaderElect, o.Namespace, o.Manager = op.HealthProbeBindAddress, op.LeaderElect, op.Namespace, op.Manager
+	o.WebhookCertDir, o.WebhookPort, o.SetupWebhooks, o.AddToScheme = op.WebhookCertDir, op.WebhookPort, op.SetupWebhooks, op.AddToScheme
 }
 
 // BindFlags binds on fs the flags of operator.Options.BindFlags (to o's fields),
@@ -182,8 +198,9 @@ func (o OperatorOptions) ManagerOptions() ctrl.Options {
 type OperatorSetup func(ctx context.Context, mgr mcmanager.Manager, resolver *ClusterResolver) error
 
 // RunOperator is operator.Run with target clusters: it validates opts, builds the
-// manager of [NewManager] (the kubeconfig provider of ClustersNamespace, the cache of
-// [OperatorOptions.ManagerOptions]) and its [ClusterResolver], runs setup, adds the
+// manager of [NewManager] (the scheme of operator.Options.Scheme, the kubeconfig
+// provider of ClustersNamespace, the cache of [OperatorOptions.ManagerOptions]) and its
+// [ClusterResolver], runs setup, then SetupWebhooks when webhooks are served, adds the
 // probes and runs the manager on cfg until ctx ends. It returns nil once ctx ended and
 // the manager stopped cleanly, else the first error, naming what failed.
 func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, setup OperatorSetup) error {
@@ -193,6 +210,11 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	if err := opts.Validate(); err != nil {
 		return err
 	}
+	scheme, err := opts.Operator().Scheme()
+	if err != nil {
+		return err
+	}
+	opts.Manager.Scheme = scheme
 	mgr, err := NewManager(cfg, opts.ManagerOptions(),
 		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager, Kubeconfig: opts.Kubeconfig})
 	if err != nil {
@@ -211,6 +233,9 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	}
 	if err := setup(ctx, mgr, resolver); err != nil {
 		return release(mgr, fmt.Errorf("operator setup: %w", err))
+	}
+	if err := opts.Operator().RegisterWebhooks(mgr.GetLocalManager()); err != nil {
+		return release(mgr, err)
 	}
 	if err := operator.AddProbes(mgr.GetLocalManager()); err != nil {
 		return release(mgr, err)

@@ -314,7 +314,7 @@ func TestOperatorOptionsBindFlags(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
 	for name, def := range map[string]string{"clusters-namespace": "", "health-probe-bind-address": ":8081",
 		"leader-elect": "true", "leader-election-namespace": "", "metrics-bind-address": ":8080",
-		"metrics-cert-path": "", "metrics-secure": "true", "namespace": ""} {
+		"metrics-cert-path": "", "metrics-secure": "true", "namespace": "", "webhook-cert-path": "", "webhook-port": "9443"} {
 		if d, ok := got[name]; !ok || d != def {
 			t.Errorf("flag --%s: bound %v, default %q; want the default %q", name, ok, d, def)
 		}
@@ -398,11 +398,12 @@ func TestOperatorOptionsFlagsParse(t *testing.T) {
 			reason: "Each flag sets its field.",
 			args: []string{"--metrics-bind-address", "127.0.0.1:9090", "--metrics-secure=false", "--health-probe-bind-address", ":9091",
 				"--leader-elect=false", "--leader-election-namespace", "ops", "--namespace", "team-a", "--clusters-namespace", "clusters",
-				"--insecure-kubeconfig-tls"},
+				"--insecure-kubeconfig-tls", "--webhook-cert-path", "/webhook-certs", "--webhook-port", "10250"},
 			want: func(o *multicluster.OperatorOptions) {
 				o.MetricsBindAddress, o.InsecureMetrics, o.HealthProbeBindAddress = "127.0.0.1:9090", true, ":9091"
 				o.LeaderElect, o.LeaderElectionNamespace, o.Namespace, o.ClustersNamespace = false, "ops", "team-a", "clusters"
 				o.Kubeconfig.InsecureTLS = true
+				o.WebhookCertDir, o.WebhookPort = "/webhook-certs", 10250
 			},
 		},
 		"BooleanWithoutValue": {

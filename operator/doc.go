@@ -3,16 +3,20 @@
 // Applier, the health probes, secure metrics and leader election, in one call to [Run].
 // Target clusters are a layer on top (multicluster.RunOperator builds on this package).
 //
-//	opts := operator.DefaultOptions()
-//	opts.FieldManager, opts.LeaderElectionID = "memo-operator", "memo-operator.example.com"
-//	opts.BindFlags(flag.CommandLine)
-//	flag.Parse()
-//	opts.Manager.Scheme, err = operator.NewScheme(v1alpha1.AddToScheme)
-//	err = operator.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts,
-//		func(ctx context.Context, op operator.Operator) error {
-//			r := NewMemoReconciler(op.Applier, op.Scheme, op.APIReader)
-//			return ctrl.NewControllerManagedBy(op.Manager).For(&v1alpha1.Memo{}).Complete(r)
-//		})
+//	func main() {
+//		opts := operator.DefaultOptions()
+//		opts.FieldManager, opts.LeaderElectionID = "memo-operator", "memo-operator.example.com"
+//		opts.AddToScheme = []func(*runtime.Scheme) error{v1alpha1.AddToScheme}
+//		os.Exit(operator.Main("memo-operator", opts.BindFlags, func(ctx context.Context, cfg *rest.Config) error {
+//			return operator.Run(ctx, cfg, opts, func(ctx context.Context, op operator.Operator) error {
+//				r := NewMemoReconciler(op.Applier, op.Scheme, op.APIReader)
+//				return ctrl.NewControllerManagedBy(op.Manager).For(&v1alpha1.Memo{}).Complete(r)
+//			})
+//		}))
+//	}
+//
+// [Main] adds the logging flags (-v, -vmodule), parses the command line and sets
+// controller-runtime's logger; a main that parses flags itself calls [Run] directly.
 //
 // # Flags and defaults
 //
@@ -35,6 +39,10 @@
 //     so a run outside a cluster gives one or turns leader election off.
 //   - --namespace (""): the cache, every watch and every cached read see this namespace
 //     only; empty means all namespaces.
+//   - --webhook-cert-path (""): tls.crt and tls.key of the admission webhook server,
+//     reloaded when they change; empty serves no webhook. The API server calls it, so
+//     it listens on every address, HTTPS (HTTP/1.1) only.
+//   - --webhook-port (9443): the webhook server's port, with --webhook-cert-path.
 //
 // Whatever the flags, Secrets and ConfigMaps are cached only when they carry
 // apply.ManagedByLabel with the operator's field manager (apply.CacheOptions), the
@@ -44,5 +52,12 @@
 // # Scheme
 //
 // [NewScheme] registers every kind the SDK's packages read or write, plus the
-// operator's own; pass it as Options.Manager.Scheme.
+// operator's own; [Run] builds it from Options.AddToScheme when Options.Manager.Scheme
+// is nil ([Options.Scheme]).
+//
+// # Admission webhooks
+//
+// Options.SetupWebhooks registers the operator's webhooks; [Run] calls it only when the
+// manager serves webhooks (--webhook-cert-path, or a Manager.WebhookServer of the caller,
+// such as a test's), so a run without a certificate serves none.
 package operator

@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/httpauth"
@@ -25,6 +27,8 @@ const (
 	DefaultMetricsBindAddress = ":8080"
 	// DefaultHealthProbeBindAddress is where /healthz and /readyz listen: ":8081".
 	DefaultHealthProbeBindAddress = ":8081"
+	// DefaultWebhookPort is the port of the admission webhook server: 9443.
+	DefaultWebhookPort = 9443
 )
 
 // ErrInvalidOptions reports options [Run] cannot run with; the error names the flag,
@@ -60,20 +64,35 @@ type Options struct {
 	// Namespace restricts the cache, so every watch and cached read, to one namespace
 	// (--namespace); empty means all namespaces.
 	Namespace string
-	// Manager holds the remaining manager options (Scheme, required; Logger,
-	// WebhookServer, Controller, ...). What [Options.ManagerOptions] sets from the
-	// fields above overwrites what is set here; Metrics.TLSOpts are kept.
+	// WebhookCertDir holds tls.crt and tls.key of the admission webhook server, reloaded
+	// on change (--webhook-cert-path); empty serves no webhook unless Manager.WebhookServer
+	// is set.
+	WebhookCertDir string
+	// WebhookPort is the webhook server's port (--webhook-port); 0 means DefaultWebhookPort.
+	WebhookPort int
+	// SetupWebhooks registers the operator's admission webhooks on the manager; [Run]
+	// calls it after the setup when the manager serves webhooks ([Options.ServesWebhooks]).
+	SetupWebhooks func(ctrl.Manager) error
+	// AddToScheme are the operator's own AddToScheme functions, added by [Options.Scheme]
+	// to Manager.Scheme, or to a [NewScheme] when Manager.Scheme is nil.
+	AddToScheme []func(*runtime.Scheme) error
+	// Manager holds the remaining manager options (Scheme, unless AddToScheme is set;
+	// Logger, WebhookServer, Controller, ...). What [Options.ManagerOptions] sets from
+	// the fields above overwrites what is set here, except a WebhookServer, which is kept;
+	// Metrics.TLSOpts are kept.
 	Manager ctrl.Options
 }
 
 // DefaultOptions returns the options of a cluster-wide operator that is safe to deploy:
 // leader election on, /metrics over HTTPS behind authentication and authorization on
-// DefaultMetricsBindAddress, the probes on DefaultHealthProbeBindAddress.
+// DefaultMetricsBindAddress, the probes on DefaultHealthProbeBindAddress, no webhook
+// server (its port DefaultWebhookPort once --webhook-cert-path is given).
 func DefaultOptions() Options {
 	return Options{
 		MetricsBindAddress:     DefaultMetricsBindAddress,
 		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
 		LeaderElect:            true,
+		WebhookPort:            DefaultWebhookPort,
 	}
 }
 
@@ -94,6 +113,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"`namespace` of the leader-election Lease (the pod's namespace when empty; required outside a cluster)")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace,
 		"watch and cache only this `namespace` (all namespaces when empty)")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-path", o.WebhookCertDir,
+		"`directory` with the admission webhook server's tls.crt and tls.key; empty serves no webhook")
+	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "`port` the admission webhook server listens on")
 }
 
 // negatedBool is a boolean flag that stores the negation of its value.
@@ -127,8 +149,8 @@ func (o Options) Validate() error {
 	if o.FieldManager == "" {
 		return fmt.Errorf("%w: Options.FieldManager is empty", ErrInvalidOptions)
 	}
-	if o.Manager.Scheme == nil {
-		return fmt.Errorf("%w: Options.Manager.Scheme is nil", ErrInvalidOptions)
+	if o.Manager.Scheme == nil && len(o.AddToScheme) == 0 {
+		return fmt.Errorf("%w: Options.Manager.Scheme is nil and Options.AddToScheme is empty", ErrInvalidOptions)
 	}
 	for _, a := range []struct{ flag, value string }{
 		{"--metrics-bind-address", o.MetricsBindAddress},
@@ -150,7 +172,31 @@ func (o Options) Validate() error {
 	if o.InsecureMetrics && o.MetricsCertDir != "" {
 		return fmt.Errorf("%w: --metrics-cert-path %q needs --metrics-secure", ErrInvalidOptions, o.MetricsCertDir)
 	}
+	if o.WebhookPort < 0 || o.WebhookPort > 65535 {
+		return fmt.Errorf("%w: --webhook-port %d is not a port from 1 to 65535", ErrInvalidOptions, o.WebhookPort)
+	}
 	return nil
+}
+
+// Scheme returns the manager's scheme as [Run] builds it: Manager.Scheme with
+// AddToScheme added, or, when Manager.Scheme is nil, [NewScheme] of AddToScheme. The
+// error names the function that failed.
+func (o Options) Scheme() (*runtime.Scheme, error) {
+	if o.Manager.Scheme == nil {
+		return NewScheme(o.AddToScheme...)
+	}
+	for i, add := range o.AddToScheme {
+		if err := add(o.Manager.Scheme); err != nil {
+			return nil, fmt.Errorf("scheme: Options.AddToScheme[%d]: %w", i, err)
+		}
+	}
+	return o.Manager.Scheme, nil
+}
+
+// ServesWebhooks reports whether the manager serves admission webhooks: WebhookCertDir
+// is set, or Manager.WebhookServer is.
+func (o Options) ServesWebhooks() bool {
+	return o.WebhookCertDir != "" || o.Manager.WebhookServer != nil
 }
 
 // validateNamespace refuses a value of flag that is not a namespace name; an empty
@@ -182,8 +228,9 @@ func validateBindAddress(addr string) error {
 
 // ManagerOptions returns o.Manager with what o sets: the metrics server (HTTPS behind
 // httpauth.FilterProvider unless InsecureMetrics), the probe address, leader election,
-// the cache (apply.CacheOptions scoped to Namespace) and reconcile.UncachedObjects read
-// past it.
+// the webhook server of WebhookCertDir and WebhookPort (HTTP/1.1 only; unless
+// Manager.WebhookServer is set), the cache (apply.CacheOptions scoped to Namespace) and
+// reconcile.UncachedObjects read past it.
 func (o Options) ManagerOptions() ctrl.Options {
 	mgrOpts := o.Manager
 	mgrOpts.Metrics.BindAddress = o.MetricsBindAddress
@@ -211,6 +258,14 @@ func (o Options) ManagerOptions() ctrl.Options {
 	mgrOpts.LeaderElection = o.LeaderElect
 	mgrOpts.LeaderElectionID = o.LeaderElectionID
 	mgrOpts.LeaderElectionNamespace = o.LeaderElectionNamespace
+	if mgrOpts.WebhookServer == nil && o.WebhookCertDir != "" {
+		port := o.WebhookPort
+		if port == 0 {
+			port = DefaultWebhookPort
+		}
+		mgrOpts.WebhookServer = webhook.NewServer(webhook.Options{CertDir: o.WebhookCertDir, Port: port,
+			TLSOpts: []func(*tls.Config){http1Only}})
+	}
 	// Secrets and ConfigMaps are cached only when the operator wrote them (or ESO synced
 	// them with its label), so memory does not grow with the cluster.
 	mgrOpts.Cache = apply.CacheOptions(o.FieldManager)
@@ -221,7 +276,7 @@ func (o Options) ManagerOptions() ctrl.Options {
 	return mgrOpts
 }
 
-// http1Only offers HTTP/1.1 only on the metrics server, as kubebuilder's scaffold does
+// http1Only offers HTTP/1.1 only on the metrics and webhook servers, as kubebuilder's scaffold does
 // (HTTP/2 stream resets cost a server more than they cost the client).
 func http1Only(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -31,10 +32,11 @@ func TestBindFlags(t *testing.T) {
 			reason: "Each flag sets its field.",
 			args: []string{"--metrics-bind-address", "127.0.0.1:9090", "--metrics-cert-path", "/certs",
 				"--health-probe-bind-address", ":9091", "--leader-elect=false", "--leader-election-namespace", "ops",
-				"--namespace", "team-a"},
+				"--namespace", "team-a", "--webhook-cert-path", "/webhook-certs", "--webhook-port", "10250"},
 			want: func(o *operator.Options) {
 				o.MetricsBindAddress, o.MetricsCertDir, o.HealthProbeBindAddress = "127.0.0.1:9090", "/certs", ":9091"
 				o.LeaderElect, o.LeaderElectionNamespace, o.Namespace = false, "ops", "team-a"
+				o.WebhookCertDir, o.WebhookPort = "/webhook-certs", 10250
 			},
 		},
 		"PlainMetrics": {
@@ -51,6 +53,11 @@ func TestBindFlags(t *testing.T) {
 			reason: "A value that is not a boolean is refused, naming the flag.",
 			args:   []string{"--metrics-secure=maybe"},
 			err:    "metrics-secure",
+		},
+		"BadPort": {
+			reason: "A port that is not a number is refused, naming the flag.",
+			args:   []string{"--webhook-port", "https"},
+			err:    "webhook-port",
 		},
 	}
 	for name, tc := range cases {
@@ -71,7 +78,7 @@ func TestBindFlags(t *testing.T) {
 			}
 			want := defaults
 			tc.want(&want)
-			if diff := cmp.Diff(want, opts, cmpopts.IgnoreFields(operator.Options{}, "Manager")); diff != "" {
+			if diff := cmp.Diff(want, opts, cmpopts.IgnoreFields(operator.Options{}, "Manager", "SetupWebhooks")); diff != "" {
 				t.Errorf("\n%s\nParse(%q): -want +got:\n%s", tc.reason, tc.args, diff)
 			}
 		})
@@ -92,7 +99,8 @@ func TestBindFlagsNamesAndDefaults(t *testing.T) {
 	got := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
 	want := map[string]string{"health-probe-bind-address": ":8081", "leader-elect": "true", "leader-election-namespace": "",
-		"metrics-bind-address": ":8080", "metrics-cert-path": "", "metrics-secure": "true", "namespace": ""}
+		"metrics-bind-address": ":8080", "metrics-cert-path": "", "metrics-secure": "true", "namespace": "",
+		"webhook-cert-path": "", "webhook-port": "9443"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags and their defaults: -want +got:\n%s", diff)
 	}
@@ -161,15 +169,21 @@ func TestValidate(t *testing.T) {
 		change func(*operator.Options)
 		want   string
 	}{
-		"Namespace":     {"--namespace must be a namespace name.", func(o *operator.Options) { o.Namespace = "Not_A_Namespace" }, `--namespace "Not_A_Namespace" is not a namespace name`},
-		"MetricsAddr":   {"An address needs a port.", func(o *operator.Options) { o.MetricsBindAddress = "8080" }, `--metrics-bind-address "8080": want host:port or 0`},
-		"MetricsPort":   {"A port is at most 65535.", func(o *operator.Options) { o.MetricsBindAddress = ":80800" }, `port "80800" is not a number from 0 to 65535`},
-		"ProbeAddr":     {"A named port is refused.", func(o *operator.Options) { o.HealthProbeBindAddress = "localhost:http" }, `--health-probe-bind-address "localhost:http": port "http"`},
-		"LeaseID":       {"Leader election needs a Lease name.", func(o *operator.Options) { o.LeaderElectionID = "" }, "--leader-elect needs Options.LeaderElectionID"},
-		"LeaseNS":       {"The Lease's namespace must be a namespace name.", func(o *operator.Options) { o.LeaderElectionNamespace = "Kube_System" }, `--leader-election-namespace "Kube_System" is not a namespace name`},
-		"CertNoTLS":     {"A certificate without TLS is a mistake.", func(o *operator.Options) { o.InsecureMetrics, o.MetricsCertDir = true, "/certs" }, `--metrics-cert-path "/certs" needs --metrics-secure`},
-		"FieldManager":  {"The field manager is required.", func(o *operator.Options) { o.FieldManager = "" }, "Options.FieldManager is empty"},
-		"Scheme":        {"The scheme is required.", func(o *operator.Options) { o.Manager.Scheme = nil }, "Options.Manager.Scheme is nil"},
+		"Namespace":    {"--namespace must be a namespace name.", func(o *operator.Options) { o.Namespace = "Not_A_Namespace" }, `--namespace "Not_A_Namespace" is not a namespace name`},
+		"MetricsAddr":  {"An address needs a port.", func(o *operator.Options) { o.MetricsBindAddress = "8080" }, `--metrics-bind-address "8080": want host:port or 0`},
+		"MetricsPort":  {"A port is at most 65535.", func(o *operator.Options) { o.MetricsBindAddress = ":80800" }, `port "80800" is not a number from 0 to 65535`},
+		"ProbeAddr":    {"A named port is refused.", func(o *operator.Options) { o.HealthProbeBindAddress = "localhost:http" }, `--health-probe-bind-address "localhost:http": port "http"`},
+		"LeaseID":      {"Leader election needs a Lease name.", func(o *operator.Options) { o.LeaderElectionID = "" }, "--leader-elect needs Options.LeaderElectionID"},
+		"LeaseNS":      {"The Lease's namespace must be a namespace name.", func(o *operator.Options) { o.LeaderElectionNamespace = "Kube_System" }, `--leader-election-namespace "Kube_System" is not a namespace name`},
+		"CertNoTLS":    {"A certificate without TLS is a mistake.", func(o *operator.Options) { o.InsecureMetrics, o.MetricsCertDir = true, "/certs" }, `--metrics-cert-path "/certs" needs --metrics-secure`},
+		"FieldManager": {"The field manager is required.", func(o *operator.Options) { o.FieldManager = "" }, "Options.FieldManager is empty"},
+		"Scheme":       {"A scheme is required.", func(o *operator.Options) { o.Manager.Scheme = nil }, "Options.Manager.Scheme is nil and Options.AddToScheme is empty"},
+		"SchemeToBuild": {"AddToScheme without a scheme builds one.", func(o *operator.Options) {
+			o.Manager.Scheme, o.AddToScheme = nil, []func(*runtime.Scheme) error{corev1.AddToScheme}
+		}, ""},
+		"NegativePort":  {"A webhook port is not negative.", func(o *operator.Options) { o.WebhookPort = -1 }, "--webhook-port -1 is not a port from 1 to 65535"},
+		"LargePort":     {"A webhook port is at most 65535.", func(o *operator.Options) { o.WebhookCertDir, o.WebhookPort = "/certs", 65536 }, "--webhook-port 65536 is not a port"},
+		"DefaultPort":   {"Port 0 is DefaultWebhookPort.", func(o *operator.Options) { o.WebhookCertDir, o.WebhookPort = "/certs", 0 }, ""},
 		"ProbesOffOK":   {"0 turns an endpoint off.", func(o *operator.Options) { o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0" }, ""},
 		"NoLeaderNoID":  {"Without leader election no Lease name is needed.", func(o *operator.Options) { o.LeaderElect, o.LeaderElectionID = false, "" }, ""},
 		"DefaultsValid": {"The defaults with the required fields are valid.", func(*operator.Options) {}, ""},

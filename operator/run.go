@@ -42,9 +42,10 @@ type Operator struct {
 type Setup func(ctx context.Context, op Operator) error
 
 // Run runs a single-cluster operator on the cluster behind cfg until ctx ends (main
-// passes ctrl.SetupSignalHandler() and ctrl.GetConfigOrDie()): it validates opts, builds
-// the manager of [Options.ManagerOptions] and the Applier, runs setup, adds the ping
-// checks "healthz" and "readyz" and starts the manager. It returns nil once ctx ended and
+// passes ctrl.SetupSignalHandler() and ctrl.GetConfigOrDie(), or uses [Main]): it
+// validates opts, builds the manager of [Options.Scheme] and [Options.ManagerOptions]
+// and the Applier, runs setup, then Options.SetupWebhooks when the manager serves
+// webhooks, adds the ping checks "healthz" and "readyz" and starts the manager. It returns nil once ctx ended and
 // the manager stopped cleanly, else the first error, naming what failed.
 func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error {
 	if setup == nil {
@@ -56,6 +57,11 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error
 	if err := opts.Validate(); err != nil {
 		return err
 	}
+	scheme, err := opts.Scheme()
+	if err != nil {
+		return err
+	}
+	opts.Manager.Scheme = scheme
 	mgr, err := ctrl.NewManager(cfg, opts.ManagerOptions())
 	if err != nil {
 		return opts.explain(fmt.Errorf("operator manager: %w", err))
@@ -72,11 +78,27 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error
 	if err := setup(ctx, op); err != nil {
 		return release(mgr.Start, fmt.Errorf("operator setup: %w", err))
 	}
+	if err := opts.RegisterWebhooks(mgr); err != nil {
+		return release(mgr.Start, err)
+	}
 	if err := AddProbes(mgr); err != nil {
 		return release(mgr.Start, err)
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("operator manager: %w", err)
+	}
+	return nil
+}
+
+// RegisterWebhooks calls o.SetupWebhooks on mgr when o serves webhooks
+// ([Options.ServesWebhooks]), wrapping its error; nothing otherwise. [Run] calls it after
+// the setup, as a bootstrap built on this package (multicluster.RunOperator) does.
+func (o Options) RegisterWebhooks(mgr ctrl.Manager) error {
+	if o.SetupWebhooks == nil || !o.ServesWebhooks() {
+		return nil
+	}
+	if err := o.SetupWebhooks(mgr); err != nil {
+		return fmt.Errorf("operator admission webhooks: %w", err)
 	}
 	return nil
 }
