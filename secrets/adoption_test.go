@@ -97,7 +97,7 @@ func TestEnsureGeneratedSecretRefusesSecretsItDoesNotControl(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 			existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: gs.Key.Name, Namespace: ns},
 				Data: map[string][]byte{"username": []byte("admin")}}
 			if tc.withKey {
@@ -209,7 +209,7 @@ func TestEnsurePushSecretRefusesPushSecretsItDoesNotControl(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			ref := secrets.EffectiveStoreRef(nil)
-			existing := desiredPushSecret(ns, "keystone-admin-source", ref)
+			existing := desiredPushSecret(ns, "identity-admin-source", ref)
 			existing.Spec.Selector.Secret.Name = "theirs"
 			other := prepareExisting(t, ns, existing, tc.st)
 			if err := env.Client.Create(ctx, existing); err != nil {
@@ -219,7 +219,7 @@ func TestEnsurePushSecretRefusesPushSecretsItDoesNotControl(t *testing.T) {
 				env.DeleteHeld(t, existing)
 			}
 
-			err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin-source", ref))
+			err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, desiredPushSecret(ns, "identity-admin-source", ref))
 			stored := &esov1alpha1.PushSecret{}
 			if getErr := env.Client.Get(ctx, client.ObjectKeyFromObject(existing), stored); getErr != nil {
 				t.Fatalf("the existing PushSecret is gone: %v", getErr)
@@ -228,7 +228,7 @@ func TestEnsurePushSecretRefusesPushSecretsItDoesNotControl(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !metav1.IsControlledBy(stored, owner) || stored.Spec.Selector.Secret.Name != "keystone-admin-source" {
+				if !metav1.IsControlledBy(stored, owner) || stored.Spec.Selector.Secret.Name != "identity-admin-source" {
 					t.Errorf("not adopted: owner references %v, selector %q", stored.OwnerReferences, stored.Spec.Selector.Secret.Name)
 				}
 				return
@@ -236,7 +236,7 @@ func TestEnsurePushSecretRefusesPushSecretsItDoesNotControl(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
-			if !strings.Contains(err.Error(), "PushSecret "+ns+"/keystone-admin-source") || !strings.Contains(err.Error(), tc.wantText) {
+			if !strings.Contains(err.Error(), "PushSecret "+ns+"/identity-admin-source") || !strings.Contains(err.Error(), tc.wantText) {
 				t.Errorf("error %q does not name the PushSecret and %q", err, tc.wantText)
 			}
 			if other != nil && !strings.Contains(err.Error(), string(other.UID)) {
@@ -256,9 +256,9 @@ func TestEnsureGeneratedSecretNothingCreatedOverDeletedSecret(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+	synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
 	createSecret(t, ns, synced.Name, map[string][]byte{"password": []byte("Backend0Value0Held0In0OpenBao000")})
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 	existing := createOwnedSecret(t, owner, gs.Key.Name, map[string][]byte{"password": []byte("Backend0Value0Held0In0OpenBao000")})
 	existing.Finalizers = []string{testenv.HoldFinalizer}

@@ -32,7 +32,7 @@ func generatedPass(c client.Client, owner client.Object, gs secrets.GeneratedSec
 		if !outcome.Ready() {
 			return nil
 		}
-		ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{RemoteKey: "keystone/admin", Property: "password"})
+		ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{RemoteKey: "identity/admin", Property: "password"})
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			a, counter := env.StartApplier(t, ns, operatorName, tc.uncached...)
-			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 			pass := generatedPass(a, owner, gs)
 
 			ctx, writes := apply.WithWrites(context.Background())

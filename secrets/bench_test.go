@@ -64,13 +64,13 @@ func BenchmarkEnsurePushSecretConverged(b *testing.B) {
 		b.Fatal(err)
 	}
 	ref := secrets.EffectiveStoreRef(nil)
-	if err := secrets.EnsurePushSecret(ctx, c, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin", ref)); err != nil {
+	if err := secrets.EnsurePushSecret(ctx, c, env.Scheme, owner, desiredPushSecret(ns, "identity-admin", ref)); err != nil {
 		b.Fatal(err)
 	}
 	counter.Reset()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := secrets.EnsurePushSecret(ctx, c, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin", ref)); err != nil {
+		if err := secrets.EnsurePushSecret(ctx, c, env.Scheme, owner, desiredPushSecret(ns, "identity-admin", ref)); err != nil {
 			b.Fatal(err)
 		}
 	}

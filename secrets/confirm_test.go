@@ -29,7 +29,7 @@ func newPushWorld(t *testing.T) *pushWorld {
 	t.Helper()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	s := createOwnedSecret(t, owner, "keystone-db", map[string][]byte{"password": []byte("Password0Before0Any0Rotation00")})
+	s := createOwnedSecret(t, owner, "identity-db", map[string][]byte{"password": []byte("Password0Before0Any0Rotation00")})
 	return &pushWorld{ns: ns, owner: owner, source: client.ObjectKeyFromObject(s)}
 }
 
@@ -121,7 +121,7 @@ func TestConfirmPush(t *testing.T) {
 	// A spec change (a new generation) waits for a push of that generation.
 	moved := func() *esov1alpha1.PushSecret {
 		ps := desiredPushSecret(w.ns, w.source.Name, secrets.EffectiveStoreRef(nil))
-		ps.Spec.Data[0].Match.RemoteRef.RemoteKey = "keystone/db-moved"
+		ps.Spec.Data[0].Match.RemoteRef.RemoteKey = "identity/db-moved"
 		return ps
 	}
 	got, err := secrets.ConfirmPush(ctx, env.Client, env.Scheme, w.owner, moved(), w.secret(t))
@@ -220,14 +220,14 @@ func TestConfirmPushInvalidInput(t *testing.T) {
 	ctx := context.Background()
 	inj := testenv.NewFaultInjector()
 	c := inj.Client(fakeBase(t))
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "keystone", UID: "u"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "identity", UID: "u"}}
 	source := func(mutate func(*corev1.Secret)) *corev1.Secret {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "keystone-db", ResourceVersion: "7"}}
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "identity-db", ResourceVersion: "7"}}
 		mutate(s)
 		return s
 	}
 	want := func() *esov1alpha1.PushSecret {
-		return desiredPushSecret("ns", "keystone-db", secrets.EffectiveStoreRef(nil))
+		return desiredPushSecret("ns", "identity-db", secrets.EffectiveStoreRef(nil))
 	}
 	for name, tc := range map[string]struct {
 		want    *esov1alpha1.PushSecret
@@ -251,7 +251,7 @@ func TestConfirmPushInvalidInput(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) || got.Confirmed {
 				t.Fatalf("= %+v, %v; want %v", got, err, tc.wantErr)
 			}
-			if tc.want != nil && !strings.Contains(err.Error(), "PushSecret ns/keystone-db") {
+			if tc.want != nil && !strings.Contains(err.Error(), "PushSecret ns/identity-db") {
 				t.Errorf("error %q does not name the PushSecret", err)
 			}
 			for _, v := range testenv.Verbs() {

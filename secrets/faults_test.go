@@ -20,10 +20,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// adminPush is where the tests push keystone's admin password.
-var adminPush = secrets.GeneratedPush{RemoteKey: "keystone/admin", Property: "password"}
+// adminPush is where the tests push identity's admin password.
+var adminPush = secrets.GeneratedPush{RemoteKey: "identity/admin", Property: "password"}
 
-const adminRef = "keystone/admin/password"
+const adminRef = "identity/admin/password"
 
 // credentialWorld is one namespace with an owner, a generated credential that
 // restores from the synced copy of an ExternalSecret, and a backend.
@@ -49,8 +49,8 @@ func newCredentialWorld(t *testing.T, restore bool, backendValue string) *creden
 	t.Helper()
 	ns := env.Namespace(t)
 	w := &credentialWorld{ns: ns, owner: newOwner(t, ns), bao: newBackend(), restoreFrom: backendValue}
-	w.synced = client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
-	w.gs = secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	w.synced = client.ObjectKey{Namespace: ns, Name: "identity-admin"}
+	w.gs = secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	if backendValue != "" {
 		w.bao.hold(adminRef, backendValue)
 	}
@@ -229,7 +229,7 @@ func TestFaultMatrixEnsurePushSecret(t *testing.T) {
 	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns)
-		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 		return testenv.FaultRun{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
@@ -292,7 +292,7 @@ func TestFaultMatrixGates(t *testing.T) {
 	t.Run("WaitForExternalSecret", func(t *testing.T) {
 		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 			ns := env.Namespace(t)
-			key := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+			key := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
 			if err := env.Client.Create(context.Background(), desiredExternalSecret(ns, key.Name, key.Name, secrets.EffectiveStoreRef(nil))); err != nil {
 				t.Fatal(err)
 			}
@@ -323,8 +323,8 @@ func TestFaultMatrixStoreRefFanOut(t *testing.T) {
 	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
 		ns := env.Namespace(t)
 		ref := &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"}
-		createCR(t, ns, "horizon", ref)
-		createCR(t, ns, "keystone", ref)
+		createCR(t, ns, "dashboard", ref)
+		createCR(t, ns, "identity", ref)
 		createCR(t, ns, "glance", nil)
 		store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-bao"}}
 		var got []string

@@ -38,8 +38,8 @@ func TestEnsureGeneratedSecretGeneratesOnceAndKeeps(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
-	gs.Labels = map[string]string{"app.kubernetes.io/name": "keystone"}
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
+	gs.Labels = map[string]string{"app.kubernetes.io/name": "identity"}
 
 	outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs)
 	if err != nil || outcome != secrets.SecretGenerated {
@@ -57,7 +57,7 @@ func TestEnsureGeneratedSecretGeneratesOnceAndKeeps(t *testing.T) {
 	if ref := metav1.GetControllerOf(created); ref == nil || ref.UID != owner.UID {
 		t.Errorf("controller reference = %+v, want the owner", ref)
 	}
-	if created.Type != corev1.SecretTypeOpaque || created.Labels["app.kubernetes.io/name"] != "keystone" {
+	if created.Type != corev1.SecretTypeOpaque || created.Labels["app.kubernetes.io/name"] != "identity" {
 		t.Errorf("type %q labels %v", created.Type, created.Labels)
 	}
 
@@ -111,8 +111,8 @@ func TestEnsureGeneratedSecretSurvivesExternalSecretRestore(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	ref := secrets.EffectiveStoreRef(nil)
-	synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 
 	backend := map[string][]byte{} // what ESO pushed to OpenBao
@@ -187,9 +187,9 @@ func TestEnsureGeneratedSecretRestoresFromSyncedCopy(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+	synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
 	createSecret(t, ns, synced.Name, map[string][]byte{"password": []byte("Backend0Value0Held0In0OpenBao000")})
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 
 	c, counter, err := env.CountingClient()
@@ -413,7 +413,7 @@ func TestEnsureGeneratedSecretNilOwner(t *testing.T) {
 }
 
 func TestEnsureGeneratedSecretInvalidInput(t *testing.T) {
-	key := client.ObjectKey{Namespace: "keystone", Name: "creds"}
+	key := client.ObjectKey{Namespace: "identity", Name: "creds"}
 	with := func(mutate func(*secrets.GeneratedSecret)) secrets.GeneratedSecret {
 		gs := secrets.DefaultGeneratedSecret(key, "password")
 		mutate(&gs)
@@ -456,8 +456,8 @@ func TestEnsureGeneratedSecretInvalidInput(t *testing.T) {
 // read never leads to a new credential.
 func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 	ctx := context.Background()
-	key := client.ObjectKey{Namespace: "keystone", Name: "creds"}
-	restore := client.ObjectKey{Namespace: "keystone", Name: "synced"}
+	key := client.ObjectKey{Namespace: "identity", Name: "creds"}
+	restore := client.ObjectKey{Namespace: "identity", Name: "synced"}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "x", errors.New("denied"))
 	cases := map[string]struct {
 		getFails   client.ObjectKey
@@ -467,17 +467,17 @@ func TestEnsureGeneratedSecretAPIErrorsNeverGenerate(t *testing.T) {
 		check      func(error) bool
 	}{
 		"reading the Secret fails": {
-			getFails: key, wantText: "get Secret keystone/creds", check: apierrors.IsForbidden,
+			getFails: key, wantText: "get Secret identity/creds", check: apierrors.IsForbidden,
 		},
 		"reading the synced copy fails": {
-			getFails: restore, wantText: "restore Secret keystone/creds: read synced copy Secret keystone/synced", check: apierrors.IsForbidden,
+			getFails: restore, wantText: "restore Secret identity/creds: read synced copy Secret identity/synced", check: apierrors.IsForbidden,
 		},
 		"listing the ExternalSecrets that may restore it fails": {
-			listFails: true, wantText: "restore Secret keystone/creds: list ExternalSecrets in namespace keystone that may restore Secret keystone/synced",
+			listFails: true, wantText: "restore Secret identity/creds: list ExternalSecrets in namespace identity that may restore Secret identity/synced",
 			check: apierrors.IsForbidden,
 		},
 		"creating the Secret fails": {
-			createFail: true, wantText: "create Secret keystone/creds", check: apierrors.IsForbidden,
+			createFail: true, wantText: "create Secret identity/creds", check: apierrors.IsForbidden,
 		},
 	}
 	for name, tc := range cases {
@@ -538,7 +538,7 @@ func TestGenerateOutcomeString(t *testing.T) {
 // the pass reads again and, finding the key written by the winner, keeps it.
 func TestEnsureGeneratedSecretAddKeyRace(t *testing.T) {
 	ctx := context.Background()
-	key := client.ObjectKey{Namespace: "keystone", Name: "creds"}
+	key := client.ObjectKey{Namespace: "identity", Name: "creds"}
 	cases := map[string]struct {
 		patchErr    error
 		winnerValue string // written by a concurrent writer when the patch is refused
@@ -557,7 +557,7 @@ func TestEnsureGeneratedSecretAddKeyRace(t *testing.T) {
 		"refused: error naming the key and the Secret": {
 			patchErr: apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "creds", errors.New("denied")),
 			wantErr: func(err error) bool {
-				return apierrors.IsForbidden(err) && strings.Contains(err.Error(), `add key "password" to Secret keystone/creds`)
+				return apierrors.IsForbidden(err) && strings.Contains(err.Error(), `add key "password" to Secret identity/creds`)
 			},
 			wantPatches: 1,
 		},

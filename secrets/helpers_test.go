@@ -37,7 +37,7 @@ func openBaoProvider() *apiextensionsv1.JSON {
 // newOwner creates the object that stands in for the operator's CR.
 func newOwner(t testing.TB, ns string) *corev1.ConfigMap {
 	t.Helper()
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns}}
 	if err := env.Client.Create(context.Background(), owner); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func desiredExternalSecret(ns, name, target string, ref commonv1.SecretStoreRefS
 			Target:         esov1.ExternalSecretTarget{Name: target},
 			Data: []esov1.ExternalSecretData{{
 				SecretKey: "password",
-				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "keystone/admin", Property: "password"},
+				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "identity/admin", Property: "password"},
 			}},
 		},
 	}
@@ -108,7 +108,7 @@ func desiredPushSecret(ns, source string, ref commonv1.SecretStoreRefSpec) *esov
 			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: source}},
 			Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
 				SecretKey: "password",
-				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "keystone/admin", Property: "password"},
+				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "identity/admin", Property: "password"},
 			}}},
 		},
 	}

@@ -19,7 +19,7 @@ func TestNilScheme(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	c, counter, err := env.CountingClient()
 	if err != nil {
 		t.Fatal(err)
@@ -33,20 +33,20 @@ func TestNilScheme(t *testing.T) {
 				_, err := secrets.EnsureGeneratedSecret(ctx, c, nil, owner, gs)
 				return err
 			},
-			want: "Secret " + ns + "/keystone-admin-source",
+			want: "Secret " + ns + "/identity-admin-source",
 		},
 		"EnsureGeneratedSecret without owner": {
 			call: func() error {
 				_, err := secrets.EnsureGeneratedSecret(ctx, c, nil, nil, gs)
 				return err
 			},
-			want: "Secret " + ns + "/keystone-admin-source",
+			want: "Secret " + ns + "/identity-admin-source",
 		},
 		"EnsurePushSecret": {
 			call: func() error {
-				return secrets.EnsurePushSecret(ctx, c, nil, owner, desiredPushSecret(ns, "keystone-admin-source", secrets.EffectiveStoreRef(nil)))
+				return secrets.EnsurePushSecret(ctx, c, nil, owner, desiredPushSecret(ns, "identity-admin-source", secrets.EffectiveStoreRef(nil)))
 			},
-			want: "PushSecret " + ns + "/keystone-admin-source",
+			want: "PushSecret " + ns + "/identity-admin-source",
 		},
 	}
 	for name, tc := range cases {

@@ -61,8 +61,8 @@ func TestNoSecretValueLeaks(t *testing.T) {
 	owner := newOwner(t, ns)
 	storeName := clusterName("leak")
 	ref := commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: storeName}
-	synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 
 	var errs []error

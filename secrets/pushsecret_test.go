@@ -26,7 +26,7 @@ func TestEnsurePushSecretCreatesWithServerDefaults(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 
-	ps := desiredPushSecret(ns, "keystone-admin", secrets.EffectiveStoreRef(nil))
+	ps := desiredPushSecret(ns, "identity-admin", secrets.EffectiveStoreRef(nil))
 	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, ps); err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestEnsurePushSecretConvergedIsNotRewritten(t *testing.T) {
 	owner := newOwner(t, ns)
 	ref := commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"}
 
-	first := desiredPushSecret(ns, "keystone-admin", ref)
+	first := desiredPushSecret(ns, "identity-admin", ref)
 	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, first); err != nil {
 		t.Fatal(err)
 	}
 	for pass := range 3 {
-		again := desiredPushSecret(ns, "keystone-admin", ref)
+		again := desiredPushSecret(ns, "identity-admin", ref)
 		if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, again); err != nil {
 			t.Fatal(err)
 		}
@@ -92,14 +92,14 @@ func TestEnsurePushSecretKeepsOthersFieldsAndRestoresOurs(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	ref := secrets.EffectiveStoreRef(nil)
-	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin", ref)); err != nil {
+	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, desiredPushSecret(ns, "identity-admin", ref)); err != nil {
 		t.Fatal(err)
 	}
 
 	// An administrator tunes the refresh interval and the update policy (fields the
 	// SDK leaves to the server) and points the selector elsewhere (a field it owns).
 	edited := &esov1alpha1.PushSecret{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "keystone-admin"}, edited); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "identity-admin"}, edited); err != nil {
 		t.Fatal(err)
 	}
 	edited.Spec.RefreshInterval = &metav1.Duration{Duration: 10 * time.Minute}
@@ -109,11 +109,11 @@ func TestEnsurePushSecretKeepsOthersFieldsAndRestoresOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got := desiredPushSecret(ns, "keystone-admin", ref)
+	got := desiredPushSecret(ns, "identity-admin", ref)
 	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Spec.Selector.Secret.Name != "keystone-admin" {
+	if got.Spec.Selector.Secret.Name != "identity-admin" {
 		t.Errorf("selector.secret.name = %q, want the SDK's value restored", got.Spec.Selector.Secret.Name)
 	}
 	if got.Spec.RefreshInterval == nil || got.Spec.RefreshInterval.Duration != 10*time.Minute {
@@ -124,7 +124,7 @@ func TestEnsurePushSecretKeepsOthersFieldsAndRestoresOurs(t *testing.T) {
 	}
 
 	// A builder that does set the update policy owns it.
-	pinned := desiredPushSecret(ns, "keystone-admin", ref)
+	pinned := desiredPushSecret(ns, "identity-admin", ref)
 	pinned.Spec.UpdatePolicy = esov1alpha1.PushSecretUpdatePolicyReplace
 	if err := secrets.EnsurePushSecret(ctx, env.Client, env.Scheme, owner, pinned); err != nil {
 		t.Fatal(err)
@@ -166,11 +166,11 @@ func TestEnsurePushSecretErrors(t *testing.T) {
 	}
 	failing := interceptor.NewClient(base, interceptor.Funcs{
 		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
-			return apierrors.NewForbidden(schema.GroupResource{Group: esov1alpha1.Group, Resource: "pushsecrets"}, "keystone-admin", errors.New("denied"))
+			return apierrors.NewForbidden(schema.GroupResource{Group: esov1alpha1.Group, Resource: "pushsecrets"}, "identity-admin", errors.New("denied"))
 		},
 	})
-	err = secrets.EnsurePushSecret(ctx, failing, env.Scheme, owner, desiredPushSecret(ns, "keystone-admin", secrets.EffectiveStoreRef(nil)))
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "PushSecret "+ns+"/keystone-admin") {
+	err = secrets.EnsurePushSecret(ctx, failing, env.Scheme, owner, desiredPushSecret(ns, "identity-admin", secrets.EffectiveStoreRef(nil)))
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "PushSecret "+ns+"/identity-admin") {
 		t.Errorf("apply refused: %v, want Forbidden naming the PushSecret", err)
 	}
 }
@@ -195,10 +195,10 @@ func TestGeneratedPushSecret(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	push := secrets.GeneratedPush{
 		StoreRef:  commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
-		RemoteKey: "keystone/admin", Property: "password",
+		RemoteKey: "identity/admin", Property: "password",
 		RefreshInterval: &metav1.Duration{Duration: time.Minute},
 	}
 	ps, err := secrets.GeneratedPushSecret(gs, push)
@@ -210,9 +210,9 @@ func TestGeneratedPushSecret(t *testing.T) {
 		SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Kind: "SecretStore", Name: "tenant-bao"}},
 		UpdatePolicy:    esov1alpha1.PushSecretUpdatePolicyIfNotExists,
 		DeletionPolicy:  esov1alpha1.PushSecretDeletionPolicyNone,
-		Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "keystone-admin-source"}},
+		Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "identity-admin-source"}},
 		Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
-			SecretKey: "password", RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "keystone/admin", Property: "password"},
+			SecretKey: "password", RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "identity/admin", Property: "password"},
 		}}},
 	}
 	if diff := cmp.Diff(want, ps.Spec); diff != "" || ps.Name != gs.Key.Name || ps.Namespace != ns {
@@ -237,7 +237,7 @@ func TestGeneratedPushSecret(t *testing.T) {
 	}
 	again, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{
 		StoreRef:  commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"},
-		RemoteKey: "keystone/admin", Property: "password", RefreshInterval: &metav1.Duration{Duration: time.Minute},
+		RemoteKey: "identity/admin", Property: "password", RefreshInterval: &metav1.Duration{Duration: time.Minute},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func TestGeneratedPushSecret(t *testing.T) {
 
 	// Defaults: the PushSecret is named after the Secret and pushes through the shared
 	// cluster store.
-	def, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{Name: "admin-push", RemoteKey: "keystone/admin"})
+	def, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{Name: "admin-push", RemoteKey: "identity/admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestGeneratedPushSecret(t *testing.T) {
 	} {
 		if ps, err := secrets.GeneratedPushSecret(tc.gs, tc.push); !errors.Is(err, tc.want) || ps != nil {
 			t.Errorf("%s: = %v, %v; want %v", name, ps, err, tc.want)
-		} else if !strings.Contains(err.Error(), "Secret "+ns+"/keystone-admin-source") {
+		} else if !strings.Contains(err.Error(), "Secret "+ns+"/identity-admin-source") {
 			t.Errorf("%s: error %q does not name the Secret", name, err)
 		}
 	}

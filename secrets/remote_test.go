@@ -24,8 +24,8 @@ func TestEnsureGeneratedSecretOnATargetCluster(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	a := testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-a")
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	a := testenv.TargetApplier(env.Client, "identity-operator", "mgmt-a")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 
 	if outcome, err := secrets.EnsureGeneratedSecret(ctx, a, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretGenerated {
 		t.Fatalf("first pass = %v, %v; want Generated", outcome, err)
@@ -43,7 +43,7 @@ func TestEnsureGeneratedSecretOnATargetCluster(t *testing.T) {
 
 	for name, call := range map[string]func() error{
 		"another management cluster": func() error {
-			_, err := secrets.EnsureGeneratedSecret(ctx, testenv.TargetApplier(env.Client, "keystone-operator", "mgmt-b"), env.Scheme, owner, gs)
+			_, err := secrets.EnsureGeneratedSecret(ctx, testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b"), env.Scheme, owner, gs)
 			return err
 		},
 		"a caller without owner": func() error {

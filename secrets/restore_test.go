@@ -33,13 +33,13 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 	}{
 		"first install: no ExternalSecret writes the synced copy": {wantGen: true},
 		"ExternalSecret not synced yet (no status)": {
-			esName: "keystone-admin", target: "keystone-admin",
+			esName: "identity-admin", target: "identity-admin",
 		},
 		"ExternalSecret named differently, not synced yet": {
-			esName: "admin-password-reader", target: "keystone-admin",
+			esName: "admin-password-reader", target: "identity-admin",
 		},
 		"sync failed: SecretSyncedError (unreachable backend, or a missing key under Retain)": {
-			esName: "keystone-admin", target: "keystone-admin",
+			esName: "identity-admin", target: "identity-admin",
 			setup: func(t *testing.T, es client.ObjectKey) {
 				if _, err := testenv.MarkExternalSecretNotSynced(context.Background(), env.Client, es, esov1.ConditionReasonSecretSyncedError); err != nil {
 					t.Fatal(err)
@@ -47,19 +47,19 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 			},
 		},
 		"Ready=True but older than the spec": {
-			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			esName: "identity-admin", target: "identity-admin", policy: esov1.DeletionPolicyDelete,
 			setup: func(t *testing.T, es client.ObjectKey) {
 				setESStatus(t, es, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, -1, time.Now())
 			},
 		},
 		"Ready=True restored with the object: refreshed before it was created": {
-			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			esName: "identity-admin", target: "identity-admin", policy: esov1.DeletionPolicyDelete,
 			setup: func(t *testing.T, es client.ObjectKey) {
 				setESStatus(t, es, corev1.ConditionTrue, esov1.ConditionReasonSecretDeleted, 0, time.Now().Add(-time.Hour))
 			},
 		},
 		"Ready=True SecretSynced, but the synced copy was deleted after the sync": {
-			esName: "keystone-admin", target: "keystone-admin",
+			esName: "identity-admin", target: "identity-admin",
 			setup: func(t *testing.T, es client.ObjectKey) {
 				bao := newBackend()
 				bao.hold(adminRef, "Held0By0The0Backend0Since0Day0One")
@@ -70,24 +70,24 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 			},
 		},
 		"backend lacks the key, deletionPolicy Delete: Ready=True SecretDeleted": {
-			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyDelete,
+			esName: "identity-admin", target: "identity-admin", policy: esov1.DeletionPolicyDelete,
 			setup: func(t *testing.T, es client.ObjectKey) {
 				newBackend().sync(t, es)
 			},
 			wantGen: true,
 		},
 		"backend lacks the key, deletionPolicy Merge: synced without the key": {
-			esName: "keystone-admin", target: "keystone-admin", policy: esov1.DeletionPolicyMerge,
+			esName: "identity-admin", target: "identity-admin", policy: esov1.DeletionPolicyMerge,
 			setup: func(t *testing.T, es client.ObjectKey) {
 				newBackend().sync(t, es)
 			},
 			wantGen: true,
 		},
 		"ExternalSecret with creationPolicy None writes no Secret": {
-			esName: "keystone-admin", target: "keystone-admin", none: true, wantGen: true,
+			esName: "identity-admin", target: "identity-admin", none: true, wantGen: true,
 		},
 		"ExternalSecret for another Secret": {
-			esName: "keystone-admin", target: "glance-admin", wantGen: true,
+			esName: "identity-admin", target: "glance-admin", wantGen: true,
 		},
 	}
 	for name, tc := range cases {
@@ -95,8 +95,8 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
-			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+			synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
+			gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 			gs.RestoreFrom = &synced
 			if tc.esName != "" {
 				es := desiredExternalSecret(ns, tc.esName, tc.target, secrets.EffectiveStoreRef(nil))
@@ -156,8 +156,8 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 	}
 	newWorld := func() world {
 		ns := env.Namespace(t)
-		synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
-		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+		synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
+		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 		gs.RestoreFrom = &synced
 		return world{ns: ns, owner: newOwner(t, ns), gs: gs, synced: synced}
 	}
@@ -179,7 +179,7 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 			return outcome
 		}
 		ps, err := secrets.GeneratedPushSecret(w.gs, secrets.GeneratedPush{
-			StoreRef: ref, RemoteKey: "keystone/admin", Property: "password",
+			StoreRef: ref, RemoteKey: "identity/admin", Property: "password",
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -206,7 +206,7 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 	}
 	eso(first)
 	value, _ := readValue(t, first.gs.Key, "password")
-	if got, _ := bao.get("keystone/admin/password"); got != value {
+	if got, _ := bao.get("identity/admin/password"); got != value {
 		t.Fatal("the generated credential was not pushed to the backend")
 	}
 	if got, _ := readValue(t, first.synced, "password"); got != value {
@@ -234,7 +234,7 @@ func TestRestoredNamespaceKeepsTheBackendCredential(t *testing.T) {
 	if got, _ := readValue(t, restored.gs.Key, "password"); got != value {
 		t.Error("the restored generated Secret does not hold the backend's credential")
 	}
-	if got, _ := bao.get("keystone/admin/password"); got != value || bao.Writes() != writes {
+	if got, _ := bao.get("identity/admin/password"); got != value || bao.Writes() != writes {
 		t.Errorf("the backend's credential was replaced (%d writes after the first install, want %d)", bao.Writes(), writes)
 	}
 }
@@ -249,12 +249,12 @@ func TestGeneratedPushNeverOverwritesTheBackend(t *testing.T) {
 	owner := newOwner(t, ns)
 	ref := secrets.EffectiveStoreRef(nil)
 	bao := newBackend()
-	bao.hold("keystone/admin/password", "Held0By0The0Backend0Since0Day0One")
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	bao.hold("identity/admin/password", "Held0By0The0Backend0Since0Day0One")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	if outcome, err := secrets.EnsureGeneratedSecret(ctx, env.Client, env.Scheme, owner, gs); err != nil || outcome != secrets.SecretGenerated {
 		t.Fatalf("= %v, %v", outcome, err)
 	}
-	ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{StoreRef: ref, RemoteKey: "keystone/admin", Property: "password"})
+	ps, err := secrets.GeneratedPushSecret(gs, secrets.GeneratedPush{StoreRef: ref, RemoteKey: "identity/admin", Property: "password"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestGeneratedPushNeverOverwritesTheBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	bao.push(t, client.ObjectKeyFromObject(ps))
-	if got, _ := bao.get("keystone/admin/password"); got != "Held0By0The0Backend0Since0Day0One" {
+	if got, _ := bao.get("identity/admin/password"); got != "Held0By0The0Backend0Since0Day0One" {
 		t.Fatal("the generated credential replaced the backend's")
 	}
 
@@ -274,7 +274,7 @@ func TestGeneratedPushNeverOverwritesTheBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	bao.push(t, client.ObjectKeyFromObject(replace))
-	if got, _ := bao.get("keystone/admin/password"); got == "Held0By0The0Backend0Since0Day0One" {
+	if got, _ := bao.get("identity/admin/password"); got == "Held0By0The0Backend0Since0Day0One" {
 		t.Fatal("the simulator did not replace the value under updatePolicy Replace")
 	}
 }
@@ -286,7 +286,7 @@ func TestWaitForExternalSecretIgnoresStaleStatus(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	ref := secrets.EffectiveStoreRef(nil)
-	es := desiredExternalSecret(ns, "keystone-admin", "keystone-admin", ref)
+	es := desiredExternalSecret(ns, "identity-admin", "identity-admin", ref)
 	if err := env.Client.Create(ctx, es); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestWaitForExternalSecretIgnoresStaleStatus(t *testing.T) {
 func TestRestoreReadsPastALaggingCache(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	synced := client.ObjectKey{Namespace: ns, Name: "keystone-admin"}
+	synced := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
 	es := desiredExternalSecret(ns, synced.Name, synced.Name, secrets.EffectiveStoreRef(nil))
 	if err := env.Client.Create(ctx, es); err != nil {
 		t.Fatal(err)
@@ -392,7 +392,7 @@ func TestRestoreReadsPastALaggingCache(t *testing.T) {
 		t.Fatalf("CheckRestore = %+v, want ExternalSecret %s pending (has not synced yet)", check, client.ObjectKeyFromObject(es))
 	}
 
-	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "keystone-admin-source"}, "password")
+	gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
 	gs.RestoreFrom = &synced
 	outcome, err := secrets.EnsureGeneratedSecret(ctx, cached, env.Scheme, newOwner(t, ns), gs)
 	if err != nil || outcome != secrets.SecretRestorePending {

@@ -109,8 +109,8 @@ func TestSecretReadAPIErrors(t *testing.T) {
 			return apierrors.NewInternalError(errors.New("etcdserver: request timed out"))
 		},
 	})
-	key := client.ObjectKey{Namespace: "keystone", Name: "creds"}
-	if ok, err := secrets.IsSecretReady(ctx, failing, key, "password"); ok || !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "Secret keystone/creds") {
+	key := client.ObjectKey{Namespace: "identity", Name: "creds"}
+	if ok, err := secrets.IsSecretReady(ctx, failing, key, "password"); ok || !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "Secret identity/creds") {
 		t.Errorf("IsSecretReady = %v, %v; want false and the wrapped API error naming the Secret", ok, err)
 	}
 	if v, err := secrets.GetSecretValue(ctx, failing, key, "password"); v != "" || !apierrors.IsInternalError(err) || errors.Is(err, secrets.ErrKeyNotFound) {

@@ -34,7 +34,7 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 	foreign := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "external-secrets.io/v1",
 		"kind":       "ExternalSecret",
-		"metadata": map[string]any{"name": "keystone-db", "namespace": ns, "ownerReferences": []any{
+		"metadata": map[string]any{"name": "identity-db", "namespace": ns, "ownerReferences": []any{
 			map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": owner.Name, "uid": string(owner.UID), "controller": true},
 		}},
 		"spec": map[string]any{
@@ -47,7 +47,7 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 		t.Fatalf("apply foreign fields: %v", err)
 	}
 
-	desired := func() *esov1.ExternalSecret { return fullExternalSecret(ns, "keystone-db") }
+	desired := func() *esov1.ExternalSecret { return fullExternalSecret(ns, "identity-db") }
 	es := desired()
 	if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, es, apply.FieldManager); err != nil {
 		t.Fatalf("EnsureObject: %v", err)
@@ -67,8 +67,8 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 	if v, _, _ := unstructured.NestedBool(got.Object, "spec", "target", "immutable"); !v {
 		t.Error("spec.target.immutable was lost by the mirror apply")
 	}
-	if v, _, _ := unstructured.NestedString(got.Object, "spec", "target", "name"); v != "keystone-db-secret" {
-		t.Errorf("spec.target.name = %q, want keystone-db-secret", v)
+	if v, _, _ := unstructured.NestedString(got.Object, "spec", "target", "name"); v != "identity-db-secret" {
+		t.Errorf("spec.target.name = %q, want identity-db-secret", v)
 	}
 	if !managesField(got, "argocd-controller", "f:refreshPolicy") {
 		t.Error("argocd-controller no longer owns spec.refreshPolicy")

@@ -23,19 +23,19 @@ func ExampleExternalSecret() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 
 	es := &esov1.ExternalSecret{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-db", Namespace: ns.Name},
 		Spec: esov1.ExternalSecretSpec{
 			SecretStoreRef: esov1.SecretStoreRef{Kind: esov1.ClusterSecretStoreKind, Name: "openbao-cluster-store"},
-			Target:         esov1.ExternalSecretTarget{Name: "keystone-db-password"},
+			Target:         esov1.ExternalSecretTarget{Name: "identity-db-password"},
 			Data: []esov1.ExternalSecretData{{
 				SecretKey: "password",
-				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "kv/keystone/db", Property: "password"},
+				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "kv/identity/db", Property: "password"},
 			}},
 		},
 	}

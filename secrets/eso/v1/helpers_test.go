@@ -55,19 +55,19 @@ func fullExternalSecret(ns, name string) *esov1.ExternalSecret {
 					EngineVersion: "v2",
 					Metadata: esov1.ExternalSecretTemplateMetadata{
 						Annotations: map[string]string{"example.com/origin": "openbao"},
-						Labels:      map[string]string{"app": "keystone"},
+						Labels:      map[string]string{"app": "identity"},
 					},
 					MergePolicy: "Merge",
-					Data:        map[string]string{"url": "mysql://keystone:{{ .password }}@db/keystone"},
+					Data:        map[string]string{"url": "mysql://identity:{{ .password }}@db/identity"},
 				},
 			},
 			RefreshInterval: &metav1.Duration{Duration: 15 * time.Minute},
 			Data: []esov1.ExternalSecretData{{
 				SecretKey: "password",
-				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "kv/keystone/db", Property: "password", Version: "3"},
+				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "kv/identity/db", Property: "password", Version: "3"},
 			}},
 			DataFrom: []esov1.ExternalSecretDataFromRemoteRef{{
-				Extract: &esov1.ExternalSecretDataRemoteRef{Key: "kv/keystone/extra", Property: "config", Version: "1"},
+				Extract: &esov1.ExternalSecretDataRemoteRef{Key: "kv/identity/extra", Property: "config", Version: "1"},
 			}},
 		},
 	}
@@ -91,7 +91,7 @@ func fullExternalSecretStatus(target string) esov1.ExternalSecretStatus {
 
 // fakeProvider is an ESO provider block (the fake provider) as opaque JSON.
 func fakeProvider() *apiextensionsv1.JSON {
-	return &apiextensionsv1.JSON{Raw: []byte(`{"fake":{"data":[{"key":"kv/keystone/db","value":"not-a-real-secret"}]}}`)}
+	return &apiextensionsv1.JSON{Raw: []byte(`{"fake":{"data":[{"key":"kv/identity/db","value":"not-a-real-secret"}]}}`)}
 }
 
 // fullStoreStatus sets every status field the mirror models for a store.

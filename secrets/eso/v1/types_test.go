@@ -81,7 +81,7 @@ func TestAddToScheme(t *testing.T) {
 func TestExternalSecretRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	es := fullExternalSecret(ns, "keystone-db")
+	es := fullExternalSecret(ns, "identity-db")
 	wantSpec := *es.Spec.DeepCopy()
 	if err := strict().Create(ctx, es); err != nil {
 		t.Fatalf("create: %v", err)

@@ -22,19 +22,19 @@ func ExamplePushSecret() {
 	if err := c.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := c.Create(ctx, owner); err != nil {
 		panic(err)
 	}
 
 	ps := &esov1alpha1.PushSecret{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-fernet", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-fernet", Namespace: ns.Name},
 		Spec: esov1alpha1.PushSecretSpec{
 			SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Kind: "ClusterSecretStore", Name: "openbao-cluster-store"}},
-			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "keystone-fernet-keys"}},
+			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "identity-fernet-keys"}},
 			Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
 				SecretKey: "0",
-				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/keystone/fernet", Property: "0"},
+				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/identity/fernet", Property: "0"},
 			}}},
 		},
 	}
@@ -47,5 +47,5 @@ func ExamplePushSecret() {
 	// Output:
 	// updatePolicy: Replace
 	// refreshInterval: 1h0m0s
-	// controller: keystone
+	// controller: identity
 }

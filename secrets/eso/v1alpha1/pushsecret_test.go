@@ -39,11 +39,11 @@ func fullPushSecret(ns, name string) *esov1alpha1.PushSecret {
 			SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Name: "openbao-cluster-store", Kind: "ClusterSecretStore"}},
 			UpdatePolicy:    esov1alpha1.PushSecretUpdatePolicyIfNotExists,
 			DeletionPolicy:  esov1alpha1.PushSecretDeletionPolicyDelete,
-			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "keystone-fernet-keys"}},
+			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "identity-fernet-keys"}},
 			Data: []esov1alpha1.PushSecretData{{
 				Match: esov1alpha1.PushSecretMatch{
 					SecretKey: "0",
-					RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/keystone/fernet", Property: "0"},
+					RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/identity/fernet", Property: "0"},
 				},
 			}},
 		},
@@ -114,7 +114,7 @@ func TestAddToScheme(t *testing.T) {
 func TestPushSecretRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	ps := fullPushSecret(ns, "keystone-fernet")
+	ps := fullPushSecret(ns, "identity-fernet")
 	wantSpec := *ps.Spec.DeepCopy()
 	if err := strict().Create(ctx, ps); err != nil {
 		t.Fatalf("create: %v", err)
@@ -199,7 +199,7 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 	foreign := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "external-secrets.io/v1alpha1",
 		"kind":       "PushSecret",
-		"metadata": map[string]any{"name": "keystone-fernet", "namespace": ns, "ownerReferences": []any{
+		"metadata": map[string]any{"name": "identity-fernet", "namespace": ns, "ownerReferences": []any{
 			map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": owner.Name, "uid": string(owner.UID), "controller": true},
 		}},
 		"spec": map[string]any{
@@ -212,7 +212,7 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 		t.Fatal("apply of a PushSecret without secretStoreRefs and selector succeeded")
 	}
 	_ = unstructured.SetNestedSlice(foreign.Object, []any{map[string]any{"name": "other-store"}}, "spec", "secretStoreRefs")
-	_ = unstructured.SetNestedMap(foreign.Object, map[string]any{"secret": map[string]any{"name": "keystone-fernet-keys"}}, "spec", "selector")
+	_ = unstructured.SetNestedMap(foreign.Object, map[string]any{"secret": map[string]any{"name": "identity-fernet-keys"}}, "spec", "selector")
 	if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(foreign),
 		client.FieldOwner("argocd-controller"), client.ForceOwnership); err != nil {
 		t.Fatalf("apply foreign fields: %v", err)
@@ -220,12 +220,12 @@ func TestApplyKeepsFieldsTheMirrorDoesNotModel(t *testing.T) {
 
 	desired := func() *esov1alpha1.PushSecret {
 		return &esov1alpha1.PushSecret{
-			ObjectMeta: metav1.ObjectMeta{Name: "keystone-fernet", Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: "identity-fernet", Namespace: ns},
 			Spec: esov1alpha1.PushSecretSpec{
 				SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Name: "openbao-cluster-store", Kind: "ClusterSecretStore"}},
-				Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "keystone-fernet-keys"}},
+				Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: "identity-fernet-keys"}},
 				Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
-					SecretKey: "0", RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/keystone/fernet", Property: "0"},
+					SecretKey: "0", RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "kv/identity/fernet", Property: "0"},
 				}}},
 			},
 		}
