@@ -4,8 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
@@ -16,15 +15,6 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	scheme, err := testenv.NewSchemeWith(addToyToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme:      scheme,
-		CRDSources:  []testenv.CRDSource{},
-		CRDPaths:    []string{"testdata/crd"},
-		Controllers: true,
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{addToyToScheme},
+		CRDSources: []testenv.CRDSource{}, CRDPaths: []string{"testdata/crd"}, Controllers: true}, &env))
 }

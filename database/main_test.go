@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -28,7 +27,6 @@ var env *testenv.Env
 // The App CRD (testdata/crd) is the custom resource of the conformance test's operator;
 // the ExternalSecret CRD serves the restore of a password Secret from the secret store.
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard()) // the conformance test's manager logs through the suite's logger
 	var crds []testenv.CRDSource
 	for _, src := range testenv.DefaultCRDs() {
 		if src.Module == testenv.MariaDBOperatorModule {
@@ -38,13 +36,8 @@ func TestMain(m *testing.M) {
 	// ExternalSecrets, for the restore of a password Secret from the secret store.
 	crds = append(crds, testenv.CRDSource{Module: testenv.ESOModule, Version: testenv.ESOVersion,
 		Files: []string{"config/crds/bases/external-secrets.io_externalsecrets.yaml"}})
-	scheme, err := testenv.NewSchemeWith(addAppToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme: scheme, CRDSources: crds, CRDPaths: []string{"testdata/crd"}, Controllers: true,
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{addAppToScheme},
+		CRDSources: crds, CRDPaths: []string{"testdata/crd"}, Controllers: true}, &env))
 }
 
 // newOwner creates a persisted ConfigMap in ns standing in for the custom resource.

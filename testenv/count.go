@@ -72,6 +72,8 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // CountingClient returns a new uncached client for cfg with scheme whose requests are
 // counted. The counter includes discovery requests the client's REST mapper makes the
 // first time it meets a kind; call Reset after a warm-up to count only steady state.
+// The client carries no Applier (the SDK's defaults); to count what an Applier sends,
+// build one over it with apply.NewApplier (a faults.Injector around that keeps it).
 func CountingClient(cfg *rest.Config, scheme *runtime.Scheme) (client.Client, *RequestCounter, error) {
 	counter := &RequestCounter{}
 	cfg = rest.CopyConfig(cfg)

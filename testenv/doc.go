@@ -150,22 +150,34 @@
 //	job.EnsureCronJob                  0                           1 GET, 1 no-op PATCH
 //	secrets.EnsureGeneratedSecret      0 (1 GET if Secrets are     see package secrets
 //	                                   read past the cache)
-//	database flows (all Ready)         0 (1 GET of the password    see package database
-//	                                   Secret past the cache)
+//	database flows (all Ready)         0 (1 GET of a password      see package database
+//	                                   Secret without the label)
 //	reconcile pass (finalizer, status) 0                           see package reconcile
 //
-// "Read past the cache" is what reconcile.UncachedObjects recommends for Secrets. So a
-// converged pass through an Applier over a cache expects ExpectQuiet(t, counter, 0, ...)
-// (or the number of those reads), and ExpectUnchanged on the same pass.
+// The Applier's cache (apply.CacheOptions) holds the Secrets that carry the operator's
+// managed-by label (those the helpers create through the Applier, those secrets.Sync
+// has ESO write): reading them costs nothing. Each read of a Secret without the label
+// (a user's) is one GET per pass through the Applier's APIReader, and a manager that
+// reads Secrets past its cache (an operator without an Applier adds them to
+// reconcile.UncachedObjects, which itself names only Pods and ControllerRevisions) pays
+// one GET per Secret read; package secrets, "Reads, caches and requests", has the rule.
+// So a converged pass through an Applier over a cache expects ExpectQuiet(t, counter,
+// 0, ...) (or the number of those reads), and ExpectUnchanged on the same pass.
 //
 // # Extending the scheme
 //
-// [Options.Scheme] replaces the kit's scheme; it does not extend it. [NewSchemeWith]
-// returns [NewScheme] plus your types:
+// [Options.AddToScheme] adds your API types to the kit's scheme ([NewScheme]) and
+// [Options.Logger] is the logger Main gives controller-runtime (the zero value discards
+// its lines and quiets its "log.SetLogger(...) was never called" warning), so a TestMain
+// needs no scheme or logger code:
 //
-//	scheme, err := testenv.NewSchemeWith(memov1.AddToScheme)
-//	...
-//	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}}, &env))
+//	func TestMain(m *testing.M) {
+//		os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{memov1.AddToScheme},
+//			CRDPaths: []string{"../config/crd/bases"}}, &env))
+//	}
+//
+// [Options.Scheme] replaces the kit's scheme instead (AddToScheme then adds to it);
+// [NewSchemeWith] returns NewScheme plus your types for code that builds its own client.
 //
 // # Objects being deleted
 //

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // ErrNoAssets reports that neither $KUBEBUILDER_ASSETS nor the kit's cache directory
@@ -28,9 +30,18 @@ var ErrNoAssets = errors.New("envtest binaries (kube-apiserver, etcd) not found"
 // Options configure [Start].
 type Options struct {
 	// Scheme the client uses, and [Env.Scheme]; nil means [NewScheme]. A scheme set
-	// here replaces NewScheme's rather than extending it: build it with [NewSchemeWith]
-	// to keep the core and upstream types and add your own API types.
+	// here replaces NewScheme's rather than extending it; to add your own API types to
+	// the kit's, leave it nil and use AddToScheme.
 	Scheme *runtime.Scheme
+	// AddToScheme register the operator's own API types (its generated AddToScheme) in
+	// Scheme, or in NewScheme's scheme when Scheme is nil. An error fails [Start] (and
+	// [Main]) before anything runs, naming the function by its index.
+	AddToScheme []func(*runtime.Scheme) error
+	// Logger is what [Main] sets as controller-runtime's logger (ctrl.SetLogger) before
+	// it starts anything; the zero value discards every line. controller-runtime keeps
+	// the first logger set in a process, so one a TestMain set before Main stays. [Start]
+	// does not use it.
+	Logger logr.Logger
 	// CRDSources are the upstream CRDs to install from the module cache; nil means
 	// [DefaultCRDs]. Use an empty, non-nil slice to install none.
 	CRDSources []CRDSource
@@ -132,6 +143,10 @@ func hasBinary(dir, name string) bool {
 // [Options.Controllers] starts the controllers, and returns the running environment.
 // Stop it with [Env.Stop]. On error nothing is left running.
 func Start(opts Options) (*Env, error) {
+	scheme, err := schemeOf(opts)
+	if err != nil {
+		return nil, err
+	}
 	assets, err := AssetsDir(opts.AssetsDir)
 	if err != nil {
 		return nil, err
@@ -154,10 +169,6 @@ func Start(opts Options) (*Env, error) {
 		return nil, err
 	}
 	paths = append(paths, opts.CRDPaths...)
-	scheme := opts.Scheme
-	if scheme == nil {
-		scheme = NewScheme()
-	}
 	te := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDInstallOptions: envtest.CRDInstallOptions{
@@ -207,6 +218,23 @@ func Start(opts Options) (*Env, error) {
 	return e, nil
 }
 
+// schemeOf returns opts.Scheme (nil: a new [NewScheme]) with opts.AddToScheme's types.
+func schemeOf(opts Options) (*runtime.Scheme, error) {
+	scheme := opts.Scheme
+	if scheme == nil {
+		scheme = NewScheme()
+	}
+	for i, add := range opts.AddToScheme {
+		if add == nil {
+			return nil, fmt.Errorf("testenv: Options.AddToScheme[%d] is nil", i)
+		}
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("testenv: Options.AddToScheme[%d]: %w", i, err)
+		}
+	}
+	return scheme, nil
+}
+
 // Stop shuts the controllers (if any) and the control plane down and removes the API
 // server's certificate directory. It is safe to call more than once, also while the
 // API server is down after [Env.StopAPIServer], and concurrently with StopAPIServer
@@ -242,11 +270,13 @@ func (e *Env) Processes() []Process {
 	return out
 }
 
-// Main starts an environment, stores it in *env, runs the package's tests and stops the
-// environment; it returns the exit code for os.Exit. When the environment cannot start,
-// it prints why and returns 1: tests never run, or skip, without their API server. In a
-// `go test -fuzz` worker process it starts nothing and only runs the fuzz target.
+// Main sets controller-runtime's logger to [Options.Logger], starts an environment,
+// stores it in *env, runs the package's tests and stops the environment; it returns the
+// exit code for os.Exit. When the environment cannot start, it prints why and returns 1:
+// tests never run, or skip, without their API server. In a `go test -fuzz` worker
+// process it starts nothing and only runs the fuzz target.
 func Main(m *testing.M, opts Options, env **Env) int {
+	ctrllog.SetLogger(opts.Logger) // the zero Logger has no sink: every line is discarded
 	if isFuzzWorker() {
 		// A `go test -fuzz` worker process runs only the fuzz target; fuzz targets
 		// must be pure. A control plane per worker would slow fuzzing down and could

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // Verb names one kind of client call a fault can be injected into.
@@ -163,13 +165,21 @@ func (f *Injector) do(verb Verb, what string, call func() error) error {
 	return fault.Err(verb, what)
 }
 
-// Client wraps c so that its calls are counted and the armed call fails.
+// Client wraps c so that its calls are counted and the armed call fails. When c is or
+// carries an apply.Applier (apply.ApplierOf), so does the result (apply.Wrap): the SDK's
+// helpers keep its field manager, skip and ownership mode, and their calls still go
+// through the injector.
 func (f *Injector) Client(c client.Client) client.Client {
 	ww, ok := c.(client.WithWatch)
 	if !ok {
 		ww = noWatch{c}
 	}
-	return interceptor.NewClient(ww, interceptor.Funcs{
+	return apply.Wrap(f.intercept(ww), c)
+}
+
+// intercept returns c with every call counted and the armed one failed.
+func (f *Injector) intercept(c client.WithWatch) client.WithWatch {
+	return interceptor.NewClient(c, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			return f.do(VerbGet, key.String(), func() error { return c.Get(ctx, key, obj, opts...) })
 		},

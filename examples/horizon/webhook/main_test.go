@@ -5,27 +5,20 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// env is the control plane of the envtest suite: kube-apiserver and etcd with the
-// Horizon CRD and the webhook configurations of config/webhook installed, pointing at
-// the webhook server of the managers the tests start.
+// env is kube-apiserver and etcd with the Horizon CRD and config/webhook installed,
+// pointing at the webhook server of the managers the tests start.
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme:       scheme,
-		CRDSources:   []testenv.CRDSource{}, // no upstream CRDs: Horizon embeds none of them
-		CRDPaths:     []string{"../config/crd/bases"},
-		WebhookPaths: []string{"../config/webhook"},
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDSources: []testenv.CRDSource{}, CRDPaths: []string{"../config/crd/bases"},
+		WebhookPaths: []string{"../config/webhook"}}, &env))
 }
 
 // minimal is a valid Horizon named horizon in namespace openstack with only the

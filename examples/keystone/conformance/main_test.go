@@ -4,28 +4,18 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// env is the management cluster of the conformance suite: the upstream CRDs (ESO,
-// cert-manager, mariadb-operator, Gateway API, ...) and the Keystone CRDs, with the real
-// controllers, so that Deployments roll out, Jobs complete and deleted Keystones are
-// collected.
+// env is the conformance suite's management cluster: the upstream CRDs and the Keystone
+// CRDs, with the real controllers (Deployments roll out, Jobs complete, Keystones are
+// collected).
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme:      scheme,
-		CRDPaths:    []string{"../config/crd/bases"},
-		Controllers: true,
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDPaths: []string{"../config/crd/bases"}, Controllers: true}, &env))
 }

@@ -10,15 +10,14 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // env is the management cluster: kube-apiserver and etcd with the Keystone CRDs. No
-// controller runs: the tests create the Keystone's Deployment themselves and mark its
-// rollout with testenv.MarkDeploymentAvailable.
+// controller runs: the tests create the Deployment and mark its rollout themselves.
 var env *testenv.Env
 
 // logs records every log line of the operators the tests run, up to verbosity 7, so
@@ -30,16 +29,8 @@ var logs struct {
 }
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(recordingLogger())
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme:     scheme,
-		CRDSources: []testenv.CRDSource{},
-		CRDPaths:   []string{"../config/crd/bases"},
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDSources: []testenv.CRDSource{}, CRDPaths: []string{"../config/crd/bases"}, Logger: recordingLogger()}, &env))
 }
 
 func recordingLogger() logr.Logger {

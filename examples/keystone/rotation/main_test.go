@@ -4,9 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
-
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -15,6 +12,5 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.Main(m, testenv.Options{CRDSources: []testenv.CRDSource{}}, &env))
 }

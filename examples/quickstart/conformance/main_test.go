@@ -4,28 +4,17 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// env is the control plane of the conformance suite: the Memo CRD (no upstream CRDs)
-// and the real controllers, so that Deployments roll out and deleted Memos are
-// collected.
+// env is the conformance suite's control plane: the Memo CRD (no upstream CRDs) and the
+// real controllers, so Deployments roll out and deleted Memos are collected.
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{
-		Scheme:      scheme,
-		CRDSources:  []testenv.CRDSource{},
-		CRDPaths:    []string{"../config/crd/bases"},
-		Controllers: true,
-	}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDSources: []testenv.CRDSource{}, CRDPaths: []string{"../config/crd/bases"}, Controllers: true}, &env))
 }
