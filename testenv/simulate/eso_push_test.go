@@ -21,8 +21,8 @@ import (
 // lists map keys sorted.
 func TestESOResourceVersionIsESOsForm(t *testing.T) {
 	m := metav1.ObjectMeta{Generation: 3,
-		Annotations: map[string]string{"b": "2", "a": "1"}, Labels: map[string]string{"app": "keystone"}}
-	want := fmt.Sprintf("3-%x", sha3.Sum224([]byte("{annotations:map[a:1 b:2] labels:map[app:keystone]}")))
+		Annotations: map[string]string{"b": "2", "a": "1"}, Labels: map[string]string{"app": "identity"}}
+	want := fmt.Sprintf("3-%x", sha3.Sum224([]byte("{annotations:map[a:1 b:2] labels:map[app:identity]}")))
 	if got := simulate.ESOResourceVersion(m); got != want {
 		t.Errorf("= %q, want %q", got, want)
 	}
@@ -42,20 +42,20 @@ func TestESOResourceVersionIsESOsForm(t *testing.T) {
 func TestMarkPushSecretSynced(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-db", Namespace: ns},
+	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "identity-db", Namespace: ns},
 		Data: map[string][]byte{"password": []byte("pw")}}
 	if err := env.Client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 	newPS := func(name, source string, policy esov1alpha1.PushSecretUpdatePolicy) client.ObjectKey {
 		ps := &esov1alpha1.PushSecret{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": "keystone"}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": "identity"}},
 			Spec: esov1alpha1.PushSecretSpec{
 				SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Kind: "ClusterSecretStore", Name: "openbao"}},
 				UpdatePolicy:    policy,
 				Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: source}},
 				Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{
-					RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "keystone/db"}}}},
+					RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "identity/db"}}}},
 			},
 		}
 		if err := env.Client.Create(ctx, ps); err != nil {

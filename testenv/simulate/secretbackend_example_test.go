@@ -23,24 +23,24 @@ func ExampleSecretBackend() {
 	bao := simulate.NewSecretBackend(env.Client)
 
 	restore := &esov1.ExternalSecret{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-admin", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-admin", Namespace: ns},
 		Spec: esov1.ExternalSecretSpec{
 			SecretStoreRef: esov1.SecretStoreRef{Kind: "ClusterSecretStore", Name: "openbao"},
 			Target:         esov1.ExternalSecretTarget{DeletionPolicy: esov1.DeletionPolicyDelete},
 			Data: []esov1.ExternalSecretData{{SecretKey: "password",
-				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "keystone/admin", Property: "password"}}},
+				RemoteRef: esov1.ExternalSecretDataRemoteRef{Key: "identity/admin", Property: "password"}}},
 		},
 	}
-	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-admin-source", Namespace: ns},
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "identity-admin-source", Namespace: ns},
 		Data: map[string][]byte{"password": []byte("s3cr3t")}}
 	push := &esov1alpha1.PushSecret{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone-admin", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity-admin", Namespace: ns},
 		Spec: esov1alpha1.PushSecretSpec{
 			SecretStoreRefs: []esov1alpha1.PushSecretStoreRef{{Kind: "ClusterSecretStore", Name: "openbao"}},
 			UpdatePolicy:    esov1alpha1.PushSecretUpdatePolicyIfNotExists,
 			Selector:        esov1alpha1.PushSecretSelector{Secret: &esov1alpha1.PushSecretSecret{Name: source.Name}},
 			Data: []esov1alpha1.PushSecretData{{Match: esov1alpha1.PushSecretMatch{SecretKey: "password",
-				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "keystone/admin", Property: "password"}}}},
+				RemoteRef: esov1alpha1.PushSecretRemoteRef{RemoteKey: "identity/admin", Property: "password"}}}},
 		},
 	}
 	for _, obj := range []client.Object{restore, source, push} {
@@ -64,7 +64,7 @@ func ExampleSecretBackend() {
 	if err := bao.Push(ctx, client.ObjectKeyFromObject(push)); err != nil {
 		panic(err)
 	}
-	v, ok := bao.Property("keystone/admin", "password")
+	v, ok := bao.Property("identity/admin", "password")
 	fmt.Println("pushed:", v, ok, bao.Writes())
 
 	if err := bao.Sync(ctx, client.ObjectKeyFromObject(restore)); err != nil {
@@ -84,7 +84,7 @@ func ExampleSecretBackend() {
 	if err := bao.Push(ctx, client.ObjectKeyFromObject(push)); err != nil {
 		panic(err)
 	}
-	v, _ = bao.Property("keystone/admin", "password")
+	v, _ = bao.Property("identity/admin", "password")
 	fmt.Println("pushed again:", v, bao.Writes())
 	// Output:
 	// before the push: True SecretDeleted

@@ -73,53 +73,53 @@ func TestSecretBackendPush(t *testing.T) {
 		wantWrites int
 	}{
 		"secretKey writes one property": {
-			source: src, data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password")},
-			want: map[string]map[string]string{"keystone/admin": {"password": "new-pw"}}, wantWrites: 1,
+			source: src, data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password")},
+			want: map[string]map[string]string{"identity/admin": {"password": "new-pw"}}, wantWrites: 1,
 		},
 		"secretKey keeps the other properties of the remote key": {
-			held:   map[string]map[string][]byte{"keystone/admin": {"user": []byte("old")}},
-			source: src, data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password")},
-			want: map[string]map[string]string{"keystone/admin": {"user": "old", "password": "new-pw"}}, wantWrites: 1,
+			held:   map[string]map[string][]byte{"identity/admin": {"user": []byte("old")}},
+			source: src, data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password")},
+			want: map[string]map[string]string{"identity/admin": {"user": "old", "password": "new-pw"}}, wantWrites: 1,
 		},
 		"Replace overwrites a property": {
-			held:   map[string]map[string][]byte{"keystone/admin": {"password": []byte("old")}},
+			held:   map[string]map[string][]byte{"identity/admin": {"password": []byte("old")}},
 			source: src, policy: esov1alpha1.PushSecretUpdatePolicyReplace,
-			data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password")},
-			want: map[string]map[string]string{"keystone/admin": {"password": "new-pw"}}, wantWrites: 1,
+			data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password")},
+			want: map[string]map[string]string{"identity/admin": {"password": "new-pw"}}, wantWrites: 1,
 		},
 		"IfNotExists never overwrites a property": {
-			held:   map[string]map[string][]byte{"keystone/admin": {"password": []byte("old")}},
+			held:   map[string]map[string][]byte{"identity/admin": {"password": []byte("old")}},
 			source: src, policy: esov1alpha1.PushSecretUpdatePolicyIfNotExists,
-			data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password")},
-			want: map[string]map[string]string{"keystone/admin": {"password": "old"}}, wantWrites: 0,
+			data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password")},
+			want: map[string]map[string]string{"identity/admin": {"password": "old"}}, wantWrites: 0,
 		},
 		"IfNotExists writes a property the remote key lacks": {
-			held:   map[string]map[string][]byte{"keystone/admin": {"password": []byte("old")}},
+			held:   map[string]map[string][]byte{"identity/admin": {"password": []byte("old")}},
 			source: src, policy: esov1alpha1.PushSecretUpdatePolicyIfNotExists,
-			data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password"), prop("user", "keystone/admin", "user")},
-			want: map[string]map[string]string{"keystone/admin": {"password": "old", "user": "admin"}}, wantWrites: 1,
+			data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password"), prop("user", "identity/admin", "user")},
+			want: map[string]map[string]string{"identity/admin": {"password": "old", "user": "admin"}}, wantWrites: 1,
 		},
 		"no secretKey writes the whole Secret": {
-			source: src, data: []esov1alpha1.PushSecretMatch{whole("keystone/db")},
-			want: map[string]map[string]string{"keystone/db": {"password": "new-pw", "user": "admin"}}, wantWrites: 1,
+			source: src, data: []esov1alpha1.PushSecretMatch{whole("identity/db")},
+			want: map[string]map[string]string{"identity/db": {"password": "new-pw", "user": "admin"}}, wantWrites: 1,
 		},
 		"no secretKey, Replace replaces the provider secret": {
-			held:   map[string]map[string][]byte{"keystone/db": {"stale": []byte("x")}},
-			source: src, data: []esov1alpha1.PushSecretMatch{whole("keystone/db")},
-			want: map[string]map[string]string{"keystone/db": {"password": "new-pw", "user": "admin"}}, wantWrites: 1,
+			held:   map[string]map[string][]byte{"identity/db": {"stale": []byte("x")}},
+			source: src, data: []esov1alpha1.PushSecretMatch{whole("identity/db")},
+			want: map[string]map[string]string{"identity/db": {"password": "new-pw", "user": "admin"}}, wantWrites: 1,
 		},
 		"no secretKey, IfNotExists never overwrites the provider secret": {
-			held:   map[string]map[string][]byte{"keystone/db": {"stale": []byte("x")}},
+			held:   map[string]map[string][]byte{"identity/db": {"stale": []byte("x")}},
 			source: src, policy: esov1alpha1.PushSecretUpdatePolicyIfNotExists,
-			data: []esov1alpha1.PushSecretMatch{whole("keystone/db")},
-			want: map[string]map[string]string{"keystone/db": {"stale": "x"}}, wantWrites: 0,
+			data: []esov1alpha1.PushSecretMatch{whole("identity/db")},
+			want: map[string]map[string]string{"identity/db": {"stale": "x"}}, wantWrites: 0,
 		},
 		"missing source Secret pushes nothing": {
-			data: []esov1alpha1.PushSecretMatch{prop("password", "keystone/admin", "password"), whole("keystone/db")},
+			data: []esov1alpha1.PushSecretMatch{prop("password", "identity/admin", "password"), whole("identity/db")},
 			want: map[string]map[string]string{},
 		},
 		"missing source key pushes nothing, not even the other entries": {
-			source: src, data: []esov1alpha1.PushSecretMatch{prop("user", "keystone/admin", "user"), prop("absent", "keystone/admin", "password")},
+			source: src, data: []esov1alpha1.PushSecretMatch{prop("user", "identity/admin", "user"), prop("absent", "identity/admin", "password")},
 			want: map[string]map[string]string{},
 		},
 		"missing PushSecret pushes nothing": {
@@ -159,7 +159,7 @@ func TestSecretBackendPushWithoutSecretSelectorIsUnsupported(t *testing.T) {
 	ctx := context.Background()
 	ps := &esov1alpha1.PushSecret{
 		ObjectMeta: metav1.ObjectMeta{Name: "push", Namespace: "ns"},
-		Spec:       esov1alpha1.PushSecretSpec{Data: []esov1alpha1.PushSecretData{{Match: whole("keystone/db")}}},
+		Spec:       esov1alpha1.PushSecretSpec{Data: []esov1alpha1.PushSecretData{{Match: whole("identity/db")}}},
 	}
 	c := fake.NewClientBuilder().WithScheme(testenv.NewScheme()).WithObjects(ps).Build()
 	b := simulate.NewSecretBackend(c)
@@ -176,7 +176,7 @@ func newES(t *testing.T, ns string, deletion esov1.ExternalSecretDeletionPolicy,
 	data []esov1.ExternalSecretData, extract ...string) *esov1.ExternalSecret {
 	t.Helper()
 	es := &esov1.ExternalSecret{
-		ObjectMeta: metav1.ObjectMeta{Name: "restore", Namespace: ns, Labels: map[string]string{"app": "keystone"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "restore", Namespace: ns, Labels: map[string]string{"app": "identity"}},
 		Spec: esov1.ExternalSecretSpec{
 			SecretStoreRef: esov1.SecretStoreRef{Kind: "ClusterSecretStore", Name: "openbao"},
 			Target:         esov1.ExternalSecretTarget{Name: "restored", DeletionPolicy: deletion, CreationPolicy: creation},
@@ -199,12 +199,12 @@ func esData(secretKey, key, property string) esov1.ExternalSecretData {
 
 func TestSecretBackendSync(t *testing.T) {
 	held := map[string]map[string][]byte{
-		"keystone/admin": {"password": []byte("pw")},
-		"keystone/db":    {"user": []byte("ks"), "password": []byte("db-pw")},
+		"identity/admin": {"password": []byte("pw")},
+		"identity/db":    {"user": []byte("identity"), "password": []byte("db-pw")},
 	}
-	adminPW := esData("password", "keystone/admin", "password")
-	absent := esData("missing", "keystone/absent", "password")
-	absentProp := esData("missing", "keystone/admin", "absent")
+	adminPW := esData("password", "identity/admin", "password")
+	absent := esData("missing", "identity/absent", "password")
+	absentProp := esData("missing", "identity/admin", "absent")
 	for name, tc := range map[string]struct {
 		deletion esov1.ExternalSecretDeletionPolicy
 		creation esov1.ExternalSecretCreationPolicy
@@ -218,19 +218,19 @@ func TestSecretBackendSync(t *testing.T) {
 		wantTarget map[string][]byte // nil: no target Secret
 	}{
 		"data entries: synced": {
-			data:       []esov1.ExternalSecretData{adminPW, esData("user", "keystone/db", "user")},
+			data:       []esov1.ExternalSecretData{adminPW, esData("user", "identity/db", "user")},
 			wantStatus: corev1.ConditionTrue, wantReason: esov1.ConditionReasonSecretSynced,
-			wantTarget: map[string][]byte{"password": []byte("pw"), "user": []byte("ks")},
+			wantTarget: map[string][]byte{"password": []byte("pw"), "user": []byte("identity")},
 		},
 		"data entry without property: the provider secret as JSON": {
-			data:       []esov1.ExternalSecretData{esData("db", "keystone/db", "")},
+			data:       []esov1.ExternalSecretData{esData("db", "identity/db", "")},
 			wantStatus: corev1.ConditionTrue, wantReason: esov1.ConditionReasonSecretSynced,
-			wantTarget: map[string][]byte{"db": []byte(`{"password":"db-pw","user":"ks"}`)},
+			wantTarget: map[string][]byte{"db": []byte(`{"password":"db-pw","user":"identity"}`)},
 		},
 		"dataFrom extract: every property": {
-			extract:    []string{"keystone/db"},
+			extract:    []string{"identity/db"},
 			wantStatus: corev1.ConditionTrue, wantReason: esov1.ConditionReasonSecretSynced,
-			wantTarget: map[string][]byte{"password": []byte("db-pw"), "user": []byte("ks")},
+			wantTarget: map[string][]byte{"password": []byte("db-pw"), "user": []byte("identity")},
 		},
 		"missing remote key under Retain (default): SecretSyncedError, target kept": {
 			data: []esov1.ExternalSecretData{adminPW, absent}, previous: "ours",
@@ -242,11 +242,11 @@ func TestSecretBackendSync(t *testing.T) {
 			wantStatus: corev1.ConditionFalse, wantReason: esov1.ConditionReasonSecretSyncedError,
 		},
 		"missing extract under Retain: SecretSyncedError": {
-			extract:    []string{"keystone/absent"},
+			extract:    []string{"identity/absent"},
 			wantStatus: corev1.ConditionFalse, wantReason: esov1.ConditionReasonSecretSyncedError,
 		},
 		"missing under Delete, no data left: our target deleted, SecretDeleted": {
-			deletion: esov1.DeletionPolicyDelete, extract: []string{"keystone/absent"}, previous: "ours",
+			deletion: esov1.DeletionPolicyDelete, extract: []string{"identity/absent"}, previous: "ours",
 			wantStatus: corev1.ConditionTrue, wantReason: esov1.ConditionReasonSecretDeleted,
 		},
 		"missing under Delete, no target: SecretDeleted": {
@@ -275,7 +275,7 @@ func TestSecretBackendSync(t *testing.T) {
 			wantTarget: map[string][]byte{"password": []byte("pw")},
 		},
 		"missing under Merge, nothing left: an empty target": {
-			deletion: esov1.DeletionPolicyMerge, extract: []string{"keystone/absent"},
+			deletion: esov1.DeletionPolicyMerge, extract: []string{"identity/absent"},
 			wantStatus: corev1.ConditionTrue, wantReason: esov1.ConditionReasonSecretSynced,
 			wantTarget: map[string][]byte{},
 		},
@@ -490,8 +490,8 @@ func TestSecretBackendReturnsAPIFailures(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			createSource(t, ns, map[string][]byte{"password": []byte("pw")})
-			ps := createPushSecret(t, ns, "", prop("password", "keystone/admin", "password"))
-			es := newES(t, ns, esov1.DeletionPolicyDelete, "", nil, "keystone/absent")
+			ps := createPushSecret(t, ns, "", prop("password", "identity/admin", "password"))
+			es := newES(t, ns, esov1.DeletionPolicyDelete, "", nil, "identity/absent")
 			esKey := client.ObjectKeyFromObject(es)
 			if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, esKey, map[string][]byte{"old": []byte("old")}); err != nil {
 				t.Fatal(err)
@@ -520,8 +520,8 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	createSource(t, ns, map[string][]byte{"password": []byte("pw")})
-	ps := createPushSecret(t, ns, "", prop("password", "keystone/admin", "password"))
-	es := client.ObjectKeyFromObject(newES(t, ns, esov1.DeletionPolicyMerge, "", []esov1.ExternalSecretData{esData("password", "keystone/admin", "password")}))
+	ps := createPushSecret(t, ns, "", prop("password", "identity/admin", "password"))
+	es := client.ObjectKeyFromObject(newES(t, ns, esov1.DeletionPolicyMerge, "", []esov1.ExternalSecretData{esData("password", "identity/admin", "password")}))
 	b := simulate.NewSecretBackend(env.Client)
 	// The first sync creates the target Secret; concurrent creates would race.
 	if err := b.Sync(ctx, es); err != nil {
@@ -535,7 +535,7 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			b.Set("other", map[string][]byte{"k": []byte("v")})
 			_ = b.Values()
-			_, _ = b.Get("keystone/admin")
+			_, _ = b.Get("identity/admin")
 		})
 	}
 	wg.Wait()
@@ -545,7 +545,7 @@ func TestSecretBackendIsSafeForConcurrentUse(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if v, ok := b.Property("keystone/admin", "password"); !ok || v != "pw" || b.Writes() != 4 {
+	if v, ok := b.Property("identity/admin", "password"); !ok || v != "pw" || b.Writes() != 4 {
 		t.Errorf("Property = %q, %v; Writes = %d; want pw, true, 4", v, ok, b.Writes())
 	}
 }
