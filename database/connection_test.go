@@ -383,16 +383,16 @@ func TestProvisionFlowConnection(t *testing.T) {
 			owner := newOwner(t, ns)
 			markAllReady(ctx, t, ns, owner)
 			p := params(ns, true)
-			p.Connection = &database.ConnectionSecretParams{Name: "keystone-db-connection", Connection: tc.conn}
+			p.Connection = &database.ConnectionSecretParams{Name: "identity-db-connection", Connection: tc.conn}
 			out, err := database.ProvisionFlow(ctx, env.Client, env.Scheme, owner, p)
 			if err != nil || out.Condition.Reason != database.ReasonDatabaseProvisioned || !out.Continue() {
 				t.Fatalf("%s\nProvisionFlow = %+v, %v; want DatabaseProvisioned", tc.reason, out, err)
 			}
-			if !strings.Contains(out.Condition.Message, "connection Secret "+ns+"/keystone-db-connection") || leaks(out.Condition.Message) {
+			if !strings.Contains(out.Condition.Message, "connection Secret "+ns+"/identity-db-connection") || leaks(out.Condition.Message) {
 				t.Errorf("%s\nmessage %q does not name the connection Secret", tc.reason, out.Condition.Message)
 			}
 			s := &corev1.Secret{}
-			if err := env.Client.Get(ctx, objectKey(ns, "keystone-db-connection"), s); err != nil {
+			if err := env.Client.Get(ctx, objectKey(ns, "identity-db-connection"), s); err != nil {
 				t.Fatal(err)
 			}
 			password := string(getSecret(t, ns).Data["password"])
@@ -400,7 +400,7 @@ func TestProvisionFlowConnection(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nconnection URL (-want +got):\n%s", tc.reason, diff)
 			}
-			if out.Connection.Version != s.ResourceVersion || out.Connection.Key != objectKey(ns, "keystone-db-connection") {
+			if out.Connection.Version != s.ResourceVersion || out.Connection.Key != objectKey(ns, "identity-db-connection") {
 				t.Errorf("%s\nProvisioned.Connection = %+v, want key and version %s", tc.reason, out.Connection, s.ResourceVersion)
 			}
 			if strings.Contains(out.Condition.Message, password) {
@@ -418,12 +418,12 @@ func TestProvisionFlowConnectionWaits(t *testing.T) {
 	owner := newOwner(t, ns)
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	p := params(ns, true)
-	p.Connection = &database.ConnectionSecretParams{Name: "keystone-db-connection"}
+	p.Connection = &database.ConnectionSecretParams{Name: "identity-db-connection"}
 	out, err := database.ProvisionFlow(ctx, env.Client, env.Scheme, owner, p)
 	if err != nil || out.Condition.Reason != database.ReasonDatabaseNotReady || out.Connection != (database.Connected{}) {
 		t.Fatalf("ProvisionFlow = %+v, %v; want DatabaseNotReady and no connection", out, err)
 	}
-	absent(t, ns, "keystone-db-connection", &corev1.Secret{})
+	absent(t, ns, "identity-db-connection", &corev1.Secret{})
 }
 
 // TestProvisionFlowConnectionAfterRegeneration: a password Secret deleted while the
@@ -436,7 +436,7 @@ func TestProvisionFlowConnectionAfterRegeneration(t *testing.T) {
 	markAllReady(ctx, t, ns, owner)
 	p := func() database.ProvisionParams {
 		p := params(ns, true)
-		p.Connection = &database.ConnectionSecretParams{Name: "keystone-db-connection"}
+		p.Connection = &database.ConnectionSecretParams{Name: "identity-db-connection"}
 		return p
 	}
 	if _, err := database.ProvisionFlow(ctx, env.Client, env.Scheme, owner, p()); err != nil {
@@ -452,7 +452,7 @@ func TestProvisionFlowConnectionAfterRegeneration(t *testing.T) {
 	}
 	renewed := string(getSecret(t, ns).Data["password"])
 	s := &corev1.Secret{}
-	if err := env.Client.Get(ctx, objectKey(ns, "keystone-db-connection"), s); err != nil {
+	if err := env.Client.Get(ctx, objectKey(ns, "identity-db-connection"), s); err != nil {
 		t.Fatal(err)
 	}
 	if u := string(s.Data[database.ConnectionDataKey]); renewed == old || !strings.Contains(u, ":"+renewed+"@") {

@@ -245,7 +245,7 @@ func TestReconcileSyncJobsNeverTakesOver(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			// A completed run with another pod template: the owner's would be re-run.
-			old := simulated(syncJob(ns, "keystone-db-sync", "keystone:0"))
+			old := simulated(syncJob(ns, "identity-db-sync", "identity:0"))
 			before := createExisting(t, tc, ns, owner, old)
 			if !tc.deleting {
 				need(t)(testenv.MarkJobComplete(ctx, env.Client, key(old)))
@@ -255,7 +255,7 @@ func TestReconcileSyncJobsNeverTakesOver(t *testing.T) {
 			}
 
 			cond, res, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner,
-				database.SyncJob{Job: simulated(syncJob(ns, "keystone-db-sync", "keystone:1"))})
+				database.SyncJob{Job: simulated(syncJob(ns, "identity-db-sync", "identity:1"))})
 			untouched(t, before)
 			if tc.deleting {
 				if err != nil || cond.Reason != database.ReasonDBSyncInProgress || res.RequeueAfter != database.PollInterval {
@@ -263,7 +263,7 @@ func TestReconcileSyncJobsNeverTakesOver(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, job.ErrNotControlled) || !strings.Contains(err.Error(), "Job "+ns+"/keystone-db-sync") {
+			if !errors.Is(err, job.ErrNotControlled) || !strings.Contains(err.Error(), "Job "+ns+"/identity-db-sync") {
 				t.Fatalf("err = %v, want job.ErrNotControlled naming the Job", err)
 			}
 			if cond != (metav1.Condition{}) || !res.IsZero() {

@@ -20,7 +20,7 @@ func exampleNamespace(ctx context.Context) (string, *corev1.ConfigMap) {
 	if err := env.Client.Create(ctx, ns); err != nil {
 		panic(err)
 	}
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns.Name}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns.Name}}
 	if err := env.Client.Create(ctx, owner); err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func ExampleEnsureDatabase() {
 
 	desired := func() *mariadbv1alpha1.Database {
 		return &mariadbv1alpha1.Database{
-			ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns},
 			Spec: mariadbv1alpha1.DatabaseSpec{MariaDBRef: mariadbv1alpha1.MariaDBRef{
 				ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"}, WaitForIt: true,
 			}},
@@ -75,19 +75,19 @@ func ExampleReconcileProvision() {
 	params := func() database.ProvisionParams {
 		return database.ProvisionParams{
 			Database: &mariadbv1alpha1.Database{
-				ObjectMeta: metav1.ObjectMeta{Name: "keystone"},
+				ObjectMeta: metav1.ObjectMeta{Name: "identity"},
 				Spec:       mariadbv1alpha1.DatabaseSpec{MariaDBRef: ref},
 			},
 			User: &mariadbv1alpha1.User{
-				ObjectMeta: metav1.ObjectMeta{Name: "keystone"},
+				ObjectMeta: metav1.ObjectMeta{Name: "identity"},
 				Spec: mariadbv1alpha1.UserSpec{MariaDBRef: ref, Host: "%",
 					PasswordSecretKeyRef: &mariadbv1alpha1.SecretKeySelector{
-						LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: "keystone-db-password"},
+						LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: "identity-db-password"},
 						Key:                  "password",
 					}},
 			},
 			Grant: &mariadbv1alpha1.Grant{
-				ObjectMeta: metav1.ObjectMeta{Name: "keystone"},
+				ObjectMeta: metav1.ObjectMeta{Name: "identity"},
 				Spec:       mariadbv1alpha1.GrantSpec{MariaDBRef: ref, Privileges: []string{"ALL PRIVILEGES"}, Host: new("%")},
 			},
 			GeneratePassword: true,
@@ -98,7 +98,7 @@ func ExampleReconcileProvision() {
 		cond, res, err := database.ReconcileProvision(ctx, c, scheme, owner, params())
 		fmt.Println(cond.Status, cond.Reason, res.RequeueAfter, err)
 	}
-	key := client.ObjectKey{Namespace: ns, Name: "keystone"}
+	key := client.ObjectKey{Namespace: ns, Name: "identity"}
 	server := client.ObjectKey{Namespace: ns, Name: "mariadb"}
 
 	pass()
@@ -125,7 +125,7 @@ func ExampleReconcileProvision() {
 
 	// Someone deletes the password Secret; no backup holds the password (no Restore).
 	// The next pass creates it again with a new password, and says so.
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keystone-db-password", Namespace: ns}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "identity-db-password", Namespace: ns}}
 	if err := c.Delete(ctx, secret); err != nil {
 		panic(err)
 	}
@@ -141,8 +141,8 @@ func ExampleReconcileProvision() {
 	// False DatabaseGrantNotReady 10s <nil>
 	// True DatabaseProvisioned 0s <nil>
 	// True DatabaseProvisioned 0s <nil>
-	// Normal CredentialGenerated ConfigMap keystone
-	// Warning CredentialRegenerated ConfigMap keystone
+	// Normal CredentialGenerated ConfigMap identity
+	// Warning CredentialRegenerated ConfigMap identity
 }
 
 // ExampleConnectionURL renders the [database] connection URL of a PyMySQL client: the

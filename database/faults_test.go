@@ -42,7 +42,7 @@ type provisionWorld struct {
 }
 
 // connectionSecret is the connection Secret the provisioning passes write.
-const connectionSecret = "keystone-db-connection"
+const connectionSecret = "identity-db-connection"
 
 func newProvisionWorld(t *testing.T) *provisionWorld {
 	t.Helper()
@@ -397,14 +397,14 @@ func TestReconcileSyncJobsFaultMatrix(t *testing.T) {
 		"fresh": func(t *testing.T, w *syncWorld) {
 			w.jobs = func() []database.SyncJob {
 				return []database.SyncJob{
-					{Job: simulated(syncJob(w.ns, "db-expand", "keystone:1"))},
-					{Job: simulated(syncJob(w.ns, "db-contract", "keystone:1")), RerunKey: "keystone:1"},
+					{Job: simulated(syncJob(w.ns, "db-expand", "identity:1"))},
+					{Job: simulated(syncJob(w.ns, "db-contract", "identity:1")), RerunKey: "identity:1"},
 				}
 			}
 		},
 		"re-run": func(t *testing.T, w *syncWorld) {
 			build := func(key string) []database.SyncJob {
-				return []database.SyncJob{{Job: simulated(syncJob(w.ns, "db-expand", "keystone:1")), RerunKey: key}}
+				return []database.SyncJob{{Job: simulated(syncJob(w.ns, "db-expand", "identity:1")), RerunKey: key}}
 			}
 			ctx := context.Background()
 			if _, _, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, w.owner, build("v1")...); err != nil {

@@ -20,7 +20,7 @@ import (
 // error wrapping apply.ErrNilScheme that names the object, before any API call, and
 // never panics.
 func TestNilScheme(t *testing.T) {
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: "ns", UID: "uid-1"}}
 	tests := map[string]struct {
 		call func(ctx context.Context, c client.Client) error
 		// names is the object the error names.
@@ -39,7 +39,7 @@ func TestNilScheme(t *testing.T) {
 			return err
 		}},
 		"ReconcileSyncJobs": {names: "Job ns/db-sync", call: func(ctx context.Context, c client.Client) error {
-			_, _, err := database.ReconcileSyncJobs(ctx, c, nil, owner, database.SyncJob{Job: syncJob("ns", "db-sync", "keystone:1")})
+			_, _, err := database.ReconcileSyncJobs(ctx, c, nil, owner, database.SyncJob{Job: syncJob("ns", "db-sync", "identity:1")})
 			return err
 		}},
 	}

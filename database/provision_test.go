@@ -461,7 +461,7 @@ func TestReconcileProvisionSecretCreateRace(t *testing.T) {
 // TestReconcileProvisionInvalid: bad parameters are refused before any API call, with
 // an error naming the object and field.
 func TestReconcileProvisionInvalid(t *testing.T) {
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: "ns", UID: "uid-1"}}
 	tests := map[string]struct {
 		owner  client.Object
 		mutate func(p *database.ProvisionParams)

@@ -47,7 +47,7 @@ func TestReconcileProvisionRestoresFromSecretStore(t *testing.T) {
 		Spec: esov1.ExternalSecretSpec{
 			SecretStoreRef: esov1.SecretStoreRef{Kind: "ClusterSecretStore", Name: "openbao-cluster-store"},
 			Target:         esov1.ExternalSecretTarget{Name: restoreKey.Name, DeletionPolicy: esov1.DeletionPolicyDelete},
-			DataFrom:       []esov1.ExternalSecretDataFromRemoteRef{{Extract: &esov1.ExternalSecretDataRemoteRef{Key: "keystone/db"}}},
+			DataFrom:       []esov1.ExternalSecretDataFromRemoteRef{{Extract: &esov1.ExternalSecretDataRemoteRef{Key: "identity/db"}}},
 		},
 	}
 	if err := env.Client.Create(ctx, es); err != nil {

@@ -33,7 +33,7 @@ func syncJob(ns, name, image string) *batchv1.Job {
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers: []corev1.Container{{
-						Name: "db-sync", Image: image, Command: []string{"keystone-manage", "db_sync"},
+						Name: "db-sync", Image: image, Command: []string{"identity-manage", "db_sync"},
 					}},
 				},
 			},
@@ -60,7 +60,7 @@ func TestReconcileSyncJobsCompletes(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	build := func() database.SyncJob { return database.SyncJob{Job: syncJob(ns, "keystone-db-sync", "keystone:1")} }
+	build := func() database.SyncJob { return database.SyncJob{Job: syncJob(ns, "identity-db-sync", "identity:1")} }
 
 	sj := build()
 	cond, res, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner, sj)
@@ -68,7 +68,7 @@ func TestReconcileSyncJobsCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := metav1.Condition{Type: database.ConditionType, Status: metav1.ConditionFalse, Reason: database.ReasonDBSyncInProgress,
-		Message: "waiting for db-sync Job " + ns + "/keystone-db-sync to complete"}
+		Message: "waiting for db-sync Job " + ns + "/identity-db-sync to complete"}
 	if diff := cmp.Diff(want, cond); diff != "" {
 		t.Errorf("first pass condition (-want +got):\n%s", diff)
 	}
@@ -84,7 +84,7 @@ func TestReconcileSyncJobsCompletes(t *testing.T) {
 		return cond.Reason == database.ReasonDatabaseSynced, fmt.Sprintf("%+v %+v", cond, res), err
 	})
 	want = metav1.Condition{Type: database.ConditionType, Status: metav1.ConditionTrue, Reason: database.ReasonDatabaseSynced,
-		Message: "db-sync Job " + ns + "/keystone-db-sync completed"}
+		Message: "db-sync Job " + ns + "/identity-db-sync completed"}
 	if diff := cmp.Diff(want, cond); diff != "" {
 		t.Errorf("synced condition (-want +got):\n%s", diff)
 	}
@@ -123,8 +123,8 @@ func TestReconcileSyncJobsInOrder(t *testing.T) {
 	owner := newOwner(t, ns)
 	build := func() []database.SyncJob {
 		return []database.SyncJob{
-			{Job: syncJob(ns, "db-expand", "keystone:1")},
-			{Job: syncJob(ns, "db-contract", "keystone:1"), RerunKey: "keystone:1"},
+			{Job: syncJob(ns, "db-expand", "identity:1")},
+			{Job: syncJob(ns, "db-contract", "identity:1"), RerunKey: "identity:1"},
 		}
 	}
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
@@ -209,21 +209,21 @@ func TestReconcileSyncJobsFailed(t *testing.T) {
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
 	build := func(key string) database.SyncJob {
-		return database.SyncJob{Job: simulated(syncJob(ns, "keystone-db-sync", "keystone:1")), RerunKey: key}
+		return database.SyncJob{Job: simulated(syncJob(ns, "identity-db-sync", "identity:1")), RerunKey: key}
 	}
 	if _, _, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner, build("v1")); err != nil {
 		t.Fatal(err)
 	}
-	markJobFailed(t, objectKey(ns, "keystone-db-sync"))
+	markJobFailed(t, objectKey(ns, "identity-db-sync"))
 	first := &batchv1.Job{}
-	if err := env.Client.Get(ctx, objectKey(ns, "keystone-db-sync"), first); err != nil {
+	if err := env.Client.Get(ctx, objectKey(ns, "identity-db-sync"), first); err != nil {
 		t.Fatal(err)
 	}
 
 	for pass := range 2 {
 		cond, res, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, owner, build("v1"))
 		want := metav1.Condition{Type: database.ConditionType, Status: metav1.ConditionFalse, Reason: database.ReasonDBSyncFailed,
-			Message: "db-sync Job " + ns + "/keystone-db-sync failed: BackoffLimitExceeded: Job has reached the specified backoff limit"}
+			Message: "db-sync Job " + ns + "/identity-db-sync failed: BackoffLimitExceeded: Job has reached the specified backoff limit"}
 		if diff := cmp.Diff(want, cond); diff != "" {
 			t.Errorf("pass %d condition (-want +got):\n%s", pass, diff)
 		}
@@ -240,7 +240,7 @@ func TestReconcileSyncJobsFailed(t *testing.T) {
 		t.Fatalf("pass with a new re-run key = (%+v, %+v, %v), want DBSyncInProgress", cond, res, err)
 	}
 	again := &batchv1.Job{}
-	if err := env.Client.Get(ctx, objectKey(ns, "keystone-db-sync"), again); err != nil {
+	if err := env.Client.Get(ctx, objectKey(ns, "identity-db-sync"), again); err != nil {
 		t.Fatal(err)
 	}
 	if again.UID == first.UID {
@@ -252,7 +252,7 @@ func TestReconcileSyncJobsInvalid(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	noContainers := syncJob(ns, "db-sync", "keystone:1")
+	noContainers := syncJob(ns, "db-sync", "identity:1")
 	noContainers.Spec.Template.Spec.Containers = nil
 
 	tests := map[string]struct {
@@ -283,14 +283,14 @@ func TestReconcileSyncJobsInvalid(t *testing.T) {
 // TestReconcileSyncJobsAPIError: an API failure returns the zero condition, a zero
 // result and the error, neither terminal nor ErrJobFailed, so controller-runtime retries.
 func TestReconcileSyncJobsAPIError(t *testing.T) {
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: "ns", UID: "uid-1"}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: "ns", UID: "uid-1"}}
 	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(env.Scheme).Build(), interceptor.Funcs{
 		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
 			return apierrors.NewServiceUnavailable("etcd is down")
 		},
 	})
 	cond, res, err := database.ReconcileSyncJobs(context.Background(), c, env.Scheme, owner,
-		database.SyncJob{Job: syncJob("ns", "db-sync", "keystone:1")})
+		database.SyncJob{Job: syncJob("ns", "db-sync", "identity:1")})
 	if !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "Job ns/db-sync") {
 		t.Fatalf("err = %v, want ServiceUnavailable naming the Job", err)
 	}
