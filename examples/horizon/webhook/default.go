@@ -3,9 +3,7 @@ package webhook
 import (
 	"context"
 
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
-	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/admit"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/secrets"
 )
@@ -16,8 +14,6 @@ import (
 // the object's namespace, which a CRD default cannot express. It is the admission
 // Defaulter of the mutating webhook that [SetupWebhookWithManager] registers.
 type Defaulter struct{}
-
-var _ admission.Defaulter[*v1alpha1.Horizon] = Defaulter{}
 
 // Default fills, in place and only where the field is empty:
 //
@@ -35,11 +31,9 @@ var _ admission.Defaulter[*v1alpha1.Horizon] = Defaulter{}
 func (Defaulter) Default(ctx context.Context, h *v1alpha1.Horizon) error {
 	spec := &h.Spec
 
-	if ref := spec.SecretStoreRef; ref == nil {
-		eff := secrets.EffectiveStoreRef(nil)
+	if ref := spec.SecretStoreRef; ref == nil || ref.Name == "" {
+		eff := secrets.EffectiveStoreRef(ref) // a SecretStore without a name stays as it is
 		spec.SecretStoreRef = &eff
-	} else if ref.Name == "" && (ref.Kind == "" || ref.Kind == commonv1.ClusterSecretStoreKind) {
-		*ref = secrets.EffectiveStoreRef(ref)
 	}
 
 	if w := spec.WebSSO; w != nil && w.Enabled && w.InitialChoice == "" && len(w.Choices) > 0 {
@@ -47,19 +41,7 @@ func (Defaulter) Default(ctx context.Context, h *v1alpha1.Horizon) error {
 	}
 
 	if g := spec.Gateway; g != nil && g.ParentRef.Namespace == "" {
-		g.ParentRef.Namespace = namespaceOf(ctx, h)
+		g.ParentRef.Namespace = admit.Namespace(ctx, h)
 	}
 	return nil
-}
-
-// namespaceOf is h's namespace, or the namespace of the admission request in ctx when
-// h carries none; empty when neither names one.
-func namespaceOf(ctx context.Context, h *v1alpha1.Horizon) string {
-	if h.Namespace != "" {
-		return h.Namespace
-	}
-	if req, err := admission.RequestFromContext(ctx); err == nil {
-		return req.Namespace
-	}
-	return ""
 }

@@ -1,13 +1,13 @@
 package webhook_test
 
 import (
-	"context"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admission/v1"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
+	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/webhook"
@@ -36,8 +36,9 @@ func inNamespace(ns string) func(*v1alpha1.Horizon) {
 	return func(h *v1alpha1.Horizon) { h.Namespace = ns }
 }
 
-// TestDefault checks each default, that a value already set is never changed, and
-// that defaulting twice gives the same object as defaulting once.
+// TestDefault checks each default, that a value already set is never changed, that
+// defaulting twice gives the same object as defaulting once, and that two objects
+// defaulted apart share no memory (admittest.ExpectDefault).
 func TestDefault(t *testing.T) {
 	shared := storeRef(sharedStore.Kind, sharedStore.Name)
 	initial := func(id string) func(*v1alpha1.Horizon) {
@@ -45,7 +46,7 @@ func TestDefault(t *testing.T) {
 	}
 	tests := map[string]struct {
 		in *v1alpha1.Horizon
-		// requestNamespace, when set, is the namespace of the admission request in ctx.
+		// requestNamespace is the namespace of the admission request in ctx.
 		requestNamespace string
 		want             *v1alpha1.Horizon
 	}{
@@ -117,39 +118,15 @@ func TestDefault(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.requestNamespace != "" {
-				ctx = admission.NewContextWithRequest(ctx, admission.Request{
-					AdmissionRequest: admissionv1.AdmissionRequest{Namespace: tc.requestNamespace}})
-			}
-			got := tc.in.DeepCopy()
-			if err := (webhook.Defaulter{}).Default(ctx, got); err != nil {
-				t.Fatalf("Default: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("defaulted (-want +got):\n%s", diff)
-			}
-			if err := (webhook.Defaulter{}).Default(ctx, got); err != nil {
-				t.Fatalf("second Default: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("defaulted twice (-want +got):\n%s", diff)
-			}
+			admittest.ExpectDefault(t, admittest.RequestContext(tc.requestNamespace), webhook.Defaulter{}, tc.in, tc.want)
 		})
 	}
 }
 
-// TestDefaultSharesNoMemory checks that the defaulted secretStoreRef is the Horizon's
-// own: changing it changes no later default.
-func TestDefaultSharesNoMemory(t *testing.T) {
-	a, b := minimal(), minimal()
-	for _, h := range []*v1alpha1.Horizon{a, b} {
-		if err := (webhook.Defaulter{}).Default(context.Background(), h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Spec.SecretStoreRef.Name = "changed"
-	if diff := cmp.Diff(&sharedStore, b.Spec.SecretStoreRef); diff != "" {
-		t.Errorf("second Horizon's store after changing the first's (-want +got):\n%s", diff)
-	}
+// withCRDDefaults sets what the CRD defaults on a Horizon that leaves it out.
+func withCRDDefaults(h *v1alpha1.Horizon) {
+	h.Spec.Replicas = ptr.To[int32](1)
+	h.Spec.TimeZone = "UTC"
+	h.Spec.SecretKey.Property = "secret_key"
+	h.Spec.SecretKey.RefreshInterval = &metav1.Duration{Duration: time.Hour}
 }

@@ -31,14 +31,15 @@
 //
 // Messages name fields and extraConfig keys but never echo an extraConfig value. On
 // update only problems the old object did not have are refused; one carried over
-// unchanged becomes a warning, so a Horizon stored before the webhook existed can still
-// be edited and released by its finalizers. Deletion is always admitted.
+// unchanged becomes a warning (admit.Validator's rule), so a Horizon stored before the
+// webhook existed can still be edited and released by its finalizers. Deletion is
+// always admitted.
 //
 // # Wiring
 //
-// [SetupWebhookWithManager] registers both on a manager's webhook server. The
-// kubebuilder markers in this package make `make generate` write the webhook
-// configurations to examples/horizon/config/webhook/manifests.yaml (a
+// [SetupWebhookWithManager] registers both on a manager's webhook server
+// (admit.Register). The kubebuilder markers in this package make `make generate` write
+// the webhook configurations to examples/horizon/config/webhook/manifests.yaml (a
 // MutatingWebhookConfiguration and a ValidatingWebhookConfiguration for create and
 // update of horizons, failurePolicy Fail, no side effects); deploy them with a
 // Service and a serving certificate in front of the manager. The tests install the

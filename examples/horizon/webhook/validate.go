@@ -1,16 +1,15 @@
 package webhook
 
 import (
-	"context"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/c5c3/reconciler-sdk/admit"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/settings"
 )
@@ -18,76 +17,25 @@ import (
 // +kubebuilder:webhook:path=/validate-horizon-openstack-c5c3-io-v1alpha1-horizon,mutating=false,failurePolicy=fail,sideEffects=None,groups=horizon.openstack.c5c3.io,resources=horizons,verbs=create;update,versions=v1alpha1,name=vhorizon.horizon.openstack.c5c3.io,admissionReviewVersions=v1
 
 // Validator refuses a Horizon whose fields contradict each other or that the operator
-// could not render into Django settings, checks the CRD schema cannot express. It is
-// the admission Validator of the validating webhook that [SetupWebhookWithManager]
-// registers; the checks are listed on [Validator.ValidateCreate].
-type Validator struct{}
+// could not render into Django settings, the checks the package's Validation section
+// lists, as an admit.Validator: one Invalid error of kind Horizon listing every problem
+// by field path, on update only the problems the old Horizon did not have. It is the
+// validating webhook [SetupWebhookWithManager] registers.
+type Validator = admit.Validator[*v1alpha1.Horizon, rules]
 
-var _ admission.Validator[*v1alpha1.Horizon] = Validator{}
+// rules are the checks of a Horizon that [Validator] runs. The networkPolicy check
+// repeats the CRD's, for a CRD installed without that rule.
+type rules struct{}
 
-// ValidateCreate admits h or refuses it with an Invalid error (apierrors.IsInvalid)
-// of kind Horizon that lists every problem at once, sorted by field path:
-//
-//   - a key of spec.extraConfig that is also a setting the websso or multiDomain
-//     fields render (settings.DeclaredSettings), which would silently override the
-//     typed field, as Forbidden on both fields, for example
-//     "spec.extraConfig.WEBSSO_CHOICES: Forbidden: also set by spec.websso.choices;
-//     remove one of them";
-//   - spec.networkPolicy with no ingress rule, which would cut the dashboard off the
-//     network, as Required on spec.networkPolicy.ingress (the CRD refuses it too;
-//     this holds where the CRD was installed without that rule);
-//   - every problem settings.Render reports for the settings the Horizon maps to
-//     (settings.FromSpec), as Invalid with Render's text on the field it comes from
-//     (for example spec.websso.choices[1].id or spec.extraConfig.SESSION_TIMEOUT), or
-//     on the top-level desired-state field where no single field produces it.
-//
-// Messages name fields and extraConfig keys, never an extraConfig value. There are no
-// warnings.
-func (Validator) ValidateCreate(_ context.Context, h *v1alpha1.Horizon) (admission.Warnings, error) {
-	return nil, invalid(h, validate(h))
+// GroupKind is the Horizon's.
+func (rules) GroupKind() schema.GroupKind {
+	return v1alpha1.GroupVersion.WithKind("Horizon").GroupKind()
 }
 
-// ValidateUpdate checks newObj as [Validator.ValidateCreate] does, but refuses only
-// problems that oldObj did not already have: a problem carried over unchanged (the
-// same field, type and message) is returned as a warning instead, so a Horizon stored
-// before the webhook was installed can still be edited, and its finalizers removed,
-// while every edit that introduces a problem is refused.
-func (Validator) ValidateUpdate(_ context.Context, oldObj, newObj *v1alpha1.Horizon) (admission.Warnings, error) {
-	errs := validate(newObj)
-	if len(errs) == 0 {
-		return nil, nil
-	}
-	existing := map[string]bool{}
-	for _, e := range validate(oldObj) {
-		existing[e.Error()] = true
-	}
-	var introduced field.ErrorList
-	var warnings admission.Warnings
-	for _, e := range errs {
-		if existing[e.Error()] {
-			warnings = append(warnings, e.Error())
-			continue
-		}
-		introduced = append(introduced, e)
-	}
-	return warnings, invalid(newObj, introduced)
-}
+// Problems lists every problem of h.
+func (rules) Problems(h *v1alpha1.Horizon) field.ErrorList { return validate(h) }
 
-// ValidateDelete admits every deletion: a Horizon being removed needs no consistent
-// settings.
-func (Validator) ValidateDelete(context.Context, *v1alpha1.Horizon) (admission.Warnings, error) {
-	return nil, nil
-}
-
-// invalid is the Invalid error of h listing errs, nil when errs is empty.
-func invalid(h *v1alpha1.Horizon, errs field.ErrorList) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("Horizon").GroupKind(), h.Name, errs)
-}
-
-// validate lists every problem of h, sorted by field path.
+// validate lists every problem of h.
 func validate(h *v1alpha1.Horizon) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
@@ -114,8 +62,6 @@ func validate(h *v1alpha1.Horizon) field.ErrorList {
 	if _, err := settings.Render(s); err != nil {
 		errs = append(errs, renderErrors(spec, err)...)
 	}
-
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	return errs
 }
 

@@ -2,36 +2,16 @@ package webhook_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/webhook"
 )
-
-// causes returns the field causes of an Invalid error of the Horizon named horizon, nil
-// for a nil error; any other error fails the test.
-func causes(t *testing.T, err error) []metav1.StatusCause {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	var status apierrors.APIStatus
-	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
-		t.Fatalf("err = %v, want an Invalid API status", err)
-	}
-	d := status.Status().Details
-	if d == nil || d.Kind != "Horizon" || d.Group != v1alpha1.GroupVersion.Group || d.Name != "horizon" {
-		t.Fatalf("details = %+v, want kind Horizon, group %s, name horizon", d, v1alpha1.GroupVersion.Group)
-	}
-	return d.Causes
-}
 
 func forbidden(field, detail string) metav1.StatusCause {
 	return metav1.StatusCause{Type: metav1.CauseTypeForbidden, Field: field, Message: "Forbidden: " + detail}
@@ -55,22 +35,19 @@ func withNetworkPolicy(rules ...networkingv1.NetworkPolicyIngressRule) func(*v1a
 // reported at once in order of field path, and what stays admitted.
 func TestValidateCreate(t *testing.T) {
 	const alsoChoices = "also set by spec.websso.choices; remove one of them"
-	tests := map[string]struct {
-		h    *v1alpha1.Horizon
-		want []metav1.StatusCause
-	}{
-		"the minimal Horizon": {h: minimal()},
+	admittest.CreateTable(t, webhook.Validator{}, map[string]admittest.Case[*v1alpha1.Horizon]{
+		"the minimal Horizon": {Obj: minimal()},
 		"single sign-on, domains, a Gateway, a NetworkPolicy and unrelated extraConfig": {
-			h: minimal(withWebSSO, withMultiDomain, withGateway("gateway-system"),
+			Obj: minimal(withWebSSO, withMultiDomain, withGateway("gateway-system"),
 				withNetworkPolicy(networkingv1.NetworkPolicyIngressRule{}),
 				withExtra("SESSION_TIMEOUT", "3600", "OPENSTACK_ENDPOINT_TYPE", "'internalURL'")),
 		},
 		"extraConfig sets what websso.choices sets": {
-			h:    minimal(withWebSSO, withExtra("WEBSSO_CHOICES", `(("x", "y"),)`)),
-			want: []metav1.StatusCause{forbidden("spec.extraConfig.WEBSSO_CHOICES", alsoChoices)},
+			Obj:  minimal(withWebSSO, withExtra("WEBSSO_CHOICES", `(("x", "y"),)`)),
+			Want: []metav1.StatusCause{forbidden("spec.extraConfig.WEBSSO_CHOICES", alsoChoices)},
 		},
 		"every conflict at once, sorted": {
-			h: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
+			Obj: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
 				h.Spec.WebSSO.InitialChoice = "oidc"
 				h.Spec.WebSSO.KeystoneURL = "https://keystone.example.com/v3"
 				h.Spec.WebSSO.IDPMapping = map[string]v1alpha1.IDPMapping{"oidc": {IDP: "idp", Protocol: "openid"}}
@@ -87,7 +64,7 @@ func TestValidateCreate(t *testing.T) {
 				"WEBSSO_INITIAL_CHOICE", "'x'",
 				"WEBSSO_CHOICES", "()",
 			)),
-			want: []metav1.StatusCause{
+			Want: []metav1.StatusCause{
 				forbidden("spec.extraConfig.OPENSTACK_KEYSTONE_DEFAULT_DOMAIN", "also set by spec.multiDomain.defaultDomain; remove one of them"),
 				forbidden("spec.extraConfig.OPENSTACK_KEYSTONE_DOMAIN_CHOICES", "also set by spec.multiDomain.domains; remove one of them"),
 				forbidden("spec.extraConfig.OPENSTACK_KEYSTONE_DOMAIN_DROPDOWN", "also set by spec.multiDomain.dropdown; remove one of them"),
@@ -101,30 +78,30 @@ func TestValidateCreate(t *testing.T) {
 			},
 		},
 		"the settings of disabled blocks are free": {
-			h: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
+			Obj: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
 				h.Spec.WebSSO.Enabled = false
 				h.Spec.MultiDomain.Enabled = false
 			}, withExtra("WEBSSO_CHOICES", "()", "OPENSTACK_KEYSTONE_DOMAIN_CHOICES", "()")),
 		},
 		"a setting its empty field leaves out is free": {
-			h: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
+			Obj: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
 				h.Spec.MultiDomain.Dropdown = false
 				h.Spec.MultiDomain.Domains = nil
 			}, withExtra("WEBSSO_KEYSTONE_URL", "'https://keystone.example.com/v3'",
 				"OPENSTACK_KEYSTONE_DOMAIN_DROPDOWN", "True")),
 		},
 		"a NetworkPolicy without ingress rules": {
-			h: minimal(withNetworkPolicy()),
-			want: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",
+			Obj: minimal(withNetworkPolicy()),
+			Want: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",
 				Message: "Required value: at least one rule is required: an empty list would refuse all traffic to the dashboard"}},
 		},
 		"an empty keystoneEndpoint": {
-			h: minimal(func(h *v1alpha1.Horizon) { h.Spec.KeystoneEndpoint = "" }),
-			want: []metav1.StatusCause{invalidSetting("spec.keystoneEndpoint",
+			Obj: minimal(func(h *v1alpha1.Horizon) { h.Spec.KeystoneEndpoint = "" }),
+			Want: []metav1.StatusCause{invalidSetting("spec.keystoneEndpoint",
 				`Settings.KeystoneURL "" is empty: OPENSTACK_KEYSTONE_URL is required`)},
 		},
 		"strings that are not UTF-8": {
-			h: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
+			Obj: minimal(withWebSSO, withMultiDomain, func(h *v1alpha1.Horizon) {
 				h.Spec.Image = "horizon:\xff"
 				h.Spec.TimeZone = "Europe/\xff"
 				h.Spec.WebSSO.Choices[1].Label = "\xff"
@@ -132,7 +109,7 @@ func TestValidateCreate(t *testing.T) {
 				h.Spec.MultiDomain.DefaultDomain = "\xff"
 				h.Spec.MultiDomain.Domains[1].Label = "\xff"
 			}),
-			want: []metav1.StatusCause{
+			Want: []metav1.StatusCause{
 				invalidSetting("spec.image", `Settings.Image "horizon:\xff" is not valid UTF-8`),
 				invalidSetting("spec.multiDomain.defaultDomain", `Settings.MultiDomain.DefaultDomain "\xff" is not valid UTF-8`),
 				invalidSetting("spec.multiDomain.domains[1].label", `Settings.MultiDomain.Domains[1].Label "\xff" is not valid UTF-8`),
@@ -142,17 +119,17 @@ func TestValidateCreate(t *testing.T) {
 			},
 		},
 		"an empty memcached server": {
-			h: minimal(func(h *v1alpha1.Horizon) { h.Spec.MemcachedServers = []string{"memcached:11211", ""} }),
-			want: []metav1.StatusCause{invalidSetting("spec.memcachedServers[1]",
+			Obj: minimal(func(h *v1alpha1.Horizon) { h.Spec.MemcachedServers = []string{"memcached:11211", ""} }),
+			Want: []metav1.StatusCause{invalidSetting("spec.memcachedServers[1]",
 				`Settings.MemcachedServers[1] "" is empty: want host:port`)},
 		},
 		"single sign-on that cannot be rendered": {
-			h: minimal(withWebSSO, func(h *v1alpha1.Horizon) {
+			Obj: minimal(withWebSSO, func(h *v1alpha1.Horizon) {
 				h.Spec.WebSSO.Choices[1].ID = "credentials"
 				h.Spec.WebSSO.InitialChoice = "saml"
 				h.Spec.WebSSO.IDPMapping = map[string]v1alpha1.IDPMapping{"credentials": {}}
 			}),
-			want: []metav1.StatusCause{
+			Want: []metav1.StatusCause{
 				invalidSetting("spec.websso.choices[1].id", `Settings.WebSSO.Choices[1].ID "credentials" repeats an earlier choice ID`),
 				invalidSetting("spec.websso.idpMapping[credentials].idp", `Settings.WebSSO.IDPMapping["credentials"].IDP "" is empty`),
 				invalidSetting("spec.websso.idpMapping[credentials].protocol", `Settings.WebSSO.IDPMapping["credentials"].Protocol "" is empty`),
@@ -160,39 +137,28 @@ func TestValidateCreate(t *testing.T) {
 			},
 		},
 		"a domain without an id": {
-			h: minimal(withMultiDomain, func(h *v1alpha1.Horizon) { h.Spec.MultiDomain.Domains[0].ID = "" }),
-			want: []metav1.StatusCause{invalidSetting("spec.multiDomain.domains[0].id",
+			Obj: minimal(withMultiDomain, func(h *v1alpha1.Horizon) { h.Spec.MultiDomain.Domains[0].ID = "" }),
+			Want: []metav1.StatusCause{invalidSetting("spec.multiDomain.domains[0].id",
 				`Settings.MultiDomain.Domains[0].ID "" is empty`)},
 		},
 		"extraConfig names and values that cannot be rendered": {
-			h: minimal(withExtra("class", "1", "not-a-name", "1", "SESSION_TIMEOUT", `__import__("os").system("id")`)),
-			want: []metav1.StatusCause{
+			Obj: minimal(withExtra("class", "1", "not-a-name", "1", "SESSION_TIMEOUT", `__import__("os").system("id")`)),
+			Want: []metav1.StatusCause{
 				invalidSetting("spec.extraConfig.SESSION_TIMEOUT", `Settings.ExtraConfig["SESSION_TIMEOUT"]: the value is not a single-line Python literal: not a literal: a name (only True, False and None are literals) at byte 0`),
 				invalidSetting("spec.extraConfig.class", `Settings.ExtraConfig["class"]: the setting name is a Python keyword or __debug__, which cannot be assigned`),
 				invalidSetting("spec.extraConfig.not-a-name", `Settings.ExtraConfig["not-a-name"]: the setting name is not a Python identifier ([A-Za-z_][A-Za-z0-9_]*)`),
 			},
 		},
 		"every kind of problem at once": {
-			h: minimal(withWebSSO, withNetworkPolicy(), withExtra("WEBSSO_CHOICES", "((")),
-			want: []metav1.StatusCause{
+			Obj: minimal(withWebSSO, withNetworkPolicy(), withExtra("WEBSSO_CHOICES", "((")),
+			Want: []metav1.StatusCause{
 				forbidden("spec.extraConfig.WEBSSO_CHOICES", alsoChoices),
 				invalidSetting("spec.extraConfig.WEBSSO_CHOICES", `Settings.ExtraConfig["WEBSSO_CHOICES"]: the value is not a single-line Python literal: not a literal: missing value at byte 2`),
 				{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",
 					Message: "Required value: at least one rule is required: an empty list would refuse all traffic to the dashboard"},
 			},
 		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			warnings, err := webhook.Validator{}.ValidateCreate(context.Background(), tc.h)
-			if diff := cmp.Diff(tc.want, causes(t, err)); diff != "" {
-				t.Errorf("causes (-want +got):\n%s", diff)
-			}
-			if len(warnings) != 0 {
-				t.Errorf("warnings = %q, want none", warnings)
-			}
-		})
-	}
+	})
 }
 
 // TestValidateNeverEchoesExtraConfigValues refuses extraConfig values that carry a
@@ -243,72 +209,45 @@ func TestValidateUpdate(t *testing.T) {
 			h.Spec.MemcachedServers[i] = ""
 		}
 	}
-	tests := map[string]struct {
-		old, new     *v1alpha1.Horizon
-		want         []metav1.StatusCause
-		wantWarnings []string
-	}{
+	admittest.UpdateTable(t, webhook.Validator{}, map[string]admittest.Case[*v1alpha1.Horizon]{
 		"a valid update": {
-			old: minimal(withWebSSO),
-			new: minimal(withWebSSO, newImage),
+			Old: minimal(withWebSSO),
+			Obj: minimal(withWebSSO, newImage),
 		},
 		"an update that adds a conflicting extraConfig key": {
-			old:  minimal(withWebSSO),
-			new:  minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
-			want: []metav1.StatusCause{conflict},
+			Old:  minimal(withWebSSO),
+			Obj:  minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
+			Want: []metav1.StatusCause{conflict},
 		},
 		"an update that enables the typed block an extraConfig key already sets": {
-			old: minimal(withWebSSO, func(h *v1alpha1.Horizon) { h.Spec.WebSSO.Enabled = false },
+			Old: minimal(withWebSSO, func(h *v1alpha1.Horizon) { h.Spec.WebSSO.Enabled = false },
 				withExtra("WEBSSO_CHOICES", "()")),
-			new:  minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
-			want: []metav1.StatusCause{conflict},
+			Obj:  minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
+			Want: []metav1.StatusCause{conflict},
 		},
 		"an unrelated edit of a Horizon that already conflicts": {
-			old:          minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
-			new:          minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()"), newImage),
-			wantWarnings: []string{"spec.extraConfig.WEBSSO_CHOICES: " + conflict.Message},
+			Old:      minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
+			Obj:      minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()"), newImage),
+			Warnings: []string{"spec.extraConfig.WEBSSO_CHOICES: " + conflict.Message},
 		},
 		"an update that fixes the conflict": {
-			old: minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
-			new: minimal(withWebSSO),
+			Old: minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
+			Obj: minimal(withWebSSO),
 		},
 		"a new problem next to one carried over": {
-			old:          minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
-			new:          minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()"), withNetworkPolicy()),
-			wantWarnings: []string{"spec.extraConfig.WEBSSO_CHOICES: " + conflict.Message},
-			want: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",
+			Old:      minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()")),
+			Obj:      minimal(withWebSSO, withExtra("WEBSSO_CHOICES", "()"), withNetworkPolicy()),
+			Warnings: []string{"spec.extraConfig.WEBSSO_CHOICES: " + conflict.Message},
+			Want: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",
 				Message: "Required value: at least one rule is required: an empty list would refuse all traffic to the dashboard"}},
 		},
 		"a problem that moves to another field": {
-			old: minimal(emptyServer(1)),
-			new: minimal(emptyServer(2)),
-			want: []metav1.StatusCause{invalidSetting("spec.memcachedServers[2]",
+			Old: minimal(emptyServer(1)),
+			Obj: minimal(emptyServer(2)),
+			Want: []metav1.StatusCause{invalidSetting("spec.memcachedServers[2]",
 				`Settings.MemcachedServers[2] "" is empty: want host:port`)},
 		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			warnings, err := webhook.Validator{}.ValidateUpdate(context.Background(), tc.old, tc.new)
-			if diff := cmp.Diff(tc.want, causes(t, err)); diff != "" {
-				t.Errorf("causes (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantWarnings, []string(warnings)); diff != "" {
-				t.Errorf("warnings (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestValidateDelete admits deleting a Horizon that would be refused on create.
-func TestValidateDelete(t *testing.T) {
-	h := minimal(withWebSSO, withNetworkPolicy(), withExtra("WEBSSO_CHOICES", "()"))
-	if _, err := (webhook.Validator{}).ValidateCreate(context.Background(), h); err == nil {
-		t.Fatal("create admitted; the case needs a Horizon that is refused")
-	}
-	warnings, err := webhook.Validator{}.ValidateDelete(context.Background(), h)
-	if err != nil || len(warnings) != 0 {
-		t.Errorf("ValidateDelete = %q, %v; want no warnings and no error", warnings, err)
-	}
+	})
 }
 
 // TestValidateErrorNamesTheHorizon checks the refusal's text: the kind, group and name

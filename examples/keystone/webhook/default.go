@@ -3,9 +3,7 @@ package webhook
 import (
 	"context"
 
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
-	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/admit"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/secrets"
 )
@@ -19,8 +17,6 @@ import (
 // lifetimes, ...) is the CRD's. It is the admission Defaulter of the mutating webhook
 // that [SetupWebhookWithManager] registers.
 type Defaulter struct{}
-
-var _ admission.Defaulter[*v1alpha1.Keystone] = Defaulter{}
 
 // Default fills, in place and only where the field is empty:
 //
@@ -41,33 +37,16 @@ var _ admission.Defaulter[*v1alpha1.Keystone] = Defaulter{}
 // A field that is set is never changed, so a second call changes nothing. Default
 // never fails; the error is part of the admission.Defaulter contract.
 func (Defaulter) Default(ctx context.Context, k *v1alpha1.Keystone) error {
-	spec := &k.Spec
-
-	if ref := spec.SecretStoreRef; ref == nil {
-		eff := secrets.EffectiveStoreRef(nil)
-		spec.SecretStoreRef = &eff
-	} else if ref.Name == "" && (ref.Kind == "" || ref.Kind == commonv1.ClusterSecretStoreKind) {
-		*ref = secrets.EffectiveStoreRef(ref)
-	}
-
+	ns, spec := admit.Namespace(ctx, k), &k.Spec
 	if ref := &spec.Database.MariaDBRef; ref.Namespace == "" {
-		ref.Namespace = namespaceOf(ctx, k)
+		ref.Namespace = ns
 	}
-
 	if g := spec.Gateway; g != nil && g.ParentRef.Namespace == "" {
-		g.ParentRef.Namespace = namespaceOf(ctx, k)
+		g.ParentRef.Namespace = ns
+	}
+	if ref := spec.SecretStoreRef; ref == nil || ref.Name == "" {
+		eff := secrets.EffectiveStoreRef(ref) // a SecretStore without a name stays as it is
+		spec.SecretStoreRef = &eff
 	}
 	return nil
-}
-
-// namespaceOf is k's namespace, or the namespace of the admission request in ctx when
-// k carries none; empty when neither names one.
-func namespaceOf(ctx context.Context, k *v1alpha1.Keystone) string {
-	if k.Namespace != "" {
-		return k.Namespace
-	}
-	if req, err := admission.RequestFromContext(ctx); err == nil {
-		return req.Namespace
-	}
-	return ""
 }

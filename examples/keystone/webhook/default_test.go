@@ -1,13 +1,9 @@
 package webhook_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admission/v1"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
+	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/webhook"
@@ -15,8 +11,9 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
-// sharedStore is the store an omitted secretStoreRef resolves to.
-var sharedStore = commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: secrets.OpenBaoClusterStoreName}
+// sharedStore is the store an omitted secretStoreRef resolves to: the shared
+// ClusterSecretStore.
+var sharedStore = secrets.EffectiveStoreRef(nil)
 
 func storeRef(kind commonv1.SecretStoreRefKind, name string) func(*v1alpha1.Keystone) {
 	return func(k *v1alpha1.Keystone) {
@@ -41,13 +38,14 @@ func inNamespace(ns string) func(*v1alpha1.Keystone) {
 	return func(k *v1alpha1.Keystone) { k.Namespace = ns }
 }
 
-// TestDefault checks each default, that a value already set is never changed, and
-// that defaulting twice gives the same object as defaulting once.
+// TestDefault checks each default, that a value already set is never changed, that
+// defaulting twice gives the same object as defaulting once, and that two objects
+// defaulted apart share no memory (admittest.ExpectDefault).
 func TestDefault(t *testing.T) {
 	shared := storeRef(sharedStore.Kind, sharedStore.Name)
 	tests := map[string]struct {
 		in *v1alpha1.Keystone
-		// requestNamespace, when set, is the namespace of the admission request in ctx.
+		// requestNamespace is the namespace of the admission request in ctx.
 		requestNamespace string
 		want             *v1alpha1.Keystone
 	}{
@@ -99,39 +97,7 @@ func TestDefault(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.requestNamespace != "" {
-				ctx = admission.NewContextWithRequest(ctx, admission.Request{
-					AdmissionRequest: admissionv1.AdmissionRequest{Namespace: tc.requestNamespace}})
-			}
-			got := tc.in.DeepCopy()
-			if err := (webhook.Defaulter{}).Default(ctx, got); err != nil {
-				t.Fatalf("Default: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("defaulted (-want +got):\n%s", diff)
-			}
-			if err := (webhook.Defaulter{}).Default(ctx, got); err != nil {
-				t.Fatalf("second Default: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("defaulted twice (-want +got):\n%s", diff)
-			}
+			admittest.ExpectDefault(t, admittest.RequestContext(tc.requestNamespace), webhook.Defaulter{}, tc.in, tc.want)
 		})
-	}
-}
-
-// TestDefaultSharesNoMemory checks that the defaulted secretStoreRef is the Keystone's
-// own: changing it changes no later default.
-func TestDefaultSharesNoMemory(t *testing.T) {
-	a, b := minimal(), minimal()
-	for _, k := range []*v1alpha1.Keystone{a, b} {
-		if err := (webhook.Defaulter{}).Default(context.Background(), k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a.Spec.SecretStoreRef.Name = "changed"
-	if diff := cmp.Diff(&sharedStore, b.Spec.SecretStoreRef); diff != "" {
-		t.Errorf("second Keystone's store after changing the first's (-want +got):\n%s", diff)
 	}
 }

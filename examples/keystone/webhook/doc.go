@@ -30,23 +30,28 @@
 //     spec.fernet.maxActiveKeys or spec.credential.maxActiveKeys with the smallest
 //     safe value; a rotation number that makes no sense on its own on its field;
 //   - whatever settings.Render refuses for keystone.conf (keystone.CheckSettings),
-//     on the field it is about, such as spec.extraConfig[database][connection].
+//     on the field it is about, such as spec.extraConfig[database][connection], or on
+//     spec where no single field produces it; a field the rotation check already
+//     names is not named twice.
 //
 // [IdentityBackendValidator] refuses a KeystoneIdentityBackend whose domain file
-// cannot be rendered whatever its bind password (identitybackend.CheckDomainConfig): above
-// all a spec.config that sets [ldap] password, which must come from
-// spec.passwordSecretRef.
+// cannot be rendered whatever its bind password (identitybackend.CheckDomainConfig):
+// above all a spec.config that sets [ldap] password, which must come from
+// spec.passwordSecretRef (Forbidden on spec.config[ldap][password]); a domain name
+// settings.DomainConfig refuses (Invalid on spec.domain); a section or option that
+// cannot be written to the domain file (Invalid on spec.config[section][option]).
 //
 // Messages name fields and option names, never an extraConfig or config value. On
 // update only problems the old object did not have are refused; one carried over
-// unchanged becomes a warning, so an object stored before the webhook existed can
-// still be edited and released by its finalizers. Deletion is always admitted.
+// unchanged becomes a warning (admit.Validator's rule), so an object stored before the
+// webhook existed can still be edited and released by its finalizers. Deletion is
+// always admitted.
 //
 // # Wiring
 //
-// [SetupWebhookWithManager] registers all three on a manager's webhook server. The
-// kubebuilder markers in this package make `make generate` write the webhook
-// configurations to examples/keystone/config/webhook/manifests.yaml (a
+// [SetupWebhookWithManager] registers all three on a manager's webhook server
+// (admit.Register). The kubebuilder markers in this package make `make generate` write
+// the webhook configurations to examples/keystone/config/webhook/manifests.yaml (a
 // MutatingWebhookConfiguration and a ValidatingWebhookConfiguration for create and
 // update, failurePolicy Fail, no side effects); deploy them with a Service and a
 // serving certificate in front of the manager. The tests install the same manifests

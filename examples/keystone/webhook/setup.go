@@ -1,10 +1,9 @@
 package webhook
 
 import (
-	"fmt"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/c5c3/reconciler-sdk/admit"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 )
 
@@ -14,20 +13,11 @@ import (
 // [IdentityBackendValidator] at
 // /validate-keystone-openstack-c5c3-io-v1alpha1-keystoneidentitybackend, the paths of
 // the webhook configurations in config/webhook. mgr's scheme must know both kinds
-// (v1alpha1.AddToScheme); otherwise the error says so.
+// (v1alpha1.AddToScheme); otherwise the error wraps admit.ErrNotInScheme and
+// names the type.
 func SetupWebhookWithManager(mgr ctrl.Manager) error {
-	err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.Keystone{}).
-		WithDefaulter(Defaulter{}).
-		WithValidator(Validator{}).
-		Complete()
-	if err != nil {
-		return fmt.Errorf("register the Keystone admission webhooks: %w", err)
+	if err := admit.Register(mgr, &v1alpha1.Keystone{}, Defaulter{}, Validator{}); err != nil {
+		return err
 	}
-	err = ctrl.NewWebhookManagedBy(mgr, &v1alpha1.KeystoneIdentityBackend{}).
-		WithValidator(IdentityBackendValidator{}).
-		Complete()
-	if err != nil {
-		return fmt.Errorf("register the KeystoneIdentityBackend admission webhook: %w", err)
-	}
-	return nil
+	return admit.Register(mgr, &v1alpha1.KeystoneIdentityBackend{}, nil, IdentityBackendValidator{})
 }

@@ -1,19 +1,16 @@
 package webhook
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/c5c3/reconciler-sdk/admit"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keys"
@@ -24,127 +21,47 @@ import (
 // +kubebuilder:webhook:path=/validate-keystone-openstack-c5c3-io-v1alpha1-keystone,mutating=false,failurePolicy=fail,sideEffects=None,groups=keystone.openstack.c5c3.io,resources=keystones,verbs=create;update,versions=v1alpha1,name=vkeystone.keystone.openstack.c5c3.io,admissionReviewVersions=v1
 
 // Validator refuses a Keystone that the controller would refuse for good (a terminal
-// error) from the object alone, checks the CRD schema cannot express. It is the
-// admission Validator of the validating webhook that [SetupWebhookWithManager]
-// registers; the checks are listed on [Validator.ValidateCreate].
-type Validator struct{}
-
-var _ admission.Validator[*v1alpha1.Keystone] = Validator{}
-
-// ValidateCreate admits k or refuses it with an Invalid error (apierrors.IsInvalid) of
-// kind Keystone that lists every problem at once, sorted by field path:
-//
-//   - key rotation that would remove a key a valid token may still need: for
-//     spec.fernet and for spec.credential, the numbers of
-//     keystone.FernetRotationSettings and keystone.CredentialRotationSettings
-//     (defaults applied) checked with their Check, keys.CheckRotationSafety, the check
-//     the key repository steps refuse the Keystone with (UnsafeRotation). An unsafe
-//     rotation is Invalid on spec.fernet.maxActiveKeys (or spec.credential's) with the
-//     smallest safe value, naming rotationInterval, spec.token.expiration and
-//     spec.token.allowExpiredWindow as the other ways out; a number that makes no sense
-//     on its own (InvalidRotationSettings) is Invalid on its own field;
-//   - every problem settings.Render reports for keystone.conf rendered from the
-//     Keystone (keystone.CheckSettings), which the Config step refuses with
-//     ConfigError, as Invalid with Render's text on the field it comes from, for
-//     example spec.memcachedServers[1], spec.bootstrap.publicURL or
-//     spec.extraConfig[database][connection], or on spec where no single field
-//     produces it. A field the rotation check already names is not named twice.
-//
-// Messages name fields and extraConfig keys, never an extraConfig value. There are no
-// warnings.
-func (Validator) ValidateCreate(_ context.Context, k *v1alpha1.Keystone) (admission.Warnings, error) {
-	return nil, invalid(keystoneKind, k.Name, validateKeystone(k))
-}
-
-// ValidateUpdate checks newObj as [Validator.ValidateCreate] does, but refuses only
-// problems that oldObj did not already have: a problem carried over unchanged (the
-// same field, type and message) is returned as a warning instead, so a Keystone stored
-// before the webhook was installed can still be edited, and its finalizers removed,
-// while every edit that introduces a problem is refused.
-func (Validator) ValidateUpdate(_ context.Context, oldObj, newObj *v1alpha1.Keystone) (admission.Warnings, error) {
-	warnings, introduced := carriedOver(validateKeystone(oldObj), validateKeystone(newObj))
-	return warnings, invalid(keystoneKind, newObj.Name, introduced)
-}
-
-// ValidateDelete admits every deletion: a Keystone being removed needs no consistent
-// settings.
-func (Validator) ValidateDelete(context.Context, *v1alpha1.Keystone) (admission.Warnings, error) {
-	return nil, nil
-}
+// error) from the object alone, the checks the package's Validation section lists
+// (keys.CheckRotationSafety, keystone.CheckSettings), as an admit.Validator: one
+// Invalid error of kind Keystone listing every problem by field path, on update only
+// the new ones. It is the validating webhook [SetupWebhookWithManager] registers.
+type Validator = admit.Validator[*v1alpha1.Keystone, keystoneRules]
 
 // +kubebuilder:webhook:path=/validate-keystone-openstack-c5c3-io-v1alpha1-keystoneidentitybackend,mutating=false,failurePolicy=fail,sideEffects=None,groups=keystone.openstack.c5c3.io,resources=keystoneidentitybackends,verbs=create;update,versions=v1alpha1,name=vkeystoneidentitybackend.keystone.openstack.c5c3.io,admissionReviewVersions=v1
 
 // IdentityBackendValidator refuses a KeystoneIdentityBackend whose domain file cannot
-// be rendered whatever its bind password, which the IdentityBackend reconciler would
-// only report as DomainReady False (InvalidConfig). A KeystoneIdentityBackend needs no
-// defaulting webhook: every default it has (driver ldap) is the CRD's.
-type IdentityBackendValidator struct{}
+// be rendered whatever its bind password (identitybackend.CheckDomainConfig), which the
+// IdentityBackend reconciler would only report as DomainReady False (InvalidConfig); an
+// admit.Validator like [Validator]. A KeystoneIdentityBackend needs no defaulting
+// webhook: its only default, driver ldap, is the CRD's.
+type IdentityBackendValidator = admit.Validator[*v1alpha1.KeystoneIdentityBackend, backendRules]
 
-var _ admission.Validator[*v1alpha1.KeystoneIdentityBackend] = IdentityBackendValidator{}
+// keystoneRules are the checks of a Keystone that [Validator] runs.
+type keystoneRules struct{}
 
-// ValidateCreate admits b or refuses it with an Invalid error of kind
-// KeystoneIdentityBackend listing what identitybackend.CheckDomainConfig reports:
-//
-//   - a spec.config that sets [ldap] password, as Forbidden on
-//     spec.config[ldap][password]: the bind password comes from
-//     spec.passwordSecretRef only;
-//   - a domain name settings.DomainConfig refuses (one the CRD pattern admits, such
-//     as one containing ".."), as Invalid on spec.domain;
-//   - a section or option of spec.config that cannot be written to the domain file,
-//     as Invalid on spec.config[section] or spec.config[section][option].
-//
-// Messages never quote an option's value. There are no warnings.
-func (IdentityBackendValidator) ValidateCreate(_ context.Context, b *v1alpha1.KeystoneIdentityBackend) (admission.Warnings, error) {
-	return nil, invalid(backendKind, b.Name, validateBackend(b))
+// GroupKind is the Keystone's.
+func (keystoneRules) GroupKind() schema.GroupKind {
+	return v1alpha1.GroupVersion.WithKind("Keystone").GroupKind()
 }
 
-// ValidateUpdate checks newObj as [IdentityBackendValidator.ValidateCreate] does and,
-// like [Validator.ValidateUpdate], turns a problem carried over unchanged from oldObj
-// into a warning.
-func (IdentityBackendValidator) ValidateUpdate(_ context.Context, oldObj, newObj *v1alpha1.KeystoneIdentityBackend) (admission.Warnings, error) {
-	warnings, introduced := carriedOver(validateBackend(oldObj), validateBackend(newObj))
-	return warnings, invalid(backendKind, newObj.Name, introduced)
+// Problems lists every problem of k.
+func (keystoneRules) Problems(k *v1alpha1.Keystone) field.ErrorList { return validateKeystone(k) }
+
+// backendRules are the checks of a KeystoneIdentityBackend that
+// [IdentityBackendValidator] runs.
+type backendRules struct{}
+
+// GroupKind is the KeystoneIdentityBackend's.
+func (backendRules) GroupKind() schema.GroupKind {
+	return v1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend").GroupKind()
 }
 
-// ValidateDelete admits every deletion.
-func (IdentityBackendValidator) ValidateDelete(context.Context, *v1alpha1.KeystoneIdentityBackend) (admission.Warnings, error) {
-	return nil, nil
+// Problems lists every problem of b.
+func (backendRules) Problems(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
+	return validateBackend(b)
 }
 
-var (
-	keystoneKind = v1alpha1.GroupVersion.WithKind("Keystone").GroupKind()
-	backendKind  = v1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend").GroupKind()
-)
-
-// invalid is the Invalid error of the object of kind gk named name listing errs, nil
-// when errs is empty.
-func invalid(gk schema.GroupKind, name string, errs field.ErrorList) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(gk, name, errs)
-}
-
-// carriedOver splits the problems of the new object into those the old object already
-// had, as warnings, and those the update introduces.
-func carriedOver(oldErrs, newErrs field.ErrorList) (admission.Warnings, field.ErrorList) {
-	existing := map[string]bool{}
-	for _, e := range oldErrs {
-		existing[e.Error()] = true
-	}
-	var warnings admission.Warnings
-	var introduced field.ErrorList
-	for _, e := range newErrs {
-		if existing[e.Error()] {
-			warnings = append(warnings, e.Error())
-			continue
-		}
-		introduced = append(introduced, e)
-	}
-	return warnings, introduced
-}
-
-// validateKeystone lists every problem of k, sorted by field path.
+// validateKeystone lists every problem of k.
 func validateKeystone(k *v1alpha1.Keystone) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
@@ -173,7 +90,6 @@ func validateKeystone(k *v1alpha1.Keystone) field.ErrorList {
 			}
 		}
 	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	return errs
 }
 
@@ -266,7 +182,7 @@ func subscripts(p *field.Path, s string) *field.Path {
 	return p
 }
 
-// validateBackend lists every problem of b's domain file, sorted by field path.
+// validateBackend lists every problem of b's domain file.
 func validateBackend(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
 	err := identitybackend.CheckDomainConfig(b)
 	if err == nil {
@@ -291,6 +207,5 @@ func validateBackend(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
 		}
 		errs = append(errs, field.Invalid(p, field.OmitValueType{}, msg))
 	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 	return errs
 }

@@ -3,7 +3,6 @@ package v1alpha1_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 )
@@ -34,7 +33,7 @@ func createSpec(ctx context.Context, ns string, spec map[string]any) (client.Obj
 		"metadata":   map[string]any{"generateName": "horizon-", "namespace": ns},
 		"spec":       spec,
 	}}
-	err := client.WithFieldValidation(env.Client, metav1.FieldValidationStrict).Create(ctx, u)
+	err := admittest.CreateStrict(ctx, env.Client, u)
 	return client.ObjectKeyFromObject(u), err
 }
 
@@ -107,17 +106,9 @@ func TestSamples(t *testing.T) {
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
 			ctx := context.Background()
-			data, err := os.ReadFile("../../config/samples/" + file)
+			u, err := admittest.CreateFile(ctx, env.Client, ns, "../../config/samples/"+file, "")
 			if err != nil {
 				t.Fatal(err)
-			}
-			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal(data, &u.Object); err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			u.SetNamespace(ns)
-			if err := client.WithFieldValidation(env.Client, metav1.FieldValidationStrict).Create(ctx, u); err != nil {
-				t.Fatalf("create %s: %v", file, err)
 			}
 			got := &v1alpha1.Horizon{}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {

@@ -2,7 +2,6 @@ package v1alpha1_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
+	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 )
 
@@ -48,7 +47,7 @@ func create(ctx context.Context, ns, kind string, spec map[string]any) (client.O
 		"metadata":   map[string]any{"generateName": "ks-", "namespace": ns},
 		"spec":       spec,
 	}}
-	err := client.WithFieldValidation(env.Client, metav1.FieldValidationStrict).Create(ctx, u)
+	err := admittest.CreateStrict(ctx, env.Client, u)
 	return client.ObjectKeyFromObject(u), err
 }
 
@@ -91,18 +90,10 @@ func TestSamples(t *testing.T) {
 		},
 	} {
 		t.Run(file, func(t *testing.T) {
-			data, err := os.ReadFile("../../config/samples/" + file)
+			name := strings.TrimSuffix(strings.ReplaceAll(file, "_", "-"), ".yaml") // one namespace for all samples
+			u, err := admittest.CreateFile(ctx, env.Client, ns, "../../config/samples/"+file, name)
 			if err != nil {
 				t.Fatal(err)
-			}
-			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal(data, &u.Object); err != nil {
-				t.Fatal(err)
-			}
-			u.SetNamespace(ns)
-			u.SetName(strings.TrimSuffix(strings.ReplaceAll(file, "_", "-"), ".yaml")) // one namespace for all samples
-			if err := client.WithFieldValidation(env.Client, metav1.FieldValidationStrict).Create(ctx, u); err != nil {
-				t.Fatalf("create: %v", err)
 			}
 			check(t, client.ObjectKeyFromObject(u))
 		})
