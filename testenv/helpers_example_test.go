@@ -73,7 +73,7 @@ func ExampleEnv_RunManager() {
 func ExampleWaitForCondition() {
 	ctx := context.Background()
 	db := &mariadbv1alpha1.Database{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: exampleNamespace(ctx)},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: exampleNamespace(ctx)},
 		Spec: mariadbv1alpha1.DatabaseSpec{MariaDBRef: mariadbv1alpha1.MariaDBRef{
 			ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"},
 		}},
