@@ -6,7 +6,9 @@
 // --leader-election-namespace for a run outside a cluster), a namespace-scoped mode (--namespace: the
 // cache and the watches cover one namespace, and ClusterSecretStores are neither read nor
 // watched), target clusters registered as kubeconfig Secrets in --clusters-namespace,
-// and the admission webhook when --webhook-cert-dir names its serving certificate.
+// the admission webhook (--webhook-port, 9443 by default) when --webhook-cert-path (or its
+// deprecated name --webhook-cert-dir) names its serving certificate, and -v for more logs;
+// operator.Main and multicluster.RunOperator do the rest.
 //
 //	go run ./examples/horizon/cmd --namespace openstack --leader-elect=false
 //

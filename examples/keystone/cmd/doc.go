@@ -7,8 +7,9 @@
 // cache and the watches cover one namespace, and ClusterSecretStores are neither read
 // nor watched), target clusters registered as kubeconfig Secrets in
 // --clusters-namespace, and the admission webhooks (--webhook-port, 9443 by default)
-// when --webhook-cert-dir names the directory of their serving certificate (tls.crt and
-// tls.key); without it no webhook is served.
+// when --webhook-cert-path (or its deprecated name --webhook-cert-dir) names the
+// directory of their serving certificate (tls.crt and tls.key); without it no webhook is
+// served. -v gives more logs; operator.Main and multicluster.RunOperator do the rest.
 //
 //	go run ./examples/keystone/cmd --namespace openstack --leader-elect=false
 //

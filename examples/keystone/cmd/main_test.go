@@ -2,170 +2,97 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/apimachinery/pkg/runtime"
 
-	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
-	"github.com/c5c3/reconciler-sdk/reconcile"
-	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
+	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
+// env is the control plane with the real controllers: the Deployments roll out.
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"},
-		WebhookPaths: []string{"../config/webhook"}, Controllers: true}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDPaths: []string{"../config/crd/bases"}, WebhookPaths: []string{"../config/webhook"}, Controllers: true}, &env))
 }
 
-// TestRun runs the command's run, given only a rest.Config and its flags, as the
-// operator of one namespace with the admission webhooks.
-//
-// reconcilesAKeystone: the command reconciles a Keystone of its namespace on a real
-// control plane: every step up to the Deployment turns True. The health check requests
-// the cluster-local Service URL, which this machine cannot resolve or reach, so
-// KeystoneAPIReady stays False for a reason of its table.
+// TestRun runs the command's run, given only a rest.Config and a command line, as the
+// cluster-wide operator it is by default, with the admission webhooks served where the
+// API server calls them. One run per process: it registers the controllers and their
+// metrics globally.
 func TestRun(t *testing.T) {
-	ns := env.Namespace(t)
-	// One run per process: it registers the controllers and their metrics globally.
-	testenv.Go(t, func(ctx context.Context) error {
-		f := defaultFlags()
-		f.MetricsBindAddress, f.HealthProbeBindAddress, f.Namespace = "0", "0", ns
-		f.LeaderElect = false // a local run
-		return run(ctx, env.Config, webhookFlags(t, f))
-	})
+	certDir, port := env.WebhookFlags(t)
+	f := parse(t, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--webhook-cert-path="+certDir, "--webhook-port="+strconv.Itoa(port))
+	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, f) })
 	if err := env.WaitForWebhookServer(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	ns := env.Namespace(t)
 	t.Run("reconciles a Keystone", func(t *testing.T) { reconcilesAKeystone(t, ns) })
 	t.Run("serves the webhooks", func(t *testing.T) { servesTheWebhooks(t, ns) })
 }
 
+// reconcilesAKeystone: the command reconciles a Keystone on a real control plane, its
+// dependencies (the default ClusterSecretStore, the admin password, MariaDB) played by
+// a world: every step up to the Deployment turns True. The health check requests the
+// cluster-local Service URL, which this machine cannot resolve or reach, so
+// KeystoneAPIReady stays False for a reason of its table.
 func reconcilesAKeystone(t *testing.T, ns string) {
-	ctx := context.Background()
-
-	store := &esov1.SecretStore{
-		ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
-		Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
-			Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}},
-	}
-	if err := env.Client.Create(ctx, store); err != nil {
+	k := newKeystone(ns, "keystone")
+	if err := env.Client.Create(t.Context(), k); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store)); err != nil {
-		t.Fatal(err)
+	play := world.New(env.Client, world.WithMariaDB("mariadb"),
+		world.WithSecret("openstack/keystone/admin", map[string][]byte{"password": []byte("pw")})).Hook(k)
+	for _, c := range []string{keystone.ConditionSecretsReady, keystone.ConditionConfigReady,
+		keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady, keystone.ConditionIdentityBackendsReady,
+		keystone.ConditionDatabaseReady, keystone.ConditionDeploymentReady} {
+		testenv.ExpectConditionWhile(t, env.Client, k, c, metav1.ConditionTrue, play)
 	}
-	if err := env.Client.Create(ctx, &mariadbv1alpha1.MariaDB{ObjectMeta: metav1.ObjectMeta{Name: "mariadb", Namespace: ns}}); err != nil {
-		t.Fatal(err)
+	testenv.ExpectConditionWhile(t, env.Client, k, keystone.ConditionKeystoneAPIReady, metav1.ConditionFalse, play)
+	if api := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionKeystoneAPIReady); !slices.Contains(
+		[]string{health.ReasonEndpointNotReady, health.ReasonConnectionFailed, health.ReasonTimeout}, api.Reason) {
+		t.Errorf("KeystoneAPIReady False for %s, want a reason of an unreachable endpoint", api.Reason)
 	}
-	if _, err := testenv.MarkMariaDBReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "mariadb"}); err != nil {
-		t.Fatal(err)
-	}
-	k := &v1alpha1.Keystone{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "keystone"},
-		Spec: v1alpha1.KeystoneSpec{
-			Image:          "registry.example/keystone:2025.1",
-			SecretStoreRef: &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: store.Name},
-			Database:       v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
-			Bootstrap:      v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
-		},
-	}
-	if err := env.Client.Create(ctx, k); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKey{Namespace: ns, Name: k.Name}
-	poll(t, "the dependencies played", func(ctx context.Context) bool {
-		_, _ = testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: names.AdminPasswordSecretName(k)},
-			map[string][]byte{names.AdminPasswordDataKey: []byte("pw")})
-		keyOpts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
-		_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: keystone.PasswordRestoreName(k)})
-		for _, step := range []*keystone.KeyRepositoryStep{keystone.NewFernetKeysStep(keyOpts), keystone.NewCredentialKeysStep(keyOpts)} {
-			_, _ = testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: step.RestoreName(k)})
-		}
-		_, _ = testenv.MarkDatabaseReady(ctx, env.Client, key)
-		_, _ = testenv.MarkUserReady(ctx, env.Client, key)
-		_, _ = testenv.MarkGrantReady(ctx, env.Client, key)
-		if err := env.Client.Get(ctx, key, k); err != nil {
-			return false
-		}
-		for _, c := range []string{keystone.ConditionSecretsReady, keystone.ConditionConfigReady,
-			keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady,
-			keystone.ConditionIdentityBackendsReady,
-			keystone.ConditionDatabaseReady, keystone.ConditionDeploymentReady} {
-			if !reconcile.IsTrue(k, c) {
-				return false
-			}
-		}
-		api := meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionKeystoneAPIReady)
-		return api != nil && api.Status == metav1.ConditionFalse &&
-			(api.Reason == "EndpointNotReady" || api.Reason == "ConnectionFailed" || api.Reason == "HealthCheckTimeout")
-	})
 	if k.Status.Endpoint != names.Endpoint(k) {
-		t.Fatalf("status.endpoint = %q, want %q", k.Status.Endpoint, names.Endpoint(k))
+		t.Errorf("status.endpoint = %q, want %q", k.Status.Endpoint, names.Endpoint(k))
 	}
 }
 
-// webhookFlags serves the admission webhooks where the API server of env calls them.
-func webhookFlags(t *testing.T, f flags) flags {
-	wo, ok := env.WebhookServerOptions()
-	if !ok {
-		t.Fatal("the control plane installed no webhooks")
-	}
-	if wo.Host != "" && wo.Host != "127.0.0.1" && wo.Host != "localhost" {
-		t.Fatalf("webhook host %q: the command listens on every address", wo.Host)
-	}
-	f.webhookCertDir, f.webhookPort = wo.CertDir, wo.Port
-	return f
-}
-
-// servesTheWebhooks: with --webhook-cert-dir the command serves the admission webhooks:
+// servesTheWebhooks: with --webhook-cert-path the command serves the admission webhooks:
 // a Keystone whose daily fernet rotation keeps too few keys is refused naming
 // spec.fernet.maxActiveKeys, the same Keystone with enough keys is admitted and
 // defaulted, and a KeystoneIdentityBackend with a bind password in config is refused.
 func servesTheWebhooks(t *testing.T, ns string) {
-	ctx := context.Background()
-	k := &v1alpha1.Keystone{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unsafe"},
-		Spec: v1alpha1.KeystoneSpec{
-			Image:     "registry.example/keystone:2025.1",
-			Database:  v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
-			Bootstrap: v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
-			Fernet:    v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 24 * time.Hour}},
-		},
-	}
-	var err error
-	poll(t, "the webhook answers", func(ctx context.Context) bool {
-		err = env.Client.Create(ctx, k.DeepCopy())
-		return err != nil && strings.Contains(err.Error(), "spec.fernet.maxActiveKeys")
-	})
-	if !strings.Contains(err.Error(), "maxActiveKeys must be at least 5") {
-		t.Fatalf("refusal %q does not name the smallest safe maxActiveKeys", err)
+	k := newKeystone(ns, "unsafe")
+	k.Spec.Fernet = v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 24 * time.Hour}}
+	if err := env.Client.Create(t.Context(), k.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.fernet.maxActiveKeys") ||
+		!strings.Contains(err.Error(), "maxActiveKeys must be at least 5") {
+		t.Fatalf("Keystone keeping 3 fernet keys rotated daily: %v, want it refused naming the smallest safe spec.fernet.maxActiveKeys", err)
 	}
 	k.Spec.Fernet.MaxActiveKeys = 5
-	if err := env.Client.Create(ctx, k); err != nil {
+	if err := env.Client.Create(t.Context(), k); err != nil {
 		t.Fatal(err)
 	}
-	if k.Spec.SecretStoreRef == nil || k.Spec.SecretStoreRef.Name != "openbao-cluster-store" {
+	if k.Spec.SecretStoreRef == nil || k.Spec.SecretStoreRef.Name != world.DefaultClusterSecretStore {
 		t.Errorf("spec.secretStoreRef = %+v, want the default store", k.Spec.SecretStoreRef)
 	}
 	if k.Spec.Database.MariaDBRef.Namespace != ns {
@@ -179,34 +106,82 @@ func servesTheWebhooks(t *testing.T, ns string) {
 			Config:      map[string]map[string]string{"ldap": {"url": "ldaps://ldap.example.com", "password": "bind"}},
 		},
 	}
-	err = env.Client.Create(ctx, b)
+	err := env.Client.Create(t.Context(), b)
 	if err == nil || !strings.Contains(err.Error(), "spec.config[ldap][password]: Forbidden") {
 		t.Fatalf("backend with a bind password in config: err = %v, want it refused naming spec.config[ldap][password]", err)
 	}
 }
 
-// TestFlags checks the webhook flags: no certificate directory and port 9443 by
-// default (no webhook served), and both set from the command line.
-func TestFlags(t *testing.T) {
+// newKeystone returns a minimal Keystone named name in ns: its database on the MariaDB
+// "mariadb", its admin password at the remote key openstack/keystone/admin.
+func newKeystone(ns, name string) *v1alpha1.Keystone {
+	return &v1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.KeystoneSpec{
+		Image:     "registry.example/keystone:2025.1",
+		Database:  v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
+		Bootstrap: v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
+	}}
+}
+
+// parse returns the flags of the command line args, from defaultFlags.
+func parse(t *testing.T, args ...string) flags {
+	t.Helper()
 	f := defaultFlags()
 	fs := flag.NewFlagSet("keystone-operator", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	f.bind(fs)
-	if f.webhookCertDir != "" || f.webhookPort != 9443 {
-		t.Errorf("defaults: webhook cert dir %q, port %d; want none and 9443", f.webhookCertDir, f.webhookPort)
-	}
-	if err := fs.Parse([]string{"--webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "--webhook-port", "10250"}); err != nil {
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if f.webhookCertDir != "/tmp/k8s-webhook-server/serving-certs" || f.webhookPort != 10250 {
-		t.Errorf("parsed: webhook cert dir %q, port %d", f.webhookCertDir, f.webhookPort)
+	return f
+}
+
+// TestFlags: the webhook is served from --webhook-cert-path (or its deprecated name
+// --webhook-cert-dir) on --webhook-port (9443 by default), none without a certificate
+// directory; the rotation CronJobs' flags set their fields.
+func TestFlags(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want func(*flags)
+	}{
+		"Defaults": {want: func(*flags) {}},
+		"Webhook": {args: []string{"--webhook-cert-path", "/certs", "--webhook-port", "10250"},
+			want: func(f *flags) { f.WebhookCertDir, f.WebhookPort = "/certs", 10250 }},
+		"DeprecatedCertDir": {args: []string{"--webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs"},
+			want: func(f *flags) { f.WebhookCertDir = "/tmp/k8s-webhook-server/serving-certs" }},
+		"Rotation": {args: []string{"--operator-image", "registry.example/keystone-operator:1", "--rotation-service-account", "rotator"},
+			want: func(f *flags) { f.operatorImage, f.rotationSA = "registry.example/keystone-operator:1", "rotator" }},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := parse(t, tc.args...)
+			want := defaultFlags()
+			tc.want(&want)
+			if got.WebhookCertDir != want.WebhookCertDir || got.WebhookPort != want.WebhookPort ||
+				got.operatorImage != want.operatorImage || got.rotationSA != want.rotationSA {
+				t.Errorf("parse(%q): cert dir %q, port %d, image %q, service account %q; want %q, %d, %q, %q", tc.args,
+					got.WebhookCertDir, got.WebhookPort, got.operatorImage, got.rotationSA,
+					want.WebhookCertDir, want.WebhookPort, want.operatorImage, want.rotationSA)
+			}
+			if got.Operator().ServesWebhooks() != (want.WebhookCertDir != "") {
+				t.Errorf("parse(%q): serves webhooks %v", tc.args, got.Operator().ServesWebhooks())
+			}
+		})
 	}
 }
 
-func poll(t *testing.T, what string, cond func(ctx context.Context) bool) {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true,
-		func(ctx context.Context) (bool, error) { return cond(ctx), nil })
-	if err != nil {
-		t.Fatalf("%s: not within 90s", what)
+// runCommand runs the rotation CronJobs' commands (each refuses a command line without
+// --secret) and refuses another, naming it.
+func TestRunCommand(t *testing.T) {
+	for args, want := range map[string]error{
+		rotation.RotateKeysCommand:     rotation.ErrInvalidRotateKeysArgs,
+		rotation.RotatePasswordCommand: rotation.ErrInvalidRotatePasswordArgs,
+	} {
+		if err := runCommand(t.Context(), env.Config, []string{args}); !errors.Is(err, want) {
+			t.Errorf("runCommand(%q) = %v, want %v", args, err, want)
+		}
+	}
+	err := runCommand(t.Context(), env.Config, []string{"rotate-everything"})
+	if err == nil || !strings.Contains(err.Error(), `unknown command "rotate-everything"`) {
+		t.Errorf("runCommand(rotate-everything) = %v, want it refused by name", err)
 	}
 }
