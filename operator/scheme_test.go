@@ -39,7 +39,7 @@ func TestNewScheme(t *testing.T) {
 		appsv1.SchemeGroupVersion.WithKind("Deployment"),
 		cmv1.SchemeGroupVersion.WithKind("Certificate"),
 		mariadbv1alpha1.GroupVersion.WithKind("Database"),
-		gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"),
+		{Group: gatewayv1.GroupName, Version: "v1", Kind: "HTTPRoute"},
 		vpav1.SchemeGroupVersion.WithKind("VerticalPodAutoscaler"),
 		esov1.GroupVersion.WithKind("ExternalSecret"),
 		esov1.GroupVersion.WithKind("ClusterSecretStore"),
