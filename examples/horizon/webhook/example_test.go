@@ -20,8 +20,8 @@ func Example() {
 		ObjectMeta: metav1.ObjectMeta{Name: "horizon", Namespace: "openstack"},
 		Spec: v1alpha1.HorizonSpec{
 			Image:            "quay.io/openstack.kolla/horizon:2025.1-ubuntu-noble",
-			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
 			SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "openstack/horizon/secret-key"},
+			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
 			WebSSO: &v1alpha1.WebSSOSpec{Enabled: true, Choices: []v1alpha1.WebSSOChoice{
 				{ID: "oidc", Label: "Company single sign-on"},
 				{ID: "credentials", Label: "Keystone credentials"},

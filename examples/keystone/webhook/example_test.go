@@ -18,16 +18,15 @@ import (
 // plus a 48-hour allow-expired window, naming the smallest safe maxActiveKeys, and
 // admits it once enough keys are kept.
 func Example() {
-	k := &v1alpha1.Keystone{
+	ctx, k := context.Background(), &v1alpha1.Keystone{
 		ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: "openstack"},
 		Spec: v1alpha1.KeystoneSpec{
 			Image:     "registry.example/keystone:2025.1",
+			Fernet:    v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 24 * time.Hour}},
 			Database:  v1alpha1.DatabaseSpec{MariaDBRef: v1alpha1.MariaDBRef{Name: "mariadb"}},
 			Bootstrap: v1alpha1.BootstrapSpec{AdminPassword: v1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
-			Fernet:    v1alpha1.KeyRepositorySpec{MaxActiveKeys: 3, RotationInterval: &metav1.Duration{Duration: 24 * time.Hour}},
 		},
 	}
-	ctx := context.Background()
 
 	if err := (webhook.Defaulter{}).Default(ctx, k); err != nil {
 		panic(err)
