@@ -41,6 +41,7 @@
 // [DefaultRevisionHistoryLimit], so that its old ReplicaSets keep no more old
 // ConfigMaps alive than the configuration prune retains; a step polls a Deployment that
 // is not ready every [PollInterval].
+// [Workload] builds such a Deployment and [HTTPProbes] an HTTP container's probes.
 //
 // # Readiness
 //

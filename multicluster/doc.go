@@ -123,6 +123,7 @@
 // only the clusters that serve its kind when they engage (package capability), so a
 // target cluster without a CRD is not broken by a watch on it. Whether an optional
 // child's kind is served is asked per pass against Target.RESTMapper.
+// [CRReconciler] ([NewCRReconciler], [ReconcilerOptions]) is a CR kind's reconciler with all of this wired.
 //
 // # Footprint
 //

@@ -71,6 +71,7 @@
 // that name that cluster. Only the Secrets the cache holds raise events: with
 // apply.CacheOptions, those that carry the operator's managed-by label, as the Secrets
 // of Sync do.
+// [AddCRInputWatches] adds them all for one CR kind ([CRInputs]).
 //
 // # Reads, caches and requests
 //

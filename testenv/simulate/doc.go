@@ -14,6 +14,7 @@
 //     Secret), [MarkExternalSecretEmpty], [MarkPushSecretSynced], [MarkPushSecretFailed],
 //     [MarkSecretStoreReady], [MarkClusterSecretStoreReady] and their NotReady
 //     counterparts;
+//     [EnsureClusterSecretStoreReady] creates a missing ClusterSecretStore first;
 //   - mariadb-operator: [MarkMariaDBReady], [MarkDatabaseReady], [MarkUserReady],
 //     [MarkGrantReady] and their NotReady counterparts.
 //

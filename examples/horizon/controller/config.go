@@ -34,7 +34,7 @@ func ConfigBaseName(h *v1alpha1.Horizon) string { return h.Name + "-config" }
 // immutable ConfigMap named after its content, so a change of settings is a new
 // ConfigMap and a new pod template.
 func (r *Reconciler) reconcileConfig(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	rendered, err := settings.Render(settings.FromSpec(&h.Spec))
 	if err != nil {
 		// The spec cannot be rendered (the webhook was bypassed): no retry until it changes.
@@ -55,7 +55,7 @@ func (r *Reconciler) reconcileConfig(ctx context.Context, h *v1alpha1.Horizon) (
 // RetainConfigMaps, never the current one and never one that a workload still mounts. A
 // failure flips ConfigReady.
 func (r *Reconciler) prune(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	if err := config.PruneImmutableConfigMapsWithOptions(ctx, target.Client, h, ConfigBaseName(h), h.Namespace,
 		h.Status.ConfigMap, config.DefaultPruneOptions()); err != nil {
 		return configError("pruning older ConfigMaps: " + err.Error()), err

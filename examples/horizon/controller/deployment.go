@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
@@ -20,7 +18,7 @@ import (
 // reconcileDeployment is the Deployment row: the uWSGI Deployment, its Service and its
 // PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
 func (r *Reconciler) reconcileDeployment(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	failed := func(err error) (reconcile.Outcome, error) {
 		return reconcile.Done(reconcile.FalseCondition(ConditionDeploymentReady, ReasonDeploymentError, err.Error())), err
@@ -71,57 +69,39 @@ func selectorLabels(h *v1alpha1.Horizon) map[string]string {
 // keeps deployment.DefaultRevisionHistoryLimit old ReplicaSets, so the ConfigMaps they
 // mount are the ones the prune retains anyway.
 func desiredDeployment(h *v1alpha1.Horizon, keyHash string) *appsv1.Deployment {
-	replicas := h.Spec.Replicas
-	if h.Spec.Autoscaling != nil {
-		replicas = nil
-	}
-	probe := func(failures int32) *corev1.Probe {
-		return &corev1.Probe{
-			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				Path: LoginPath, Port: intstr.FromString("http"),
-			}},
-			PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: failures,
-		}
-	}
+	readiness, startup := deployment.HTTPProbes(LoginPath)
 	podLabels := labels(h)
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             replicas,
-			RevisionHistoryLimit: ptr.To(deployment.DefaultRevisionHistoryLimit),
-			Selector:             &metav1.LabelSelector{MatchLabels: selectorLabels(h)},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					Labels:      podLabels,
-					Annotations: map[string]string{SecretKeyHashAnnotation: keyHash},
-				},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{
-						Name:  "horizon",
-						Image: h.Spec.Image,
-						Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: ServicePort}},
-						Env: []corev1.EnvVar{{
-							Name: settings.SecretKeyEnv,
-							ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-								LocalObjectReference: corev1.LocalObjectReference{Name: SecretKeyName(h)},
-								Key:                  SecretKeyDataKey,
-							}},
-						}},
-						VolumeMounts: []corev1.VolumeMount{{
-							Name: "settings", MountPath: SettingsDir + "/" + SettingsFile, SubPath: SettingsFile, ReadOnly: true,
-						}},
-						ReadinessProbe: probe(3),
-						StartupProbe:   probe(30),
-					}},
-					Volumes: []corev1.Volume{{Name: "settings", VolumeSource: corev1.VolumeSource{
-						ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: h.Status.ConfigMap},
-						},
-					}}},
-				},
+	return deployment.Workload(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)}, selectorLabels(h),
+		h.Spec.Replicas, h.Spec.Autoscaling != nil, corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{
+				Labels:      podLabels,
+				Annotations: map[string]string{SecretKeyHashAnnotation: keyHash},
 			},
-		},
-	}
+			Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{
+					Name:  "horizon",
+					Image: h.Spec.Image,
+					Ports: []corev1.ContainerPort{{Name: deployment.HTTPPortName, ContainerPort: ServicePort}},
+					Env: []corev1.EnvVar{{
+						Name: settings.SecretKeyEnv,
+						ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+							LocalObjectReference: corev1.LocalObjectReference{Name: SecretKeyName(h)},
+							Key:                  SecretKeyDataKey,
+						}},
+					}},
+					VolumeMounts: []corev1.VolumeMount{{
+						Name: "settings", MountPath: SettingsDir + "/" + SettingsFile, SubPath: SettingsFile, ReadOnly: true,
+					}},
+					ReadinessProbe: readiness,
+					StartupProbe:   startup,
+				}},
+				Volumes: []corev1.Volume{{Name: "settings", VolumeSource: corev1.VolumeSource{
+					ConfigMap: &corev1.ConfigMapVolumeSource{
+						LocalObjectReference: corev1.LocalObjectReference{Name: h.Status.ConfigMap},
+					},
+				}}},
+			},
+		})
 }
 
 // desiredService is the Service in front of the pods, on ServicePort.

@@ -27,7 +27,7 @@ func childKey(h *v1alpha1.Horizon) client.ObjectKey {
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
 func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	var spec *httproute.Spec
 	if g := h.Spec.Gateway; g != nil {
 		spec = &httproute.Spec{
@@ -49,7 +49,7 @@ func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horiz
 
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
 func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
 }
 
@@ -57,7 +57,7 @@ func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (rec
 // when spec.vpa is enabled, or none; VPANotInstalled for an opt-in on a cluster without
 // the VPA.
 func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	return deployment.VPAFlow(ctx, target.Client, target.Client.Scheme(), h, desiredVPAs(h))
 }
 
@@ -65,7 +65,7 @@ func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (rec
 // none. An empty ingress list is refused (it would cut the dashboard off): the error
 // propagates and the existing policy stays as it is.
 func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	return netpol.Flow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
 }
 

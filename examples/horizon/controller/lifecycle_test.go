@@ -97,7 +97,7 @@ func rolledOut(d *appsv1.Deployment) bool {
 func waitRolledOut(t *testing.T, h *v1alpha1.Horizon, what string, match func(*appsv1.Deployment) bool) *appsv1.Deployment {
 	t.Helper()
 	d := &appsv1.Deployment{}
-	eventually(t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: h.Name}, d); err != nil {
 			return false, err
 		}
@@ -292,7 +292,7 @@ func expectConfigMaps(t *testing.T, h *v1alpha1.Horizon, want []string) {
 	t.Helper()
 	var names []string
 	last := time.Now()
-	eventually(t, 60*time.Second, fmt.Sprintf("ConfigMaps are %v", want), func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, fmt.Sprintf("ConfigMaps are %v", want), func(ctx context.Context) (bool, error) {
 		var err error
 		if names, err = configMapsOf(ctx, h); err != nil {
 			return false, err
@@ -343,7 +343,7 @@ func TestConvergedPassWritesNothing(t *testing.T) {
 		return err
 	}
 	// The informers catch up with the writes that led to Ready.
-	eventually(t, 30*time.Second, "a pass that writes nothing", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "a pass that writes nothing", func(ctx context.Context) (bool, error) {
 		op.counter.Reset()
 		if err := pass(ctx); err != nil {
 			return false, err
@@ -422,7 +422,7 @@ func TestDeletionIsGarbageCollected(t *testing.T) {
 	secretKey := client.ObjectKey{Namespace: h.Namespace, Name: controller.SecretKeyName(h)}
 	gone := append(slices.Clone(children), &appsv1.ReplicaSet{}, secret)
 	goneKeys := append(slices.Clone(keys), client.ObjectKeyFromObject(&rss[0]), secretKey)
-	eventually(t, 60*time.Second, "the garbage collector removes every child", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "the garbage collector removes every child", func(ctx context.Context) (bool, error) {
 		if err := env.Client.Get(ctx, clientKey(h), &v1alpha1.Horizon{}); !apierrors.IsNotFound(err) {
 			return false, fmt.Errorf("Horizon still there: %w", err)
 		}

@@ -120,7 +120,7 @@ func TestLeastPrivilege(t *testing.T) {
 	// Six renderings: the Deployment keeps three old ReplicaSets, as many as the prune
 	// retains, so the prune deletes the two beyond the current one and the three retained.
 	last := time.Now()
-	eventually(t, 60*time.Second, "the prune deletes the oldest ConfigMaps", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "the prune deletes the oldest ConfigMaps", func(ctx context.Context) (bool, error) {
 		names, err := configMapsOf(ctx, h)
 		if err != nil || len(names) == 1+controller.RetainConfigMaps && slices.Contains(names, h.Status.ConfigMap) {
 			return err == nil, err

@@ -19,17 +19,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/health"
@@ -45,34 +41,18 @@ import (
 )
 
 // newStepReconciler builds the Horizon reconciler on env as cmd does, with opts, but
-// does not start its manager: the test drives single steps through
-// controller.ReasonsRunStep.
+// does not start its manager (testenv's StepResolver): the test drives single steps
+// through controller.ReasonsRunStep.
 func newStepReconciler(t *testing.T, opts controller.Options) *controller.Reconciler {
-	t.Helper()
-	mgr, err := multicluster.NewManager(rest.CopyConfig(env.Config), ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}, multicluster.ManagerOptions{FieldManager: controller.FieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: controller.FieldManager}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := controller.NewReconciler(resolver, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
+	return testenv.StepReconciler(t, env, controller.FieldManager, func(resolver *multicluster.ClusterResolver) (*controller.Reconciler, error) {
+		return controller.NewReconciler(resolver, opts)
+	})
 }
 
 // stepTarget is the management cluster as a pass writes to it, an Applier under the
-// operator's field manager, over c (env.Client or a fault-injecting wrapper of it).
+// operator's field manager, over c (env.Client or a wrapper of it).
 func stepTarget(c client.Client) *multicluster.Target {
-	return &multicluster.Target{Client: apply.NewApplier(c, apply.ApplierOptions{FieldManager: controller.FieldManager})}
+	return testenv.StepTarget(c, controller.FieldManager)
 }
 
 // wantCondition is a condition a test expects: its type, status and reason, and a part
@@ -171,7 +151,7 @@ func secretKeyOf(h *v1alpha1.Horizon) client.ObjectKey {
 // SECRET_KEY Secret and marks the ExternalSecret synced.
 func syncKeyOn(t *testing.T, e *testenv.Env, h *v1alpha1.Horizon, data map[string][]byte) {
 	t.Helper()
-	eventually(t, 30*time.Second, "ExternalSecret "+secretKeyOf(h).String()+" synced", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "ExternalSecret "+secretKeyOf(h).String()+" synced", func(ctx context.Context) (bool, error) {
 		_, err := simulate.MarkExternalSecretSynced(ctx, e.Client, secretKeyOf(h), data)
 		return err == nil, err
 	})
@@ -314,7 +294,7 @@ func TestReasonsSecretsReady(t *testing.T) {
 	startOperator(t, ns, operatorOptions{})
 	store := &esov1.SecretStore{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "vault"},
-		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
+		Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 	}
 	if err := env.Client.Create(context.Background(), store); err != nil {
 		t.Fatal(err)
@@ -518,23 +498,23 @@ func TestReasonsHealthCheckOperator(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
 	op := startOperator(t, ns, operatorOptions{})
-	op.login.answer.Store(http.StatusOK)
+	op.login.Answer(notLoginPage)
 	storeReady(t)
 	h := newHorizon(ns, "dashboard")
 	createHorizon(t, env, h)
 	syncKeyOn(t, env, h, map[string][]byte{controller.SecretKeyDataKey: []byte("k")})
-	probe := "GET " + op.login.srv.URL + controller.LoginPath
+	probe := "GET " + op.login.URL(controller.LoginPath)
 	unhealthy := probe + " returned 200 OK but the answer is not healthy: login page has no form posting to /auth/login/"
 	expectReasons(t, env, h,
 		wantCondition{controller.ConditionHorizonAPIReady, metav1.ConditionFalse, health.ReasonUnhealthy, unhealthy},
 		readyBlockedBy(controller.ConditionHorizonAPIReady, health.ReasonUnhealthy, unhealthy),
 	)
-	op.login.answer.Store(http.StatusInternalServerError)
+	op.login.Answer(testenv.StatusAnswer(http.StatusInternalServerError))
 	expectReasons(t, env, h,
 		wantCondition{controller.ConditionHorizonAPIReady, metav1.ConditionFalse, health.ReasonCheckFailed, probe + " returned 500 Internal Server Error"},
 		readyBlockedBy(controller.ConditionHorizonAPIReady, health.ReasonCheckFailed, probe+" returned 500 Internal Server Error"),
 	)
-	op.login.answer.Store(0)
+	op.login.Reset()
 	expectReasons(t, env, h,
 		wantCondition{controller.ConditionHorizonAPIReady, metav1.ConditionTrue, health.ReasonHealthy, probe + " returned 200 OK"},
 		wantCondition{reconcile.ConditionReady, metav1.ConditionTrue, reconcile.ReasonAllReady, ""},
@@ -547,11 +527,11 @@ func TestReasonsHealthCheckStep(t *testing.T) {
 	t.Parallel()
 	login := newLoginPage(t)
 	notLogin := newLoginPage(t)
-	notLogin.answer.Store(http.StatusOK)
+	notLogin.Answer(notLoginPage)
 	failing := newLoginPage(t)
-	failing.answer.Store(http.StatusInternalServerError)
+	failing.Answer(testenv.StatusAnswer(http.StatusInternalServerError))
 	closed := newLoginPage(t)
-	closed.srv.Close()
+	closed.Close()
 	release := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 	t.Cleanup(hanging.Close)
@@ -567,13 +547,13 @@ func TestReasonsHealthCheckStep(t *testing.T) {
 		url      string // what the probe requests; empty: the default URL from status.endpoint
 		want     wantCondition
 	}{
-		{"login page", "x", login.srv.URL + controller.LoginPath,
+		{"login page", "x", login.URL(controller.LoginPath),
 			wantCondition{"", metav1.ConditionTrue, health.ReasonHealthy, "returned 200 OK"}},
-		{"200 without the login form", "x", notLogin.srv.URL + controller.LoginPath,
+		{"200 without the login form", "x", notLogin.URL(controller.LoginPath),
 			wantCondition{"", metav1.ConditionFalse, health.ReasonUnhealthy, "login page has no form posting to /auth/login/"}},
-		{"500", "x", failing.srv.URL + controller.LoginPath,
+		{"500", "x", failing.URL(controller.LoginPath),
 			wantCondition{"", metav1.ConditionFalse, health.ReasonCheckFailed, "returned 500 Internal Server Error"}},
-		{"closed server", "x", closed.srv.URL + controller.LoginPath,
+		{"closed server", "x", closed.URL(controller.LoginPath),
 			wantCondition{"", metav1.ConditionFalse, health.ReasonConnectionFailed, "connection refused"}},
 		{"hanging server", "x", hanging.URL + controller.LoginPath,
 			wantCondition{"", metav1.ConditionFalse, health.ReasonTimeout, "did not answer within 300ms"}},
@@ -777,7 +757,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 	startOperator(t, ns, operatorOptions{mgmt: bare})
 	store := &esov1.ClusterSecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
-		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
+		Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 	}
 	if err := bare.Client.Create(context.Background(), store); err != nil {
 		t.Fatal(err)
@@ -791,7 +771,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 	createHorizon(t, bare, h)
 	syncKeyOn(t, bare, h, map[string][]byte{controller.SecretKeyDataKey: []byte("k")})
 	// No controllers run on this cluster: play the Deployment controller.
-	eventually(t, 30*time.Second, "Deployment marked available", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "Deployment marked available", func(ctx context.Context) (bool, error) {
 		_, err := simulate.MarkDeploymentAvailable(ctx, bare.Client, clientKey(h))
 		return err == nil, err
 	})
@@ -815,7 +795,7 @@ func TestStepsNeverResultWithError(t *testing.T) {
 	storeReady(t)
 	login := newLoginPage(t)
 	opts := controller.DefaultOptions()
-	opts.ProbeURL = func(*v1alpha1.Horizon) string { return login.srv.URL + controller.LoginPath }
+	opts.ProbeURL = func(*v1alpha1.Horizon) string { return login.URL(controller.LoginPath) }
 	opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes}
 	rec := newStepReconciler(t, opts)
 	h := newHorizon(ns, "dashboard")

@@ -38,14 +38,14 @@ func ReasonsRunStep(ctx context.Context, r *Reconciler, name string, target *mul
 // pipelineOf is r's pipeline, or one built from its step table for a Reconciler the
 // test made without NewReconciler.
 func (r *Reconciler) pipelineOf() *reconcile.Pipeline[*v1alpha1.Horizon] {
-	if r.pipeline == nil {
-		p, err := reconcile.NewPipeline(nil, r.steps()...)
-		if err != nil {
-			panic(err)
-		}
-		r.pipeline = p
+	if r.CRReconciler != nil {
+		return r.Pipeline()
 	}
-	return r.pipeline
+	p, err := reconcile.NewPipeline(nil, r.steps()...)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // failingMapper answers every RESTMapping with err: a cluster whose discovery fails

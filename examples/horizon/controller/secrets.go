@@ -26,7 +26,7 @@ func SecretKeyName(h *v1alpha1.Horizon) string { return h.Name + "-secret-key" }
 // selected secret store must be ready, then the ExternalSecret must have synced the
 // SECRET_KEY Secret, whose digest is handed to the Deployment's pod template.
 func (r *Reconciler) reconcileSecrets(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	name := SecretKeyName(h)
 	synced, err := secrets.Sync(ctx, target.Client, target.Client.Scheme(), h, secrets.SyncParams{
 		ConditionType:   ConditionSecretsReady,

@@ -11,15 +11,11 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -99,39 +95,16 @@ func Children() []client.ObjectList {
 //
 // The controller reconciles with Options.Wrap(r) when Wrap is set.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
-	local := mgr.GetLocalManager()
-	scheme := local.GetScheme()
-	b := mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(multicluster.ControllerOptions(mgr)).
-		For(&v1alpha1.Horizon{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
-			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
-	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), r.pipeline.Owned()...)
+	b, err := r.NewController(ctx, mgr)
 	if err != nil {
 		return err
 	}
-	for _, gvk := range notServed {
-		log.FromContext(ctx).Info("kind not served by the management cluster: not watched", "kind", gvk)
-	}
-	targets := multicluster.TargetClusterOf(local.GetClient(), func() *v1alpha1.Horizon { return &v1alpha1.Horizon{} },
-		func(h *v1alpha1.Horizon) *commonv1.TargetClusterRefSpec { return h.Spec.TargetClusterRef })
-	if err := secrets.IndexSecretRefs(ctx, local.GetFieldIndexer(), &v1alpha1.Horizon{},
-		func(h *v1alpha1.Horizon) []string { return []string{SecretKeyName(h)} }); err != nil {
+	b, err = secrets.AddCRInputWatches(ctx, b, mgr, r.TargetClusters(mgr), &v1alpha1.Horizon{}, secrets.CRInputs[*v1alpha1.Horizon]{
+		NewList:    func() client.ObjectList { return &v1alpha1.HorizonList{} },
+		StoreRef:   func(h *v1alpha1.Horizon) *commonv1.SecretStoreRefSpec { return h.Spec.SecretStoreRef },
+		SecretRefs: func(h *v1alpha1.Horizon) []string { return []string{SecretKeyName(h)} }, NamespaceScoped: r.opts.NamespaceScoped})
+	if err != nil {
 		return err
 	}
-	newList := func() client.ObjectList { return &v1alpha1.HorizonList{} }
-	if b, err = secrets.AddSecretWatches(b, scheme, targets, secrets.SecretRefFanOut(local.GetClient(), newList)); err != nil {
-		return err
-	}
-	fanOut := secrets.StoreRefFanOut(newList,
-		func(h *v1alpha1.Horizon) *commonv1.SecretStoreRefSpec { return h.Spec.SecretStoreRef })
-	if b, err = secrets.AddStoreWatches(b, scheme, targets, r.opts.NamespaceScoped, local.GetClient(), fanOut); err != nil {
-		return err
-	}
-	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Horizon{}, r.resolver.Remote(), r.pipeline.Owned()...); err != nil {
-		return err
-	}
-	var rec crreconcile.Reconciler = r
-	if r.opts.Wrap != nil {
-		rec = r.opts.Wrap(r)
-	}
-	return b.Complete(multicluster.LocalReconciler(rec))
+	return r.Complete(b)
 }

@@ -58,7 +58,7 @@ func TestTargetCluster(t *testing.T) {
 	}
 	store := &esov1.ClusterSecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
-		Spec:       esov1.SecretStoreSpec{Provider: openBaoProvider()},
+		Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 	}
 	if err := target.Client.Create(ctx, store); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestTargetCluster(t *testing.T) {
 
 	// The target resolves and the store gate holds: no store is ready yet. Once the
 	// target's is, the Horizon goes on although the management cluster's is not.
-	eventually(t, 30*time.Second, "SecretsReady False with SecretStoreNotReady", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "SecretsReady False with SecretStoreNotReady", func(ctx context.Context) (bool, error) {
 		if err := env.Client.Get(ctx, clientKey(h), h); err != nil {
 			return false, err
 		}
@@ -141,7 +141,7 @@ func TestTargetCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs, keys = children()
-	eventually(t, 60*time.Second, "the target swept and the Horizon gone", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "the target swept and the Horizon gone", func(ctx context.Context) (bool, error) {
 		for i, obj := range objs {
 			if err := target.Client.Get(ctx, keys[i], obj); !apierrors.IsNotFound(err) {
 				return false, fmt.Errorf("%T %s still on the target: %w", obj, keys[i], err)

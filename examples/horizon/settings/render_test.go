@@ -5,21 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/settings"
+	"github.com/c5c3/reconciler-sdk/testenv/golden"
 )
 
-// update rewrites the golden files from Render instead of comparing:
+// The golden files are rewritten from Render with (package golden):
 // go test ./examples/horizon/settings/ -run TestRenderGolden -update
-var update = flag.Bool("update", false, "rewrite testdata/*.py from Render")
 
 const (
 	keystone = "http://keystone.openstack.svc:5000/v3"
@@ -130,78 +127,28 @@ func goldenCases() []goldenCase {
 // TestRenderGolden renders the matrix and compares each output with its golden file;
 // the disabled-block cases must render exactly what minimal renders.
 func TestRenderGolden(t *testing.T) {
-	cases := goldenCases()
-	rendered := map[string][]byte{}
-	for _, tc := range cases {
-		out, err := settings.Render(tc.in)
-		if err != nil {
-			t.Fatalf("%s: Render: %v", tc.name, err)
-		}
-		rendered[tc.name] = out
+	golden.Matrix(t, "testdata", ".py", matrix())
+}
+
+// matrix is goldenCases as golden cases of Render.
+func matrix() (out []golden.Case[[]byte]) {
+	for _, tc := range goldenCases() {
+		out = append(out, golden.Case[[]byte]{Name: tc.name, SameAs: tc.sameAs, Render: func() ([]byte, error) { return settings.Render(tc.in) }})
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := rendered[tc.name]
-			if tc.sameAs != "" {
-				if !bytes.Equal(got, rendered[tc.sameAs]) {
-					t.Fatalf("not byte-identical to %s (-%s +%s):\n%s", tc.sameAs, tc.sameAs, tc.name,
-						cmp.Diff(string(rendered[tc.sameAs]), string(got)))
-				}
-				return
-			}
-			path := filepath.Join("testdata", tc.name+".py")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("Render differs from %s (-golden +rendered):\n%s", path, diff)
-			}
-		})
-	}
+	return out
 }
 
 // TestGoldenFilesHaveCases fails on a testdata/*.py that no matrix case writes, so a
 // renamed case cannot leave a stale golden file behind.
 func TestGoldenFilesHaveCases(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{}
-	for _, tc := range goldenCases() {
-		if tc.sameAs == "" {
-			want = append(want, filepath.Join("testdata", tc.name+".py"))
-		}
-	}
-	sort.Strings(want)
-	if diff := cmp.Diff(want, files); diff != "" {
-		t.Errorf("golden files (-cases +testdata):\n%s", diff)
-	}
+	golden.Files(t, filepath.Join("testdata", "*.py"), golden.MatrixFiles("testdata", ".py", matrix()))
 }
 
 // TestRenderDeterministic renders inputs with several map entries many times: map
 // iteration order must not show in the output.
 func TestRenderDeterministic(t *testing.T) {
 	for _, tc := range goldenCases() {
-		first, err := settings.Render(tc.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 20 {
-			again, err := settings.Render(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(first, again) {
-				t.Fatalf("%s: second render differs:\n%s", tc.name, cmp.Diff(string(first), string(again)))
-			}
-		}
+		golden.Deterministic(t, tc.name, func() ([]byte, error) { return settings.Render(tc.in) })
 	}
 }
 

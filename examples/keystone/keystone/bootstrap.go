@@ -51,7 +51,7 @@ func TrustFlushCronJobName(k *v1alpha1.Keystone) string { return k.Name + "-trus
 // stored on the Job says nothing about the password even to one who can guess it.
 // Neither an image upgrade nor a new keystone.conf runs it again.
 func (r *Reconciler) reconcileBootstrap(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	gs := secrets.DefaultGeneratedSecret(
 		client.ObjectKey{Namespace: k.Namespace, Name: BootstrapKeySecretName(k)}, BootstrapKeyDataKey)
@@ -137,7 +137,7 @@ func desiredBootstrapJob(k *v1alpha1.Keystone, args []string) *batchv1.Job {
 // trust_flush on spec.trustFlush.schedule (DefaultTrustFlushSchedule when empty),
 // suspended with spec.trustFlush.suspend.
 func (r *Reconciler) reconcileTrustFlush(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	cj := desiredTrustFlushCronJob(k)
 	if err := job.EnsureCronJob(ctx, target.Client, target.Client.Scheme(), k, cj); err != nil {
 		return reconcile.Outcome{}, err

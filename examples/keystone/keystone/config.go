@@ -50,7 +50,7 @@ const RetainConfigMaps = 3
 // named after its content, so a change of configuration is a new ConfigMap and a new
 // pod template.
 func (r *Reconciler) reconcileConfig(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	gs := secrets.DefaultGeneratedSecret(
 		client.ObjectKey{Namespace: k.Namespace, Name: names.DatabasePasswordSecretName(k)}, names.DatabasePasswordDataKey)
@@ -182,7 +182,7 @@ func (c renamedKeyClient) Get(ctx context.Context, key client.ObjectKey, obj cli
 // RetainConfigMaps, never the current one and never one that a workload still mounts. A
 // failure flips ConfigReady.
 func (r *Reconciler) prune(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	opts := config.DefaultPruneOptions()
 	opts.Retain, opts.SpareInUse = RetainConfigMaps, true
 	if err := config.PruneImmutableConfigMapsWithOptions(ctx, target.Client, k, names.ConfigBaseName(k), k.Namespace,

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c5c3/reconciler-sdk/testenv"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +33,7 @@ func TestRotationCronJobsHardened(t *testing.T) {
 
 	fernet := keystone.NewFernetKeysStep(keystone.KeyStepOptions{FieldManager: keystone.FieldManager,
 		OperatorImage: keystone.DefaultOperatorImage, ServiceAccountOf: rotation.ServiceAccountName})
-	eventually(t, 30*time.Second, "the fernet keys' CronJob", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "the fernet keys' CronJob", func(ctx context.Context) (bool, error) {
 		_, _ = simulate.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: fernet.RestoreName(k)})
 		res, err := fernet.Reconcile(multicluster.WithTarget(ctx, target), k)
 		return err == nil && res.IsZero(), err

@@ -27,7 +27,7 @@ func DBSyncJobName(k *v1alpha1.Keystone) string { return k.Name + "-db-sync" }
 // gives it one, then db_sync once per image. status.syncedImage names the image whose
 // migrations completed.
 func (r *Reconciler) reconcileDatabase(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	pw := &corev1.Secret{}
 	pwKey := client.ObjectKey{Namespace: k.Namespace, Name: names.DatabasePasswordSecretName(k)}

@@ -36,7 +36,7 @@ func DatabaseCertificateSecretName(k *v1alpha1.Keystone) string { return k.Name 
 // certificate of the database account, issued by cert-manager; without it none (a
 // Certificate the Keystone made before is deleted, one of someone else's is left).
 func (r *Reconciler) reconcileDatabaseTLS(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	key := client.ObjectKey{Namespace: k.Namespace, Name: DatabaseCertificateName(k)}
 	if k.Spec.Database.TLS == nil {
 		if _, err := apply.DeleteControlled(ctx, target.Client, k, &certmanagerv1.Certificate{}, key); err != nil {

@@ -9,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/database"
@@ -40,7 +38,7 @@ const (
 // reconcileDeployment is the Deployment row: the API Deployment, its Service and its
 // PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
 func (r *Reconciler) reconcileDeployment(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	// The Service and the PDB first: the Service name resolves while the pods roll out.
 	if err := deployment.EnsureService(ctx, c, scheme, k, desiredService(k)); err != nil {
@@ -83,26 +81,15 @@ func selectorLabels(k *v1alpha1.Keystone) map[string]string {
 // files of s, the database URL in OS_DATABASE__CONNECTION and probes on the version
 // document. With spec.autoscaling the replica count is the HPA's.
 func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, connectionVersion string) *appsv1.Deployment {
-	replicas := k.Spec.Replicas
-	if k.Spec.Autoscaling != nil {
-		replicas = nil
-	}
-	probe := func(failures int32) *corev1.Probe {
-		return &corev1.Probe{
-			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				Path: VersionPath, Port: intstr.FromString("http"),
-			}},
-			PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: failures,
-		}
-	}
+	readiness, startup := deployment.HTTPProbes(VersionPath)
 	tpl := podTemplate(k, "api", nil, nil)
 	tpl.Labels = selectorLabels(k)
 	tpl.Annotations = map[string]string{ConnectionVersionAnnotation: connectionVersion}
 	tpl.Spec.RestartPolicy = ""
 	ctr := &tpl.Spec.Containers[0]
 	ctr.Name = "keystone"
-	ctr.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: names.ServicePort}}
-	ctr.ReadinessProbe, ctr.StartupProbe = probe(3), probe(30)
+	ctr.Ports = []corev1.ContainerPort{{Name: deployment.HTTPPortName, ContainerPort: names.ServicePort}}
+	ctr.ReadinessProbe, ctr.StartupProbe = readiness, startup
 	ctr.VolumeMounts = append(ctr.VolumeMounts,
 		corev1.VolumeMount{Name: volumeFernetKeys, MountPath: settings.DefaultFernetKeyRepository, ReadOnly: true},
 		corev1.VolumeMount{Name: volumeCredentialKeys, MountPath: settings.DefaultCredentialKeyRepository, ReadOnly: true},
@@ -119,15 +106,8 @@ func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, conn
 		}
 		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(identitybackend.DomainsVolumeName, s.Secret))
 	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             replicas,
-			RevisionHistoryLimit: ptr.To(deployment.DefaultRevisionHistoryLimit),
-			Selector:             &metav1.LabelSelector{MatchLabels: selectorLabels(k)},
-			Template:             tpl,
-		},
-	}
+	meta := metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)}
+	return deployment.Workload(meta, selectorLabels(k), k.Spec.Replicas, k.Spec.Autoscaling != nil, tpl)
 }
 
 // podTemplate is the pod of every Keystone container: the image, keystone.conf (and

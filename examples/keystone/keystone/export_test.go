@@ -13,7 +13,7 @@ import (
 
 // StepNames are the named steps and groups of r's pipeline, in table order
 // (reconcile.Pipeline.Steps).
-func StepNames(r *Reconciler) []string { return r.pipeline.Steps() }
+func StepNames(r *Reconciler) []string { return r.Pipeline().Steps() }
 
 // RunStep runs the step name of r's pipeline on k outside a pass
 // (reconcile.Pipeline.RunStep), writing to target (whose Client the test may wrap),
@@ -22,5 +22,5 @@ func StepNames(r *Reconciler) []string { return r.pipeline.Steps() }
 func RunStep(ctx context.Context, r *Reconciler, name string, target *multicluster.Target, k *v1alpha1.Keystone,
 	domainsSecret string, domainFiles ...string) (ctrl.Result, error) {
 	ctx = reconcile.WithState(ctx, &identitybackend.Projection{Secret: domainsSecret, Files: domainFiles})
-	return r.pipeline.RunStep(multicluster.WithTarget(ctx, target), name, k)
+	return r.Pipeline().RunStep(multicluster.WithTarget(ctx, target), name, k)
 }

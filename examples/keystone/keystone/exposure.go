@@ -23,7 +23,7 @@ func childKey(k *v1alpha1.Keystone) client.ObjectKey {
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
 func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
 		httproute.Backend{ServiceName: k.Name, Port: names.ServicePort}, labels(k))
 }
@@ -36,7 +36,7 @@ func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keyst
 
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
 func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desiredHPA(k))
 }
 

@@ -15,15 +15,16 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/outbound"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // The HealthCheck step judges the version document: a v3 document is healthy, another
 // version or a body that is not one is unhealthy, and the transport's failures have the
 // reasons of package health.
 func TestReasonsHealthCheck(t *testing.T) {
-	doc := newVersionDoc(t)
-	closed := newVersionDoc(t)
-	closed.srv.Close()
+	doc := testenv.NewStandIn(t, versionDocument)
+	closed := testenv.NewStandIn(t, versionDocument)
+	closed.Close()
 	po := health.DefaultOptions()
 	po.Validate = keystone.VersionDocumentValid
 	po.Timeout = 300 * time.Millisecond
@@ -35,20 +36,20 @@ func TestReasonsHealthCheck(t *testing.T) {
 	rec := newStepReconciler(t, opts)
 	for _, tc := range []struct {
 		name    string
-		answer  int32
+		answer  testenv.Answer
 		url     string
 		status  metav1.ConditionStatus
 		reason  string
 		message string
 	}{
-		{"v3", 0, doc.srv.URL + "/v3", metav1.ConditionTrue, health.ReasonHealthy, "200"},
-		{"v2 document", 1, doc.srv.URL + "/v3", metav1.ConditionFalse, "APIUnhealthy", `version.id "v2.0"`},
-		{"server error", http.StatusInternalServerError, doc.srv.URL + "/v3", metav1.ConditionFalse, "HealthCheckFailed", "500"},
-		{"no endpoint yet", 0, "", metav1.ConditionFalse, "EndpointNotReady", ""},
-		{"refused", 0, closed.srv.URL + "/v3", metav1.ConditionFalse, "ConnectionFailed", ""},
+		{"v3", versionDocument, doc.URL("/v3"), metav1.ConditionTrue, health.ReasonHealthy, "200"},
+		{"v2 document", v2Document, doc.URL("/v3"), metav1.ConditionFalse, "APIUnhealthy", `version.id "v2.0"`},
+		{"server error", testenv.StatusAnswer(http.StatusInternalServerError), doc.URL("/v3"), metav1.ConditionFalse, "HealthCheckFailed", "500"},
+		{"no endpoint yet", versionDocument, "", metav1.ConditionFalse, "EndpointNotReady", ""},
+		{"refused", versionDocument, closed.URL("/v3"), metav1.ConditionFalse, "ConnectionFailed", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc.answer.Store(tc.answer)
+			doc.Answer(tc.answer)
 			k := newKeystone("ns", "keystone")
 			k.UID = types.UID("uid-" + strings.ReplaceAll(tc.name, " ", "-"))
 			url[string(k.UID)] = tc.url

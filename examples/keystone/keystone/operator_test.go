@@ -2,36 +2,21 @@ package keystone_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
-	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
 	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
@@ -41,7 +26,7 @@ import (
 type operator struct {
 	rec *keystone.Reconciler
 	// api is the stand-in for the identity API that the health check probes.
-	api *versionDoc
+	api *testenv.StandIn
 }
 
 // operatorOptions vary how startOperator runs the operator.
@@ -52,88 +37,44 @@ type operatorOptions struct {
 	namespaceScoped bool
 }
 
-// versionDoc answers like Keystone's /v3, or, after answer is set, with another
-// answer: 1 a version document of v2.0, any other value that status without a body.
-type versionDoc struct {
-	srv    *httptest.Server
-	answer atomic.Int32
-}
-
-func newVersionDoc(t *testing.T) *versionDoc {
-	d := &versionDoc{}
-	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		switch a := int(d.answer.Load()); a {
-		case 0:
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprint(w, `{"version": {"id": "v3.14", "status": "stable", "links": []}}`)
-		case 1:
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = fmt.Fprint(w, `{"version": {"id": "v2.0", "status": "deprecated"}}`)
-		default:
-			w.WriteHeader(a)
-		}
-	}))
-	t.Cleanup(d.srv.Close)
-	return d
-}
+// versionDocument is Keystone's /v3, what the stand-in the health check probes answers
+// by default; v2Document is the version document of v2.0.
+var (
+	versionDocument = testenv.Answer{ContentType: "application/json", Body: `{"version": {"id": "v3.14", "status": "stable", "links": []}}`}
+	v2Document      = testenv.Answer{ContentType: "application/json", Body: `{"version": {"id": "v2.0", "status": "deprecated"}}`}
+)
 
 // startOperator runs the Keystone operator for namespace ns (its cache sees ns and the
 // clusters namespace only) until the test ends, with the health check pointed at a
 // version-document stand-in.
 func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	t.Helper()
-	api := newVersionDoc(t)
-	var rec *keystone.Reconciler
+	api := testenv.NewStandIn(t, versionDocument)
 	opts := testenv.OperatorOptions{Config: o.cfg}
 	opts.FieldManager, opts.Namespace, opts.ClustersNamespace = keystone.FieldManager, ns, env.Namespace(t)
 	opts.Resolver.ReachabilityTTL = time.Second
-	env.StartOperator(t, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+	rec, _ := testenv.StartReconciler(t, env, opts, func(resolver *multicluster.ClusterResolver) (*keystone.Reconciler, error) {
 		ropts := keystone.DefaultOptions()
 		ropts.NamespaceScoped = o.namespaceScoped
-		ropts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
-		ropts.ProbeURL = func(k *v1alpha1.Keystone) string {
-			if k.Status.Endpoint == "" {
-				return ""
-			}
-			return api.srv.URL + keystone.VersionPath
-		}
-		var err error
-		if rec, err = keystone.NewReconciler(resolver, ropts); err != nil {
-			return err
-		}
-		return rec.SetupWithManager(ctx, mgr)
+		ropts.Outbound, ropts.ProbeBase = api.Outbound(), api.URL("")
+		return keystone.NewReconciler(resolver, ropts)
 	})
 	return &operator{rec: rec, api: api}
 }
 
 // newStepReconciler builds the Keystone reconciler on env as cmd does, with opts, but
-// does not start its manager: the test drives single steps through keystone.RunStep.
+// does not start its manager (testenv's StepResolver): the test drives single steps
+// through keystone.RunStep.
 func newStepReconciler(t *testing.T, opts keystone.Options) *keystone.Reconciler {
-	t.Helper()
-	mgr, err := multicluster.NewManager(rest.CopyConfig(env.Config), ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}, multicluster.ManagerOptions{FieldManager: keystone.FieldManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver, err := multicluster.NewResolver(context.Background(), mgr, multicluster.ResolverOptions{
-		Applier: apply.ApplierOptions{FieldManager: keystone.FieldManager}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := keystone.NewReconciler(resolver, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
+	return testenv.StepReconciler(t, env, keystone.FieldManager, func(resolver *multicluster.ClusterResolver) (*keystone.Reconciler, error) {
+		return keystone.NewReconciler(resolver, opts)
+	})
 }
 
 // stepTarget is the management cluster as a pass writes to it, an Applier under the
 // operator's field manager, over c (env.Client or a wrapper of it).
 func stepTarget(c client.Client) *multicluster.Target {
-	return &multicluster.Target{Client: apply.NewApplier(c, apply.ApplierOptions{FieldManager: keystone.FieldManager})}
+	return testenv.StepTarget(c, keystone.FieldManager)
 }
 
 // simulatedJobs creates every Job as a simulate.SimulatedJob, so that the real Job
@@ -174,15 +115,7 @@ func createKeystone(t *testing.T, k *v1alpha1.Keystone) *v1alpha1.Keystone {
 // it when missing.
 func storeReady(t *testing.T) {
 	t.Helper()
-	store := &esov1.ClusterSecretStore{
-		ObjectMeta: metav1.ObjectMeta{Name: secrets.OpenBaoClusterStoreName},
-		Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
-			Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}},
-	}
-	if err := env.Client.Create(context.Background(), store); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if _, err := simulate.MarkClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
+	if _, err := simulate.EnsureClusterSecretStoreReady(context.Background(), env.Client, secrets.OpenBaoClusterStoreName); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -204,7 +137,7 @@ func mariaDBReady(t *testing.T, ns string) {
 func syncAdminPassword(t *testing.T, k *v1alpha1.Keystone, password string) {
 	t.Helper()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}
-	eventually(t, 30*time.Second, "ExternalSecret "+key.String()+" synced", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "ExternalSecret "+key.String()+" synced", func(ctx context.Context) (bool, error) {
 		_, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key,
 			map[string][]byte{names.AdminPasswordDataKey: []byte(password)})
 		return err == nil, err
@@ -233,7 +166,7 @@ func provisionDatabase(t *testing.T, k *v1alpha1.Keystone) {
 			return err
 		}},
 	} {
-		eventually(t, 60*time.Second, mark.kind+" "+key.String()+" marked Ready", func(ctx context.Context) (bool, error) {
+		testenv.Eventually(t, 60*time.Second, mark.kind+" "+key.String()+" marked Ready", func(ctx context.Context) (bool, error) {
 			err := mark.fn(ctx, env.Client, key)
 			return err == nil, err
 		})
@@ -264,26 +197,10 @@ func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
 	}
 	for _, name := range restores {
 		key := client.ObjectKey{Namespace: k.Namespace, Name: name}
-		eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
+		testenv.Eventually(t, 60*time.Second, "ExternalSecret "+key.String()+" answered", func(ctx context.Context) (bool, error) {
 			_, err := simulate.MarkExternalSecretEmpty(ctx, env.Client, key)
 			return err == nil, err
 		})
-	}
-}
-
-// eventually polls cond every 100 ms for up to timeout and fails the test with what
-// when it never holds.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true,
-		func(ctx context.Context) (bool, error) {
-			ok, err := cond(ctx)
-			last = err
-			return ok, nil
-		})
-	if err != nil {
-		t.Fatalf("%s: not within %s (last error: %v)", what, timeout, last)
 	}
 }
 
@@ -305,7 +222,7 @@ func get(t *testing.T, obj client.Object) {
 func update(t *testing.T, k *v1alpha1.Keystone, change func(*v1alpha1.Keystone)) *v1alpha1.Keystone {
 	t.Helper()
 	got := &v1alpha1.Keystone{}
-	eventually(t, 10*time.Second, "update Keystone", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 10*time.Second, "update Keystone", func(ctx context.Context) (bool, error) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), got); err != nil {
 			return false, err
 		}

@@ -43,7 +43,7 @@ func PolicyJobName(k *v1alpha1.Keystone) string { return k.Name + "-policy-check
 // oslopolicy-validator against Keystone's registered policies in a Job that runs again
 // whenever the ConfigMap (and so its pod template) changes.
 func (r *Reconciler) reconcilePolicyValidation(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	jobKey := client.ObjectKey{Namespace: k.Namespace, Name: PolicyJobName(k)}
 	if k.Spec.Policy == nil {

@@ -136,7 +136,7 @@ func PasswordRemoteKey(k *v1alpha1.Keystone) string {
 // credential is refused. After it that account is idle; its password is replaced at
 // the next rotation, which switches back to it.
 func (r *Reconciler) reconcilePasswordRotation(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	c, scheme := target.Client, target.Client.Scheme()
 	key := client.ObjectKey{Namespace: k.Namespace, Name: names.DatabasePasswordSecretName(k)}
 	if err := job.EnsureCronJob(ctx, c, scheme, k, r.desiredPasswordRotationCronJob(k)); err != nil {

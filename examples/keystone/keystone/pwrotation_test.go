@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c5c3/reconciler-sdk/testenv"
+
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -467,7 +469,7 @@ func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
 	accountA, accountB := keystone.DatabaseAccountName(k, keystone.AccountA), keystone.DatabaseAccountName(k, keystone.AccountB)
 	accepted := map[string]string{accountA: oldA, accountB: "SecondAccountPassword1"} // what the database accepts
 	userA := &mariadbv1alpha1.User{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: keystone.DatabaseUserObjectName(k, keystone.AccountA)}}
-	eventually(t, 30*time.Second, "Users and Grants of both accounts", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "Users and Grants of both accounts", func(ctx context.Context) (bool, error) {
 		_, err := run("Database")
 		_, _ = simulate.MarkDatabaseReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: k.Name})
 		for _, account := range []string{keystone.AccountA, keystone.AccountB} {

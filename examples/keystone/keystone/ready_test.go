@@ -176,7 +176,7 @@ func TestKeystoneLifecycle(t *testing.T) {
 
 	// A new admin password runs the bootstrap again, and only the bootstrap.
 	syncAdminPassword(t, k, "second-password")
-	eventually(t, 60*time.Second, "bootstrap re-run for the new password", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "bootstrap re-run for the new password", func(ctx context.Context) (bool, error) {
 		uid, err := jobUID(ctx, ns, keystone.BootstrapJobName(k))
 		return uid != "" && uid != bootstrap, err
 	})
@@ -204,7 +204,7 @@ func TestKeystoneLifecycle(t *testing.T) {
 	if err := env.Client.Delete(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "children collected", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "children collected", func(ctx context.Context) (bool, error) {
 		for _, obj := range []client.Object{
 			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: k.Name}},
 			&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: keystone.DBSyncJobName(k)}},

@@ -653,7 +653,7 @@ func TestReasonsPasswordRotation(t *testing.T) {
 				}
 				mariaDBReady(t, ns)
 				userA := client.ObjectKey{Namespace: ns, Name: k.Name}
-				eventually(t, 30*time.Second, "User b", func(ctx context.Context) (bool, error) {
+				testenv.Eventually(t, 30*time.Second, "User b", func(ctx context.Context) (bool, error) {
 					_, err := keystone.RunStep(ctx, rec, "Database", target, k, "")
 					_, _ = simulate.MarkDatabaseReady(ctx, env.Client, userA)
 					_, _ = simulate.MarkUserReady(ctx, env.Client, userA)
@@ -688,7 +688,7 @@ func TestReasonsPasswordRotation(t *testing.T) {
 				}
 			}, message: "the pods not yet replaced keep account keystone", requeue: true},
 	})
-	eventually(t, 60*time.Second, "rotated", func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 60*time.Second, "rotated", func(ctx context.Context) (bool, error) {
 		if _, err := keystone.RunStep(ctx, rec, "Deployment", target, k, ""); err != nil {
 			return false, err
 		}

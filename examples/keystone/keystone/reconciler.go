@@ -16,18 +16,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/rotation"
-	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
@@ -50,36 +47,13 @@ const VersionPath = "/v3"
 // contradicting options.
 var ErrInvalidOptions = errors.New("keystone: invalid options")
 
-// Options configure NewReconciler. Start from DefaultOptions.
+// Options configure NewReconciler; start from DefaultOptions. The SDK's reconciler
+// options come first: the default Prober checks VersionPath with VersionDocumentValid,
+// the default ProbeURL is status.endpoint followed by VersionPath, and NamespaceScoped
+// refuses a Keystone that selects a ClusterSecretStore with
+// ClusterSecretStoreUnsupported.
 type Options struct {
-	// FieldManager is the operator's field manager; it must match the FieldManager of
-	// the Appliers the resolver builds (multicluster.ResolverOptions.Applier).
-	FieldManager string
-	// NamespaceScoped is set when the operator runs with --namespace: its Role cannot
-	// read a ClusterSecretStore, so a Keystone that selects one is refused with
-	// ClusterSecretStoreUnsupported, and no ClusterSecretStore watch is registered.
-	NamespaceScoped bool
-	// Metrics records the step durations and errors; nil records none. Build it with
-	// reconcile.NewMetrics(reconcile.DefaultMetricsOptions(MetricsPrefix)).
-	Metrics *reconcile.Metrics
-	// Prober runs the HealthCheck step; nil means a prober with health.DefaultOptions,
-	// the version-document check of VersionDocumentValid and Outbound.
-	Prober *health.Prober
-	// Outbound is the policy of the default Prober's requests: by default a probe that
-	// would reach a loopback, link-local, unspecified or multicast address is refused
-	// (ConnectionFailed), and so is a redirect to another host. Tests that stand a local
-	// server in for the identity API allow loopback here.
-	Outbound outbound.Policy
-	// ProbeURL returns the URL the HealthCheck step requests for a Keystone; nil means
-	// status.endpoint followed by VersionPath. Tests and demos that run no cluster DNS
-	// point it at a local server.
-	ProbeURL func(k *v1alpha1.Keystone) string
-	// Recorder records the target-cluster sweep's events on the Keystone; nil records
-	// none.
-	Recorder events.EventRecorder
-	// Cleanup sweeps the children a Keystone left on a target cluster; nil means one
-	// built from the resolver with the kinds of Reconciler.Children and Recorder.
-	Cleanup *multicluster.Cleanup
+	multicluster.ReconcilerOptions[*v1alpha1.Keystone]
 	// OperatorImage is the image of this operator: the key-rotation CronJobs run its
 	// rotate-keys command. Required.
 	OperatorImage string
@@ -91,10 +65,6 @@ type Options struct {
 	// hold get and update on the Keystone's fernet key, credential key and database
 	// password Secrets (rotation.PolicyRules), or the rotations fail.
 	RotationServiceAccount string
-	// Wrap, when set, wraps the Reconciler before SetupWithManager registers it, so
-	// that a test harness (the conformance suite's RunOptions.Wrap) observes every pass;
-	// nil registers the Reconciler itself.
-	Wrap func(crreconcile.Reconciler) crreconcile.Reconciler
 }
 
 // DefaultOperatorImage is the operator image DefaultOptions names.
@@ -103,7 +73,8 @@ const DefaultOperatorImage = "ghcr.io/c5c3/reconciler-sdk/keystone-operator:late
 // DefaultOptions returns the options of a cluster-wide operator under FieldManager,
 // running DefaultOperatorImage.
 func DefaultOptions() Options {
-	return Options{FieldManager: FieldManager, OperatorImage: DefaultOperatorImage}
+	return Options{ReconcilerOptions: multicluster.ReconcilerOptions[*v1alpha1.Keystone]{FieldManager: FieldManager},
+		OperatorImage: DefaultOperatorImage}
 }
 
 // VersionDocumentValid is the health check's judgement of a 2xx answer: a JSON
@@ -130,15 +101,11 @@ func VersionDocumentValid(_ int, _ http.Header, body []byte) error {
 }
 
 // Reconciler reconciles Keystones: one pass resolves the target cluster, then runs the
-// step table of NewReconciler (see the package documentation).
+// step table of NewReconciler (see the package documentation). Its Reconcile, Children
+// and watches are the SDK's (multicluster.CRReconciler).
 type Reconciler struct {
-	client   client.Client // the management cluster's Applier
-	resolver *multicluster.ClusterResolver
-	cleanup  *multicluster.Cleanup
-	opts     Options
-	pipeline *reconcile.Pipeline[*v1alpha1.Keystone]
-	children []client.ObjectList
-	passOpts reconcile.PassOptions
+	*multicluster.CRReconciler[*v1alpha1.Keystone]
+	opts Options
 }
 
 // NewReconciler builds the Keystone reconciler on resolver (the management cluster's
@@ -150,20 +117,10 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if resolver == nil {
 		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
 	}
-	if opts.FieldManager == "" {
-		return nil, fmt.Errorf("%w: Options.FieldManager is empty", ErrInvalidOptions)
+	if err := opts.Default(multicluster.HealthCheck[*v1alpha1.Keystone]{Path: VersionPath, Validate: VersionDocumentValid,
+		Endpoint: func(k *v1alpha1.Keystone) string { return k.Status.Endpoint }}); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	if opts.Prober == nil {
-		po := health.DefaultOptions()
-		po.Validate = VersionDocumentValid
-		po.Outbound = opts.Outbound
-		opts.Prober = health.NewProber(po)
-	}
-	if opts.ProbeURL == nil {
-		opts.ProbeURL = func(k *v1alpha1.Keystone) string { return health.EndpointURL(k.Status.Endpoint, VersionPath) }
-	}
-	local := resolver.Local()
-	r := &Reconciler{client: local.Client, resolver: resolver, cleanup: opts.Cleanup, opts: opts}
 	keyOpts := KeyStepOptions{FieldManager: opts.FieldManager, OperatorImage: opts.OperatorImage,
 		ServiceAccountName: opts.RotationServiceAccount}
 	if opts.RotationServiceAccount == "" {
@@ -172,22 +129,24 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if err := keyOpts.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := r.newPipeline(keyOpts, identitybackend.NewStep(local.Client))
+	r := &Reconciler{opts: opts}
+	p, err := r.newPipeline(keyOpts, identitybackend.NewStep(resolver.Local().Client))
 	if err != nil {
 		return nil, err
 	}
-	if r.children, err = p.OwnedLists(local.Client.Scheme()); err != nil {
+	// A pass records the generation it observes and hands its steps a fresh
+	// identity-backend projection.
+	r.CRReconciler, err = multicluster.NewCRReconciler(resolver, p, multicluster.CRKind[*v1alpha1.Keystone]{
+		Name: "keystone", GateCondition: ConditionSecretsReady, New: func() *v1alpha1.Keystone { return &v1alpha1.Keystone{} },
+		TargetClusterRef:   func(k *v1alpha1.Keystone) *commonv1.TargetClusterRefSpec { return k.Spec.TargetClusterRef },
+		ObservedGeneration: func(k *v1alpha1.Keystone) *int64 { return &k.Status.ObservedGeneration },
+		Prepare: func(ctx context.Context, _ *v1alpha1.Keystone) context.Context {
+			return reconcile.WithState(ctx, &identitybackend.Projection{})
+		},
+	}, opts.ReconcilerOptions)
+	if err != nil {
 		return nil, err
 	}
-	if r.cleanup == nil {
-		r.cleanup, err = multicluster.NewCleanup(resolver, multicluster.CleanupOptions{
-			Children: r.children, Recorder: opts.Recorder, ConditionType: reconcile.ConditionReady})
-		if err != nil {
-			return nil, err
-		}
-	}
-	r.pipeline = p
-	r.passOpts = local.PassOptions(p.Conditions()...)
 	return r, nil
 }
 
@@ -238,38 +197,4 @@ func settled(f flow) reconcile.StepFunc[*v1alpha1.Keystone] {
 		out, err := f(ctx, k)
 		return reconcile.Settle(k, out, err)
 	}
-}
-
-// Children are the kinds a Keystone writes (the union of the steps' Owns), as empty
-// lists: the kinds the target-cluster sweep deletes (kinds a cluster does not serve are
-// skipped).
-func (r *Reconciler) Children() []client.ObjectList {
-	out := make([]client.ObjectList, 0, len(r.children))
-	for _, l := range r.children {
-		out = append(out, l.DeepCopyObject().(client.ObjectList))
-	}
-	return out
-}
-
-// Reconcile runs one pass for the Keystone req names. The status is written on every
-// exit path, and only when it changed.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.RunPass(ctx, r.client, req.NamespacedName, &v1alpha1.Keystone{}, r.passOpts, r.pass)
-}
-
-// pass runs the step table on the cluster the Keystone's children land on, behind the
-// target-cluster preamble (multicluster.OnTarget): the sweep of a deleted Keystone,
-// TargetClusterUnavailable ahead of every step, the finalizer of a target cluster.
-func (r *Reconciler) pass(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
-	k.Status.ObservedGeneration = k.Generation
-	return multicluster.OnTarget(ctx, r.client, r.cleanup, k, k.Spec.TargetClusterRef, ConditionSecretsReady,
-		func(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result, error) {
-			return r.pipeline.Run(reconcile.WithState(ctx, &identitybackend.Projection{}), k)
-		})
-}
-
-// targetOf returns the cluster the pass writes to; a step run outside a pass writes to
-// the management cluster.
-func (r *Reconciler) targetOf(ctx context.Context) *multicluster.Target {
-	return r.resolver.TargetOf(ctx)
 }

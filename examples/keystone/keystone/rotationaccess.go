@@ -34,7 +34,7 @@ func (r *Reconciler) reconcileRotationAccess(ctx context.Context, k *v1alpha1.Ke
 	if r.opts.RotationServiceAccount != "" {
 		return reconcile.Outcome{}, nil
 	}
-	c := r.targetOf(ctx).Client
+	c := r.TargetOf(ctx).Client
 	sa, role, binding := rotation.Access(k, r.opts.FieldManager)
 	for _, obj := range []client.Object{sa, role, binding} {
 		if err := apply.EnsureObject(ctx, c, c.Scheme(), k, obj, r.opts.FieldManager); err != nil {

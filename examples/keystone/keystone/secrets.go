@@ -15,7 +15,7 @@ import (
 // store must be ready, then the ExternalSecret names.AdminPasswordSecretName(k) must
 // have synced spec.bootstrap.adminPassword into the Secret of that name.
 func (r *Reconciler) reconcileSecrets(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	target := r.targetOf(ctx)
+	target := r.TargetOf(ctx)
 	name, p := names.AdminPasswordSecretName(k), k.Spec.Bootstrap.AdminPassword
 	synced, err := secrets.Sync(ctx, target.Client, target.Client.Scheme(), k, secrets.SyncParams{
 		ConditionType: ConditionSecretsReady,

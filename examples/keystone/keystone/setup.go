@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
@@ -14,8 +12,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
-	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
@@ -51,42 +47,19 @@ func secretRefs(k *v1alpha1.Keystone) []string {
 //
 // The controller reconciles with Options.Wrap(r) when Wrap is set.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
-	local := mgr.GetLocalManager()
-	scheme := local.GetScheme()
-	b := mcbuilder.ControllerManagedBy(mgr).Named("keystone").WithOptions(multicluster.ControllerOptions(mgr)).
-		For(&v1alpha1.Keystone{}, mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false),
-			mcbuilder.WithPredicates(reconcile.IgnoreStatusWrites()))
-	b, notServed, err := multicluster.AddOwnedWatches(b, scheme, local.GetRESTMapper(), r.pipeline.Owned()...)
+	b, err := r.NewController(ctx, mgr)
 	if err != nil {
 		return err
 	}
-	for _, gvk := range notServed {
-		log.FromContext(ctx).Info("kind not served by the management cluster: not watched", "kind", gvk)
-	}
-	targets := multicluster.TargetClusterOf(local.GetClient(), func() *v1alpha1.Keystone { return &v1alpha1.Keystone{} },
-		func(k *v1alpha1.Keystone) *commonv1.TargetClusterRefSpec { return k.Spec.TargetClusterRef })
-	if err := secrets.IndexSecretRefs(ctx, local.GetFieldIndexer(), &v1alpha1.Keystone{}, secretRefs); err != nil {
-		return err
-	}
-	newList := func() client.ObjectList { return &v1alpha1.KeystoneList{} }
-	if b, err = secrets.AddSecretWatches(b, scheme, targets, secrets.SecretRefFanOut(local.GetClient(), newList)); err != nil {
-		return err
-	}
-	fanOut := secrets.StoreRefFanOut(newList,
-		func(k *v1alpha1.Keystone) *commonv1.SecretStoreRefSpec { return k.Spec.SecretStoreRef })
-	if b, err = secrets.AddStoreWatches(b, scheme, targets, r.opts.NamespaceScoped, local.GetClient(), fanOut); err != nil {
-		return err
-	}
-	if b, err = multicluster.AddChildWatches(b, scheme, &v1alpha1.Keystone{}, r.resolver.Remote(), r.pipeline.Owned()...); err != nil {
+	inputs := secrets.CRInputs[*v1alpha1.Keystone]{SecretRefs: secretRefs, NamespaceScoped: r.opts.NamespaceScoped,
+		NewList:  func() client.ObjectList { return &v1alpha1.KeystoneList{} },
+		StoreRef: func(k *v1alpha1.Keystone) *commonv1.SecretStoreRefSpec { return k.Spec.SecretStoreRef }}
+	if b, err = secrets.AddCRInputWatches(ctx, b, mgr, r.TargetClusters(mgr), &v1alpha1.Keystone{}, inputs); err != nil {
 		return err
 	}
 	// A KeystoneIdentityBackend whose DomainReady gate changes (status) brings its
 	// Keystone, whose IdentityBackends row reads that gate: no status predicate here.
 	b = b.Watches(&v1alpha1.KeystoneIdentityBackend{}, mchandler.EnqueueRequestsFromMapFunc(identitybackend.MapToKeystone),
 		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
-	var rec crreconcile.Reconciler = r
-	if r.opts.Wrap != nil {
-		rec = r.opts.Wrap(r)
-	}
-	return b.Complete(multicluster.LocalReconciler(rec))
+	return r.Complete(b)
 }

@@ -2,10 +2,7 @@ package settings_test
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -13,11 +10,11 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/config"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/settings"
+	"github.com/c5c3/reconciler-sdk/testenv/golden"
 )
 
-// update rewrites the golden files instead of comparing:
+// The golden files are rewritten from Render and DomainConfig with (package golden):
 // go test ./examples/keystone/settings/ -run 'Golden' -update
-var update = flag.Bool("update", false, "rewrite testdata/*.conf from Render and DomainConfig")
 
 // goldenCase is one row of the rendering matrix: the output is compared with
 // testdata/<name>.conf, or, with sameAs set, must equal Render of that case.
@@ -71,82 +68,38 @@ func goldenCases() []goldenCase {
 
 // TestRenderGolden renders the matrix and compares each output with its golden file.
 func TestRenderGolden(t *testing.T) {
-	cases := goldenCases()
-	rendered := map[string]string{}
-	for _, tc := range cases {
-		out, err := settings.Render(tc.in)
-		if err != nil {
-			t.Fatalf("%s: Render: %v", tc.name, err)
-		}
-		rendered[tc.name] = out
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := rendered[tc.name]
-			if tc.sameAs != "" {
-				if diff := cmp.Diff(rendered[tc.sameAs], got); diff != "" {
-					t.Fatalf("differs from %s (-%s +%s):\n%s", tc.sameAs, tc.sameAs, tc.name, diff)
-				}
-				return
-			}
-			compareGolden(t, tc.name+".conf", got)
-		})
-	}
+	golden.Matrix(t, "testdata", ".conf", matrix())
 }
 
 // compareGolden compares got with testdata/name, or writes it there with -update.
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	golden.Compare(t, filepath.Join("testdata", name), []byte(got))
+}
+
+// matrix is goldenCases as golden cases of Render.
+func matrix() (out []golden.Case[string]) {
+	for _, tc := range goldenCases() {
+		out = append(out, golden.Case[string]{Name: tc.name, SameAs: tc.sameAs, Render: func() (string, error) { return settings.Render(tc.in) }})
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("output differs from %s (-golden +rendered):\n%s", path, diff)
-	}
+	return out
 }
 
 // TestGoldenFilesHaveCases fails on a testdata file that no case writes, so a renamed
 // case cannot leave a stale golden file behind.
 func TestGoldenFilesHaveCases(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{}
-	for _, tc := range goldenCases() {
-		if tc.sameAs == "" {
-			want = append(want, filepath.Join("testdata", tc.name+".conf"))
-		}
-	}
+	want := golden.MatrixFiles("testdata", ".conf", matrix())
 	for _, tc := range domainGoldenCases() {
 		want = append(want, filepath.Join("testdata", settings.DomainConfigFileName(tc.domain)))
 	}
-	sort.Strings(want)
-	if diff := cmp.Diff(want, files); diff != "" {
-		t.Errorf("golden files (-cases +testdata):\n%s", diff)
-	}
+	golden.Files(t, filepath.Join("testdata", "*.conf"), want)
 }
 
 // TestRenderDeterministic renders every case many times: map iteration order must not
 // show in the output.
 func TestRenderDeterministic(t *testing.T) {
 	for _, tc := range goldenCases() {
-		first, err := settings.Render(tc.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 20 {
-			if again, _ := settings.Render(tc.in); again != first {
-				t.Fatalf("%s: second render differs:\n%s", tc.name, cmp.Diff(first, again))
-			}
-		}
+		golden.Deterministic(t, tc.name, func() (string, error) { return settings.Render(tc.in) })
 	}
 }
 

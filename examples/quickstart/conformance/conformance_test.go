@@ -4,7 +4,6 @@ package conformance_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,13 +12,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
 	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // startMemoOperator runs the quick-start operator as cmd/main.go does (operator.Run: an
@@ -46,16 +45,7 @@ func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.Ru
 
 // sampleMemo reads the sample Memo of config/samples.
 func sampleMemo(t *testing.T) *v1alpha1.Memo {
-	t.Helper()
-	data, err := os.ReadFile("../config/samples/quickstart_v1alpha1_memo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &v1alpha1.Memo{}
-	if err := yaml.UnmarshalStrict(data, m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testenv.ReadSample(t, "../config/samples/quickstart_v1alpha1_memo.yaml", &v1alpha1.Memo{})
 }
 
 // The quick-start operator keeps every promise of the suite; a converged pass sends no

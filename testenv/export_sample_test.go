@@ -1,0 +1,4 @@
+package testenv
+
+// ReadSampleError is ReadSample's error path.
+var ReadSampleError = readSample
