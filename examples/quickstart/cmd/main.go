@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2/textlogger"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
@@ -25,36 +23,20 @@ import (
 
 func main() {
 	opts := defaultOptions()
-	opts.BindFlags(flag.CommandLine)
-	logConfig := textlogger.NewConfig()
-	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
-	flag.Parse()
-	ctrl.SetLogger(textlogger.NewLogger(logConfig))
-	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
-		ctrl.Log.WithName("setup").Error(err, "memo-operator stopped")
-		os.Exit(1)
-	}
+	os.Exit(operator.Main("memo-operator", opts.BindFlags,
+		func(ctx context.Context, cfg *rest.Config) error { return operator.Run(ctx, cfg, opts, setup) }))
 }
 
 // defaultOptions are the settings without any flag: a cluster-wide operator under
-// controller.FieldManager.
+// controller.FieldManager. The cache holds only the ConfigMaps the operator wrote, and
+// Pods and ControllerRevisions are read past it: the operator's memory does not grow
+// with the cluster.
 func defaultOptions() operator.Options {
 	opts := operator.DefaultOptions()
 	opts.FieldManager = controller.FieldManager
 	opts.LeaderElectionID = "memo-operator.quickstart.reconciler-sdk.c5c3.io"
+	opts.AddToScheme = []func(*runtime.Scheme) error{v1alpha1.AddToScheme}
 	return opts
-}
-
-// run runs the operator on the cluster behind cfg until ctx ends. The cache holds only
-// the ConfigMaps the operator wrote, and Pods and ControllerRevisions are read past it:
-// the operator's memory does not grow with the cluster.
-func run(ctx context.Context, cfg *rest.Config, opts operator.Options) error {
-	scheme, err := operator.NewScheme(v1alpha1.AddToScheme)
-	if err != nil {
-		return err
-	}
-	opts.Manager.Scheme = scheme
-	return operator.Run(ctx, cfg, opts, setup)
 }
 
 // setup builds the MemoReconciler on the operator's Applier (its own field manager,

@@ -8,32 +8,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
+	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
-	scheme, err := testenv.NewSchemeWith(v1alpha1.AddToScheme)
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(testenv.Main(m, testenv.Options{Scheme: scheme, CRDPaths: []string{"../config/crd/bases"}}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
+		CRDPaths: []string{"../config/crd/bases"}}, &env))
 }
 
-// The command's run, given only a rest.Config and its flags, reconciles the sample
-// Memo of its --namespace as the user its generated ClusterRole makes, with leader
-// election on (the default) and its Lease in that namespace: the ConfigMap turns
-// ConfigReady True (no Deployment controller runs here, so the Deployment does not
-// roll out).
+// What main runs (operator.Run of defaultOptions and setup), given only a rest.Config
+// and its flags, reconciles the sample Memo of its --namespace as the user its
+// generated ClusterRole makes, with leader election on (the default) and its Lease in
+// that namespace: the ConfigMap turns ConfigReady True (no Deployment controller runs
+// here, so the Deployment does not roll out).
 func TestRunReconcilesAMemo(t *testing.T) {
 	ns := env.Namespace(t)
 	roles, err := testenv.LoadClusterRoles("../config/rbac/role.yaml")
@@ -49,16 +44,9 @@ func TestRunReconcilesAMemo(t *testing.T) {
 	}
 	opts.Manager.Controller.SkipNameValidation = new(true)
 	cfg := env.ConfigAs(t, "memo-operator", roles...)
-	testenv.Go(t, func(ctx context.Context) error { return run(ctx, cfg, opts) })
+	testenv.Go(t, func(ctx context.Context) error { return operator.Run(ctx, cfg, opts, setup) })
 
-	data, err := os.ReadFile("../config/samples/quickstart_v1alpha1_memo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	memo := &v1alpha1.Memo{}
-	if err := yaml.UnmarshalStrict(data, memo); err != nil {
-		t.Fatal(err)
-	}
+	memo := testenv.ReadSample(t, "../config/samples/quickstart_v1alpha1_memo.yaml", &v1alpha1.Memo{})
 	memo.Namespace = ns
 	if err := env.Client.Create(context.Background(), memo); err != nil {
 		t.Fatal(err)
