@@ -33,11 +33,11 @@ func provisionUntilReady(ctx context.Context, t *testing.T, c client.Client, own
 		}
 		switch cond.Reason {
 		case database.ReasonDatabaseNotReady:
-			_, err = testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone"))
+			_, err = testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity"))
 		case database.ReasonUserNotReady:
-			_, err = testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone"))
+			_, err = testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity"))
 		case database.ReasonGrantNotReady:
-			_, err = testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone"))
+			_, err = testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity"))
 		}
 		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, err
 	})
@@ -65,10 +65,10 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 			ctx, writes := apply.WithWrites(context.Background())
 			provisionUntilReady(ctx, t, a, owner)
 			want := []string{
-				"Database " + ns + "/keystone created",
+				"Database " + ns + "/identity created",
 				"Secret " + ns + "/" + passwordSecret + " created",
-				"User " + ns + "/keystone created",
-				"Grant " + ns + "/keystone created",
+				"User " + ns + "/identity created",
+				"Grant " + ns + "/identity created",
 			}
 			if diff := cmp.Diff(want, testenv.WriteStrings(writes.Changed())); diff != "" {
 				t.Errorf("writes up to ready (-want +got):\n%s", diff)
@@ -93,7 +93,7 @@ func TestPasswordSecretReadPastAStaleCache(t *testing.T) {
 	owner := newOwner(t, ns)
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, false)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	if _, _, err := provision(ctx, t, env.Client, owner, true); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
 	provisionUntilReady(ctx, t, a, owner)
 
 	for _, obj := range []client.Object{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}} {
-		if err := env.Client.Get(ctx, objectKey(ns, "keystone"), obj); err != nil {
+		if err := env.Client.Get(ctx, objectKey(ns, "identity"), obj); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(obj)); diff != "" {

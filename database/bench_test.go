@@ -47,10 +47,10 @@ func BenchmarkReconcileProvisionConverged(b *testing.B) {
 	owner := newOwner(b, ns)
 	need(b)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(b, ns)))
 	settle(ctx, b, owner, true)
-	need(b)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(b)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	settle(ctx, b, owner, true)
-	need(b)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-	need(b)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(b)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(b)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	c, counter, err := env.CountingClient()
 	if err != nil {

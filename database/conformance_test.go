@@ -146,7 +146,7 @@ func makeAppReady(ctx context.Context, c client.Client, cr client.Object) error 
 	if _, err := testenv.MarkMariaDBReady(ctx, c, objectKey(ns, "mariadb")); err != nil {
 		return err
 	}
-	k := objectKey(ns, "keystone")
+	k := objectKey(ns, "identity")
 	for _, mark := range []func() error{
 		func() error { _, err := testenv.MarkDatabaseReady(ctx, c, k); return err },
 		func() error { _, err := testenv.MarkUserReady(ctx, c, k); return err },

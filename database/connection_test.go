@@ -369,12 +369,12 @@ func TestProvisionFlowConnection(t *testing.T) {
 	}{
 		"Derived": {
 			reason: "Empty fields come from the provisioned objects.",
-			want:   "mysql+pymysql://keystone:PASSWORD@mariadb.NS.svc:3306/keystone",
+			want:   "mysql+pymysql://identity:PASSWORD@mariadb.NS.svc:3306/identity",
 		},
 		"Explicit": {
 			reason: "Fields the caller sets are kept.",
 			conn:   database.Connection{Host: "proxy.db.svc", Port: 6033, CAFile: "/tls/ca.crt"},
-			want:   "mysql+pymysql://keystone:PASSWORD@proxy.db.svc:6033/keystone?ssl_ca=%2Ftls%2Fca.crt",
+			want:   "mysql+pymysql://identity:PASSWORD@proxy.db.svc:6033/identity?ssl_ca=%2Ftls%2Fca.crt",
 		},
 	}
 	for name, tc := range cases {
@@ -482,10 +482,10 @@ func TestProvisionFlowMatchesReconcileProvision(t *testing.T) {
 	compare("no server")
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	compare("Database not ready")
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	compare("User not ready")
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 	compare("provisioned")
 }
 

@@ -160,10 +160,10 @@ func TestEnsureNeverTakesOver(t *testing.T) {
 					t.Error("ready = true, want false")
 				}
 				kind := strings.TrimPrefix(fmt.Sprintf("%T", before), "*v1alpha1.")
-				checkRefused(t, tc, err, kind+" "+ns+"/keystone")
+				checkRefused(t, tc, err, kind+" "+ns+"/identity")
 				untouched(t, before)
 				for _, o := range h.after {
-					absent(t, ns, "keystone", o)
+					absent(t, ns, "identity", o)
 				}
 			})
 		}
@@ -181,14 +181,14 @@ func TestReconcileProvisionNeverTakesOver(t *testing.T) {
 			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			before := createExisting(t, tc, ns, owner, desiredDatabase(ns))
 			cond, res, err := provision(ctx, t, env.Client, owner, true)
-			checkRefused(t, tc, err, "Database "+ns+"/keystone")
+			checkRefused(t, tc, err, "Database "+ns+"/identity")
 			if cond != (metav1.Condition{}) || !res.IsZero() {
 				t.Errorf("cond %+v result %+v, want zero values with the error", cond, res)
 			}
 			untouched(t, before)
 			absent(t, ns, passwordSecret, &corev1.Secret{})
-			absent(t, ns, "keystone", &mariadbv1alpha1.User{})
-			absent(t, ns, "keystone", &mariadbv1alpha1.Grant{})
+			absent(t, ns, "identity", &mariadbv1alpha1.User{})
+			absent(t, ns, "identity", &mariadbv1alpha1.Grant{})
 		})
 	}
 }
@@ -205,7 +205,7 @@ func TestReconcileProvisionPasswordSecretOfOthers(t *testing.T) {
 			owner := newOwner(t, ns)
 			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			settle(ctx, t, owner, false)
-			need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+			need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: passwordSecret, Namespace: ns},
 				Data: map[string][]byte{"password": []byte("from-openbao")}}
 			before := createExisting(t, tc, ns, owner, secret)
@@ -223,14 +223,14 @@ func TestReconcileProvisionPasswordSecretOfOthers(t *testing.T) {
 			}
 			want := metav1.Condition{Type: database.ConditionType, Status: metav1.ConditionFalse,
 				Reason:  database.ReasonPasswordSecretNotReady,
-				Message: fmt.Sprintf("password Secret %[1]s/keystone-db-password of User %[1]s/keystone is being deleted", ns)}
+				Message: fmt.Sprintf("password Secret %[1]s/identity-db-password of User %[1]s/identity is being deleted", ns)}
 			if diff := cmp.Diff(want, cond); diff != "" {
 				t.Errorf("condition (-want +got):\n%s", diff)
 			}
 			if res != (ctrl.Result{RequeueAfter: database.PollInterval}) {
 				t.Errorf("result = %+v, want a requeue after %s", res, database.PollInterval)
 			}
-			absent(t, ns, "keystone", &mariadbv1alpha1.User{})
+			absent(t, ns, "identity", &mariadbv1alpha1.User{})
 		})
 	}
 }

@@ -116,7 +116,7 @@ func TestEnsureDatabaseErrors(t *testing.T) {
 	if ready || !apierrors.IsInvalid(err) {
 		t.Fatalf("invalid Database: ready=%v err=%v, want an Invalid API error", ready, err)
 	}
-	if !strings.Contains(err.Error(), "Database "+ns+"/keystone") {
+	if !strings.Contains(err.Error(), "Database "+ns+"/identity") {
 		t.Errorf("error %q does not name the Database", err)
 	}
 }
@@ -196,7 +196,7 @@ func TestEnsureDatabaseUserUserFirst(t *testing.T) {
 	if ready || !apierrors.IsInvalid(err) {
 		t.Fatalf("invalid User: ready=%v err=%v, want an Invalid API error", ready, err)
 	}
-	if _, err := getGrant(ctx, client.ObjectKey{Namespace: ns, Name: "keystone"}); !apierrors.IsNotFound(err) {
+	if _, err := getGrant(ctx, client.ObjectKey{Namespace: ns, Name: "identity"}); !apierrors.IsNotFound(err) {
 		t.Errorf("Grant after a failed User: err = %v, want NotFound (not attempted)", err)
 	}
 
@@ -204,7 +204,7 @@ func TestEnsureDatabaseUserUserFirst(t *testing.T) {
 	if ready || !errors.Is(err, apply.ErrNilObject) || !strings.Contains(err.Error(), "Grant") {
 		t.Fatalf("nil Grant: ready=%v err=%v, want apply.ErrNilObject naming the Grant", ready, err)
 	}
-	if _, err := getUser(ctx, client.ObjectKey{Namespace: ns, Name: "keystone"}); !apierrors.IsNotFound(err) {
+	if _, err := getUser(ctx, client.ObjectKey{Namespace: ns, Name: "identity"}); !apierrors.IsNotFound(err) {
 		t.Errorf("User after a nil Grant: err = %v, want NotFound (nothing written)", err)
 	}
 	if _, err := database.EnsureDatabaseUser(ctx, env.Client, env.Scheme, owner, nil, desiredGrant(ns)); !errors.Is(err, apply.ErrNilObject) {
@@ -214,7 +214,7 @@ func TestEnsureDatabaseUserUserFirst(t *testing.T) {
 	grant := desiredGrant(ns)
 	grant.Spec.Privileges = nil // the CRD requires at least one
 	_, err = database.EnsureDatabaseUser(ctx, env.Client, env.Scheme, owner, desiredUser(ns), grant)
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "Grant "+ns+"/keystone") {
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "Grant "+ns+"/identity") {
 		t.Errorf("invalid Grant: err = %v, want an Invalid API error naming the Grant", err)
 	}
 }

@@ -68,7 +68,7 @@ func (w *provisionWorld) pass(ctx context.Context, c client.Client) (ctrl.Result
 	}
 	w.lastErr = err
 	// A fresh context: the pass's may be the one a fault cancelled.
-	bg, k := context.Background(), objectKey(w.ns, "keystone")
+	bg, k := context.Background(), objectKey(w.ns, "identity")
 	var mark error
 	switch cond.Reason {
 	case database.ReasonDatabaseNotReady:
@@ -115,7 +115,7 @@ func (w *provisionWorld) check(t *testing.T) {
 		t.Errorf("the condition quotes the password")
 	}
 	for _, o := range []client.Object{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}, s} {
-		name := "keystone"
+		name := "identity"
 		if _, ok := o.(*corev1.Secret); ok {
 			name = passwordSecret
 		}
@@ -153,7 +153,7 @@ type provisioned struct {
 func (w *provisionWorld) state(t *testing.T) any {
 	t.Helper()
 	ctx := context.Background()
-	k := objectKey(w.ns, "keystone")
+	k := objectKey(w.ns, "identity")
 	db, user, grant, s := &mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}, &corev1.Secret{}
 	for _, get := range []error{
 		env.Client.Get(ctx, k, db), env.Client.Get(ctx, k, user), env.Client.Get(ctx, k, grant),

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 // newOwner creates a persisted ConfigMap in ns standing in for the custom resource.
 func newOwner(t testing.TB, ns string) *corev1.ConfigMap {
 	t.Helper()
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns}}
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns}}
 	if err := env.Client.Create(context.Background(), owner); err != nil {
 		t.Fatalf("create owner: %v", err)
 	}
@@ -65,11 +65,11 @@ func createMariaDB(ctx context.Context, ns string) error {
 	})
 }
 
-// desiredDatabase, desiredUser and desiredGrant build the objects a Keystone operator
+// desiredDatabase, desiredUser and desiredGrant build the objects an identity service's operator
 // would, leaving server-defaulted fields unset.
 func desiredDatabase(ns string) *mariadbv1alpha1.Database {
 	return &mariadbv1alpha1.Database{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns},
 		Spec: mariadbv1alpha1.DatabaseSpec{
 			MariaDBRef: mariadbv1alpha1.MariaDBRef{
 				ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"}, WaitForIt: true,
@@ -80,13 +80,13 @@ func desiredDatabase(ns string) *mariadbv1alpha1.Database {
 
 func desiredUser(ns string) *mariadbv1alpha1.User {
 	return &mariadbv1alpha1.User{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns},
 		Spec: mariadbv1alpha1.UserSpec{
 			MariaDBRef: mariadbv1alpha1.MariaDBRef{
 				ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"}, WaitForIt: true,
 			},
 			PasswordSecretKeyRef: &mariadbv1alpha1.SecretKeySelector{
-				LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: "keystone-db-password"},
+				LocalObjectReference: mariadbv1alpha1.LocalObjectReference{Name: "identity-db-password"},
 				Key:                  "password",
 			},
 			Host: "%",
@@ -96,14 +96,14 @@ func desiredUser(ns string) *mariadbv1alpha1.User {
 
 func desiredGrant(ns string) *mariadbv1alpha1.Grant {
 	return &mariadbv1alpha1.Grant{
-		ObjectMeta: metav1.ObjectMeta{Name: "keystone", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns},
 		Spec: mariadbv1alpha1.GrantSpec{
 			MariaDBRef: mariadbv1alpha1.MariaDBRef{
 				ObjectReference: mariadbv1alpha1.ObjectReference{Name: "mariadb"}, WaitForIt: true,
 			},
 			Privileges: []string{"ALL PRIVILEGES"},
-			Database:   "keystone",
-			Username:   "keystone",
+			Database:   "identity",
+			Username:   "identity",
 			Host:       new("%"),
 		},
 	}

@@ -26,15 +26,15 @@ func TestNilScheme(t *testing.T) {
 		// names is the object the error names.
 		names string
 	}{
-		"EnsureDatabase": {names: "Database ns/keystone", call: func(ctx context.Context, c client.Client) error {
+		"EnsureDatabase": {names: "Database ns/identity", call: func(ctx context.Context, c client.Client) error {
 			_, err := database.EnsureDatabase(ctx, c, nil, owner, desiredDatabase("ns"))
 			return err
 		}},
-		"EnsureDatabaseUser": {names: "User ns/keystone", call: func(ctx context.Context, c client.Client) error {
+		"EnsureDatabaseUser": {names: "User ns/identity", call: func(ctx context.Context, c client.Client) error {
 			_, err := database.EnsureDatabaseUser(ctx, c, nil, owner, desiredUser("ns"), desiredGrant("ns"))
 			return err
 		}},
-		"ReconcileProvision": {names: "Database ns/keystone", call: func(ctx context.Context, c client.Client) error {
+		"ReconcileProvision": {names: "Database ns/identity", call: func(ctx context.Context, c client.Client) error {
 			_, _, err := database.ReconcileProvision(ctx, c, nil, owner, params("ns", true))
 			return err
 		}},

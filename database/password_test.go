@@ -120,7 +120,7 @@ func (w *reportWorld) pass(t *testing.T, mutate func(*database.ProvisionParams))
 // the database provisioned.
 func (w *reportWorld) converge(t *testing.T, mutate func(*database.ProvisionParams)) {
 	t.Helper()
-	k := objectKey(w.ns, "keystone")
+	k := objectKey(w.ns, "identity")
 	for range 6 {
 		switch cond := w.pass(t, mutate); cond.Reason {
 		case database.ReasonDatabaseProvisioned:
@@ -180,8 +180,8 @@ func TestReconcileProvisionReportsPasswordGeneration(t *testing.T) {
 	w := newReportWorld(t)
 	w.converge(t, nil)
 	first := string(getSecret(t, w.ns).Data["password"])
-	secret, user := w.ns+"/"+passwordSecret, w.ns+"/keystone"
-	want := []event{{Regarding: "ConfigMap keystone", Related: "Secret " + passwordSecret, Type: corev1.EventTypeNormal,
+	secret, user := w.ns+"/"+passwordSecret, w.ns+"/identity"
+	want := []event{{Regarding: "ConfigMap identity", Related: "Secret " + passwordSecret, Type: corev1.EventTypeNormal,
 		Reason: credential.ReasonGenerated,
 		Note:   fmt.Sprintf(`created Secret %s (key "password", the password of User %s) with a new random credential`, secret, user)}}
 	if diff := cmp.Diff(want, w.events.all()); diff != "" {
@@ -199,7 +199,7 @@ func TestReconcileProvisionReportsPasswordGeneration(t *testing.T) {
 	if second == "" || second == first {
 		t.Fatalf("the password Secret came back without a new password")
 	}
-	want = append(want, event{Regarding: "ConfigMap keystone", Related: "Secret " + passwordSecret, Type: corev1.EventTypeWarning,
+	want = append(want, event{Regarding: "ConfigMap identity", Related: "Secret " + passwordSecret, Type: corev1.EventTypeWarning,
 		Reason: credential.ReasonRegenerated,
 		Note: fmt.Sprintf(`Secret %s (key "password", the password of User %s) was missing and no backup restored it: `+
 			"created it with a new random credential; User %s exists: mariadb-operator sets the account's password "+
@@ -247,12 +247,12 @@ func TestReconcileProvisionPasswordSecretNotOurs(t *testing.T) {
 		"someone else's without the key": {
 			mutate: func(w *reportWorld, s *corev1.Secret) { s.Data = map[string][]byte{"other": []byte("x")} },
 			want: metav1.Condition{Reason: database.ReasonPasswordSecretNotReady,
-				Message: `password Secret %[1]s/keystone-db-password of User %[1]s/keystone has no value under key "password"`},
+				Message: `password Secret %[1]s/identity-db-password of User %[1]s/identity has no value under key "password"`},
 		},
 		"being deleted": {
 			mutate: func(_ *reportWorld, s *corev1.Secret) { s.Finalizers = []string{"test.example/hold"} },
 			want: metav1.Condition{Reason: database.ReasonPasswordSecretNotReady,
-				Message: "password Secret %[1]s/keystone-db-password of User %[1]s/keystone is being deleted"},
+				Message: "password Secret %[1]s/identity-db-password of User %[1]s/identity is being deleted"},
 		},
 	}
 	for name, tc := range tests {
@@ -285,7 +285,7 @@ func TestReconcileProvisionPasswordSecretNotOurs(t *testing.T) {
 				if _, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, w.owner, desiredDatabase(w.ns)); err != nil {
 					t.Fatal(err)
 				}
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
 				cond = w.pass(t, nil)
 			}
 			if cond.Reason != tc.want.Reason || (tc.want.Message != "" && cond.Message != fmt.Sprintf(tc.want.Message, w.ns)) {
@@ -301,7 +301,7 @@ func TestReconcileProvisionPasswordSecretNotOurs(t *testing.T) {
 			if strings.Contains(w.logs.String(), "credential Secret") {
 				t.Errorf("log = %q, want no generation", w.logs.String())
 			}
-			userApplied := env.Client.Get(ctx, objectKey(w.ns, "keystone"), newUser()) == nil
+			userApplied := env.Client.Get(ctx, objectKey(w.ns, "identity"), newUser()) == nil
 			if wantUser := tc.want.Reason == database.ReasonUserNotReady; userApplied != wantUser {
 				t.Errorf("User applied = %t, want %t", userApplied, wantUser)
 			}
@@ -339,11 +339,11 @@ func TestReconcileProvisionRestoresPassword(t *testing.T) {
 		t.Errorf("events = %+v, want the generation, then a Restored naming the Secret", evs)
 	}
 
-	backup, pending = nil, "ExternalSecret keystone-db-password-restore has not synced yet"
+	backup, pending = nil, "ExternalSecret identity-db-password-restore has not synced yet"
 	w.deleteSecret(t)
 	cond := w.pass(t, restore)
-	want := fmt.Sprintf("waiting for the backup of password Secret %[1]s/keystone-db-password of User %[1]s/keystone: "+
-		"ExternalSecret keystone-db-password-restore has not synced yet; no new password is generated while the backup may still hold one", w.ns)
+	want := fmt.Sprintf("waiting for the backup of password Secret %[1]s/identity-db-password of User %[1]s/identity: "+
+		"ExternalSecret identity-db-password-restore has not synced yet; no new password is generated while the backup may still hold one", w.ns)
 	if cond.Reason != database.ReasonPasswordRestorePending || cond.Message != want {
 		t.Errorf("condition = %s: %s, want %s: %s", cond.Reason, cond.Message, database.ReasonPasswordRestorePending, want)
 	}

@@ -30,7 +30,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-const passwordSecret = "keystone-db-password"
+const passwordSecret = "identity-db-password"
 
 // params builds the desired objects of one provisioning pass in ns.
 func params(ns string, generate bool) database.ProvisionParams {
@@ -98,7 +98,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonDatabaseNotReady,
-				Message: "waiting for Database %s/keystone: no Ready condition yet"},
+				Message: "waiting for Database %s/identity: no Ready condition yet"},
 			result: notReady,
 			absent: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: passwordSecret}},
 				&mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}},
@@ -107,10 +107,10 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseNotReady(ctx, env.Client, objectKey(ns, "keystone"), "Failed", "Error 1044: access denied"))
+				need(t)(testenv.MarkDatabaseNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1044: access denied"))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonDatabaseNotReady,
-				Message: "waiting for Database %s/keystone: Ready=False (Failed): Error 1044: access denied"},
+				Message: "waiting for Database %s/identity: Ready=False (Failed): Error 1044: access denied"},
 			result: notReady,
 			absent: []client.Object{&mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}},
 		},
@@ -118,10 +118,10 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonPasswordSecretNotReady,
-				Message: "waiting for password Secret %[1]s/keystone-db-password of User %[1]s/keystone"},
+				Message: "waiting for password Secret %[1]s/identity-db-password of User %[1]s/identity"},
 			result: notReady,
 			absent: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: passwordSecret}},
 				&mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}},
@@ -132,10 +132,10 @@ func TestReconcileProvisionReasons(t *testing.T) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				createSecret(t, ns, map[string][]byte{"other": []byte("x")})
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonPasswordSecretNotReady,
-				Message: `password Secret %[1]s/keystone-db-password of User %[1]s/keystone has no value under key "password"`},
+				Message: `password Secret %[1]s/identity-db-password of User %[1]s/identity has no value under key "password"`},
 			result: notReady,
 			absent: []client.Object{&mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}},
 		},
@@ -144,10 +144,10 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonUserNotReady,
-				Message: "waiting for User %s/keystone: no Ready condition yet"},
+				Message: "waiting for User %s/identity: no Ready condition yet"},
 			result: notReady,
 		},
 		"User Ready False": {
@@ -155,13 +155,13 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkUserNotReady(ctx, env.Client, objectKey(ns, "keystone"), "Failed", "Error 1396"))
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkUserNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1396"))
+				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonUserNotReady,
-				Message: "waiting for User %s/keystone: Ready=False (Failed): Error 1396"},
+				Message: "waiting for User %s/identity: Ready=False (Failed): Error 1396"},
 			result: notReady,
 		},
 		"Grant not ready": {
@@ -169,13 +169,13 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-				need(t)(testenv.MarkGrantNotReady(ctx, env.Client, objectKey(ns, "keystone"), "Failed", "Error 1133"))
+				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(testenv.MarkGrantNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1133"))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonGrantNotReady,
-				Message: "waiting for Grant %s/keystone: Ready=False (Failed): Error 1133"},
+				Message: "waiting for Grant %s/identity: Ready=False (Failed): Error 1133"},
 			result: notReady,
 		},
 		"provisioned": {
@@ -184,7 +184,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 				markAllReady(ctx, t, ns, owner)
 			},
 			want: metav1.Condition{Status: metav1.ConditionTrue, Reason: database.ReasonDatabaseProvisioned,
-				Message: "Database %[1]s/keystone, User %[1]s/keystone and Grant %[1]s/keystone are ready on MariaDB %[1]s/mariadb"},
+				Message: "Database %[1]s/identity, User %[1]s/identity and Grant %[1]s/identity are ready on MariaDB %[1]s/mariadb"},
 		},
 		"provisioned with an existing password Secret": {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
@@ -192,7 +192,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 				markAllReady(ctx, t, ns, owner)
 			},
 			want: metav1.Condition{Status: metav1.ConditionTrue, Reason: database.ReasonDatabaseProvisioned,
-				Message: "Database %[1]s/keystone, User %[1]s/keystone and Grant %[1]s/keystone are ready on MariaDB %[1]s/mariadb"},
+				Message: "Database %[1]s/identity, User %[1]s/identity and Grant %[1]s/identity are ready on MariaDB %[1]s/mariadb"},
 		},
 	}
 	for name, tc := range tests {
@@ -220,7 +220,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 			for _, obj := range tc.absent {
 				name := obj.GetName()
 				if name == "" {
-					name = "keystone"
+					name = "identity"
 				}
 				if err := env.Client.Get(ctx, objectKey(ns, name), obj); !apierrors.IsNotFound(err) {
 					t.Errorf("%T %s exists after the pass (err %v), want nothing applied past the gate", obj, name, err)
@@ -236,10 +236,10 @@ func markAllReady(ctx context.Context, t *testing.T, ns string, owner client.Obj
 	t.Helper()
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 }
 
 // createSecret creates the password Secret with data, as an ExternalSecret would.
@@ -277,14 +277,14 @@ func TestReconcileProvisionAppliesWhatTheUserNeeds(t *testing.T) {
 	if err != nil || cond.Reason != database.ReasonDatabaseProvisioned || !res.IsZero() {
 		t.Fatalf("pass = (%+v, %+v, %v), want DatabaseProvisioned", cond, res, err)
 	}
-	grant, err := getGrant(ctx, objectKey(ns, "keystone"))
+	grant, err := getGrant(ctx, objectKey(ns, "identity"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if grant.Spec.Username != "keystone" || grant.Spec.Database != "keystone" || grant.Spec.MariaDBRef.Name != "mariadb" {
+	if grant.Spec.Username != "identity" || grant.Spec.Database != "identity" || grant.Spec.MariaDBRef.Name != "mariadb" {
 		t.Errorf("Grant spec = %+v, want username, database and mariaDbRef filled in", grant.Spec)
 	}
-	user, err := getUser(ctx, objectKey(ns, "keystone"))
+	user, err := getUser(ctx, objectKey(ns, "identity"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestReconcileProvisionConverged(t *testing.T) {
 	objs := []client.Object{&mariadbv1alpha1.Database{}, &mariadbv1alpha1.User{}, &mariadbv1alpha1.Grant{}}
 	before := map[string]string{}
 	for _, o := range objs {
-		if err := env.Client.Get(ctx, objectKey(ns, "keystone"), o); err != nil {
+		if err := env.Client.Get(ctx, objectKey(ns, "identity"), o); err != nil {
 			t.Fatal(err)
 		}
 		before[fmt.Sprintf("%T", o)] = o.GetResourceVersion()
@@ -340,7 +340,7 @@ func TestReconcileProvisionConverged(t *testing.T) {
 		t.Fatalf("pass = (%+v, %+v, %v), want True", cond, res, err)
 	}
 	for _, o := range objs {
-		if err := env.Client.Get(ctx, objectKey(ns, "keystone"), o); err != nil {
+		if err := env.Client.Get(ctx, objectKey(ns, "identity"), o); err != nil {
 			t.Fatal(err)
 		}
 		if k := fmt.Sprintf("%T", o); o.GetResourceVersion() != before[k] {
@@ -389,14 +389,14 @@ func TestReconcilePasswordNeverRegenerated(t *testing.T) {
 	}
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	record(provision(ctx, t, env.Client, owner, true))
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	record(provision(ctx, t, env.Client, owner, true))
 	password := string(getSecret(t, ns).Data["password"])
 	if password == "" {
 		t.Fatal("no password generated")
 	}
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 	for range 3 {
 		record(provision(ctx, t, env.Client, owner, true))
 	}
@@ -435,7 +435,7 @@ func TestReconcileProvisionSecretCreateRace(t *testing.T) {
 	owner := newOwner(t, ns)
 	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
@@ -472,30 +472,30 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 		"nil Database": {mutate: func(p *database.ProvisionParams) { p.Database = nil }, want: database.ErrInvalidParams, text: "Database is nil"},
 		"nil User":     {mutate: func(p *database.ProvisionParams) { p.User = nil }, want: database.ErrInvalidParams, text: "User is nil"},
 		"nil Grant":    {mutate: func(p *database.ProvisionParams) { p.Grant = nil }, want: database.ErrInvalidParams, text: "Grant is nil"},
-		"no server":    {mutate: func(p *database.ProvisionParams) { p.Database.Spec.MariaDBRef.Name = "" }, want: database.ErrInvalidParams, text: "Database ns/keystone: spec.mariaDbRef.name is empty"},
+		"no server":    {mutate: func(p *database.ProvisionParams) { p.Database.Spec.MariaDBRef.Name = "" }, want: database.ErrInvalidParams, text: "Database ns/identity: spec.mariaDbRef.name is empty"},
 		"external server": {
 			mutate: func(p *database.ProvisionParams) { p.Database.Spec.MariaDBRef.Kind = "ExternalMariaDB" },
-			want:   database.ErrInvalidParams, text: `Database ns/keystone: spec.mariaDbRef.kind "ExternalMariaDB" is not supported`,
+			want:   database.ErrInvalidParams, text: `Database ns/identity: spec.mariaDbRef.kind "ExternalMariaDB" is not supported`,
 		},
 		"User on another server": {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.MariaDBRef.Name = "other" },
-			want:   database.ErrInvalidParams, text: "User ns/keystone: spec.mariaDbRef names MariaDB ns/other, Database ns/keystone names ns/mariadb",
+			want:   database.ErrInvalidParams, text: "User ns/identity: spec.mariaDbRef names MariaDB ns/other, Database ns/identity names ns/mariadb",
 		},
 		"Grant on another server namespace": {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.MariaDBRef.Namespace = "db" },
-			want:   database.ErrInvalidParams, text: "Grant ns/keystone: spec.mariaDbRef names MariaDB db/mariadb",
+			want:   database.ErrInvalidParams, text: "Grant ns/identity: spec.mariaDbRef names MariaDB db/mariadb",
 		},
 		"no password Secret": {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.PasswordSecretKeyRef = nil },
-			want:   database.ErrInvalidParams, text: "User ns/keystone: spec.passwordSecretKeyRef.name is empty",
+			want:   database.ErrInvalidParams, text: "User ns/identity: spec.passwordSecretKeyRef.name is empty",
 		},
 		"no password key": {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.PasswordSecretKeyRef.Key = "" },
-			want:   database.ErrInvalidParams, text: "User ns/keystone: spec.passwordSecretKeyRef.key is empty",
+			want:   database.ErrInvalidParams, text: "User ns/identity: spec.passwordSecretKeyRef.key is empty",
 		},
 		"invalid password key": {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.PasswordSecretKeyRef.Key = "pass word" },
-			want:   database.ErrInvalidParams, text: `User ns/keystone: spec.passwordSecretKeyRef.key "pass word" is not a valid Secret key`,
+			want:   database.ErrInvalidParams, text: `User ns/identity: spec.passwordSecretKeyRef.key "pass word" is not a valid Secret key`,
 		},
 		"Restore without GeneratePassword": {
 			mutate: func(p *database.ProvisionParams) {
@@ -508,11 +508,11 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 		},
 		"Grant for another user": {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.Username = "nova" },
-			want:   database.ErrInvalidParams, text: `Grant ns/keystone: spec.username is "nova", User ns/keystone is "keystone"`,
+			want:   database.ErrInvalidParams, text: `Grant ns/identity: spec.username is "nova", User ns/identity is "identity"`,
 		},
 		"Grant without privileges": {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.Privileges = nil },
-			want:   database.ErrInvalidParams, text: "Grant ns/keystone: spec.privileges is empty",
+			want:   database.ErrInvalidParams, text: "Grant ns/identity: spec.privileges is empty",
 		},
 		"connection Secret without a name": {
 			mutate: func(p *database.ProvisionParams) { p.Connection = &database.ConnectionSecretParams{} },
@@ -571,7 +571,7 @@ func TestReconcileProvisionInvalid(t *testing.T) {
 // would write after it exists.
 func TestReconcileProvisionAPIErrors(t *testing.T) {
 	boom := apierrors.NewServiceUnavailable("etcd is down")
-	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "k8s.mariadb.com", Resource: "things"}, "keystone", errors.New("RBAC"))
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "k8s.mariadb.com", Resource: "things"}, "identity", errors.New("RBAC"))
 	failGet := func(match func(client.Object) bool, err error) interceptor.Funcs {
 		return interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, o client.Object, opts ...client.GetOption) error {
 			if match(o) {
@@ -617,19 +617,19 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			absent: []client.Object{&mariadbv1alpha1.Database{}, secret(), user(), grant()},
 		},
 		"apply Database": {
-			funcs: failApply("Database"), text: "apply Database %s/keystone", is: apierrors.IsForbidden,
+			funcs: failApply("Database"), text: "apply Database %s/identity", is: apierrors.IsForbidden,
 			writes: []string{"apply Database"},
 			absent: []client.Object{secret(), user(), grant()},
 		},
 		"get password Secret": {
 			databaseReady: true, funcs: failGet(isSecret, forbidden),
-			text: "password Secret of User %[1]s/keystone: get Secret %[1]s/keystone-db-password", is: apierrors.IsForbidden,
+			text: "password Secret of User %[1]s/identity: get Secret %[1]s/identity-db-password", is: apierrors.IsForbidden,
 			writes: []string{"apply Database"},
 			absent: []client.Object{secret(), user(), grant()},
 		},
 		"create password Secret": {
 			databaseReady: true, funcs: failCreate(func(client.Object) error { return forbidden }),
-			text: "password Secret of User %[1]s/keystone: create Secret %[1]s/keystone-db-password", is: apierrors.IsForbidden,
+			text: "password Secret of User %[1]s/identity: create Secret %[1]s/identity-db-password", is: apierrors.IsForbidden,
 			writes: []string{"apply Database", "create Secret"},
 			absent: []client.Object{user(), grant()},
 		},
@@ -638,18 +638,18 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			funcs: failCreate(func(o client.Object) error {
 				return apierrors.NewAlreadyExists(schema.GroupResource{Resource: "secrets"}, o.GetName())
 			}),
-			text: "password Secret of User %[1]s/keystone: get Secret %[1]s/keystone-db-password", is: apierrors.IsNotFound,
+			text: "password Secret of User %[1]s/identity: get Secret %[1]s/identity-db-password", is: apierrors.IsNotFound,
 			writes: []string{"apply Database", "create Secret"},
 			absent: []client.Object{user(), grant()},
 		},
 		"apply User": {
-			databaseReady: true, funcs: failApply("User"), text: "apply User %s/keystone", is: apierrors.IsForbidden,
+			databaseReady: true, funcs: failApply("User"), text: "apply User %s/identity", is: apierrors.IsForbidden,
 			writes: []string{"apply Database", "create Secret", "apply User"},
 			absent: []client.Object{grant()},
 		},
 		"apply Grant": {
 			// The last write of the flow: the recorded writes show nothing follows it.
-			databaseReady: true, funcs: failApply("Grant"), text: "apply Grant %s/keystone", is: apierrors.IsForbidden,
+			databaseReady: true, funcs: failApply("Grant"), text: "apply Grant %s/identity", is: apierrors.IsForbidden,
 			writes: []string{"apply Database", "create Secret", "apply User", "apply Grant"},
 		},
 	}
@@ -661,7 +661,7 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			if tc.databaseReady {
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			}
 			base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 			if err != nil {
@@ -683,7 +683,7 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			for _, obj := range tc.absent {
 				name := obj.GetName()
 				if name == "" {
-					name = "keystone"
+					name = "identity"
 				}
 				if err := env.Client.Get(ctx, objectKey(ns, name), obj); !apierrors.IsNotFound(err) {
 					t.Errorf("%T %s exists after the failed request (err %v), want nothing written after it", obj, name, err)

@@ -56,7 +56,7 @@ func TestReconcileProvisionRestoresFromSecretStore(t *testing.T) {
 	restore := func(p *database.ProvisionParams) { p.Restore = secretStoreRestorer(restoreKey) }
 
 	w.pass(t, restore) // applies the Database
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
 	if cond := w.pass(t, restore); cond.Reason != database.ReasonPasswordRestorePending {
 		t.Fatalf("before the ExternalSecret answered: %s: %s, want %s", cond.Reason, cond.Message, database.ReasonPasswordRestorePending)
 	}

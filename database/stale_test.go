@@ -30,7 +30,7 @@ func TestEnsureDatabaseStaleReadyIsNotReady(t *testing.T) {
 	if _, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, owner, desiredDatabase(ns)); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	changed := desiredDatabase(ns)
 	changed.Spec.CleanupPolicy = new(mariadbv1alpha1.CleanupPolicySkip)
@@ -40,7 +40,7 @@ func TestEnsureDatabaseStaleReadyIsNotReady(t *testing.T) {
 			ready, err, readyGeneration(changed.Status.Conditions), changed.Generation)
 	}
 
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	again := desiredDatabase(ns)
 	again.Spec.CleanupPolicy = new(mariadbv1alpha1.CleanupPolicySkip)
 	if ready, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, owner, again); err != nil || !ready {
@@ -64,8 +64,8 @@ func TestEnsureDatabaseUserStaleReadyIsNotReady(t *testing.T) {
 				t.Fatal(err)
 			}
 			markUserAndGrantReady := func() {
-				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "keystone")))
+				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 			}
 			markUserAndGrantReady()
 
@@ -101,10 +101,10 @@ func TestEnsureDatabaseUserGrantPrivilegesNotYetGranted(t *testing.T) {
 	if _, err := database.EnsureDatabaseUser(ctx, env.Client, env.Scheme, owner, user, grant); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "keystone")))
+	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
 	// What mariadb-operator writes: Ready=True without observedGeneration and the
 	// privileges it granted.
-	setOperatorStatus(t, &mariadbv1alpha1.Grant{}, objectKey(ns, "keystone"), func(o client.Object) {
+	setOperatorStatus(t, &mariadbv1alpha1.Grant{}, objectKey(ns, "identity"), func(o client.Object) {
 		g := o.(*mariadbv1alpha1.Grant)
 		g.Status.CurrentPrivileges = []string{"SELECT"}
 		meta.SetStatusCondition(&g.Status.Conditions, metav1.Condition{Type: mariadbv1alpha1.ConditionTypeReady,
@@ -119,7 +119,7 @@ func TestEnsureDatabaseUserGrantPrivilegesNotYetGranted(t *testing.T) {
 		t.Fatalf("privileges changed, old ones recorded: ready=%v err=%v, want (false, nil)", ready, err)
 	}
 
-	setOperatorStatus(t, &mariadbv1alpha1.Grant{}, objectKey(ns, "keystone"), func(o client.Object) {
+	setOperatorStatus(t, &mariadbv1alpha1.Grant{}, objectKey(ns, "identity"), func(o client.Object) {
 		o.(*mariadbv1alpha1.Grant).Status.CurrentPrivileges = []string{"SELECT", "INSERT"}
 	})
 	if ready, err := database.EnsureDatabaseUser(ctx, env.Client, env.Scheme, owner, desiredUser(ns), withPrivileges(desiredGrant(ns), "SELECT", "INSERT")); err != nil || !ready {
@@ -151,17 +151,17 @@ func TestReconcileProvisionStaleReadiness(t *testing.T) {
 				p.Database.Spec.CleanupPolicy = new(mariadbv1alpha1.CleanupPolicySkip)
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonDatabaseNotReady,
-				Message: "waiting for Database %s/keystone: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
+				Message: "waiting for Database %s/identity: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
 		},
 		"User": {
 			mutate: func(p *database.ProvisionParams) { p.User.Spec.MaxUserConnections = 20 },
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonUserNotReady,
-				Message: "waiting for User %s/keystone: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
+				Message: "waiting for User %s/identity: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
 		},
 		"Grant": {
 			mutate: func(p *database.ProvisionParams) { p.Grant.Spec.GrantOption = true },
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonGrantNotReady,
-				Message: "waiting for Grant %s/keystone: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
+				Message: "waiting for Grant %s/identity: Ready=True (Created) was observed at generation 1, the spec is at generation 2"},
 		},
 	}
 	for name, tc := range tests {
