@@ -44,6 +44,8 @@
 //     a namespace per test, request counting and a second control plane as a target
 //     cluster; testenv/world plays a CR's dependencies, testenv/simulate the upstream
 //     operators' status, testenv/faults API errors per verb.
+//   - admit: the admission webhooks of a CRD (registration, one Invalid error listing
+//     every problem, updates refused only for new problems); admit/admittest tests them.
 //   - conformance: the behavioural suite an operator runs against itself on that kit
 //     (convergence, quiet converged passes, ownership, faults, drift, deletion, ...).
 //
