@@ -21,6 +21,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // configMapGVK is the kind of the ConfigMaps the tests use as owners and children.
@@ -787,15 +788,15 @@ func TestRemoteDeleteControlled(t *testing.T) {
 // wrapped with the object's kind and key, and the injected error stays visible.
 func TestRemoteFaultsNameKindAndKey(t *testing.T) {
 	ctx := context.Background()
-	for _, verb := range []testenv.Verb{testenv.VerbGet, testenv.VerbApply} {
+	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbApply} {
 		t.Run(string(verb), func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			inj := testenv.NewFaultInjector()
+			inj := faults.NewInjector()
 			a := testenv.TargetApplier(inj.Client(env.Client), "identity-operator", "mgmt-a")
-			inj.Arm(verb, 1, testenv.FaultInternal)
+			inj.Arm(verb, 1, faults.Internal)
 			err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
-			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) || !apierrors.IsInternalError(err) {
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !apierrors.IsInternalError(err) {
 				t.Fatalf("error = %v, want the injected 500", err)
 			}
 			if !strings.Contains(err.Error(), "ConfigMap "+ns+"/child") {
@@ -811,8 +812,8 @@ func TestRemoteFaultsNameKindAndKey(t *testing.T) {
 // touched, whatever fails.
 func TestRemoteFaultMatrix(t *testing.T) {
 	ctx := context.Background()
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			stale := desiredConfigMap(ns)
@@ -825,7 +826,7 @@ func TestRemoteFaultMatrix(t *testing.T) {
 			if err := apply.EnsureObject(ctx, testenv.TargetApplier(env.Client, "identity-operator", "mgmt-b"), env.Scheme, owner, theirs, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					a := testenv.TargetApplier(c, "identity-operator", "mgmt-a")

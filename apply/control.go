@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// AdoptAnnotation, set to "true" by whoever manages an existing object without a
-// controller, lets an owner adopt it ("Ownership" in the package documentation); an
-// object with another controller is never adopted, annotated or not.
+// AdoptAnnotation lets an owner adopt an existing object without a controller when
+// whoever manages the object sets it to "true" ("Ownership" in the package
+// documentation); an object with another controller is never adopted, annotated or not.
 const AdoptAnnotation = "cobaltcore.c5c3.io/adopt"
 
 var (

@@ -18,6 +18,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // existingChild creates the ConfigMap "child" in ns as someone else would: with data the
@@ -244,12 +245,12 @@ func beingDeleted(t *testing.T, ns string, controlled bool) *corev1.ConfigMap {
 // and converged re-apply) with each fault: the call reports it, nothing the owner does
 // not want is left behind, and the next fault-free call converges.
 func TestEnsureObjectFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			applied := false
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					if err := apply.EnsureObject(ctx, c, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
@@ -319,8 +320,8 @@ func TestDeleteControlledLeavesOthersAlone(t *testing.T) {
 	})
 
 	t.Run("fault matrix", func(t *testing.T) {
-		testenv.FaultMatrix{
-			Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{
+			Setup: func(t *testing.T) faults.Scenario {
 				ns := env.Namespace(t)
 				owner := newOwner(t, ns)
 				if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
@@ -330,7 +331,7 @@ func TestDeleteControlledLeavesOthersAlone(t *testing.T) {
 				if err := env.Client.Create(ctx, theirs); err != nil {
 					t.Fatal(err)
 				}
-				return testenv.FaultRun{
+				return faults.Scenario{
 					Client: env.Client,
 					Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 						for _, name := range []string{"child", "theirs"} {

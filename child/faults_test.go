@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/child"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // notOurs creates an unowned and another owner's child in ns and returns a check that
@@ -58,7 +58,7 @@ func sameChild(ns, name string, mayGo bool) func(t *testing.T) {
 func TestReconcileFaults(t *testing.T) {
 	for name, wanted := range map[string]bool{"wanted": true, "no longer wanted": false} {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+			faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 				ns := env.Namespace(t)
 				owner := newOwner(t, ns, "owner")
 				others := notOurs(t, ns, owner)
@@ -66,7 +66,7 @@ func TestReconcileFaults(t *testing.T) {
 					existing{controller: "owner"}.create(t, ns, "child", owner)
 				}
 				same := sameChild(ns, "child", !wanted)
-				return testenv.FaultRun{
+				return faults.Scenario{
 					Client: env.Client,
 					Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 						var desired *corev1.ConfigMap
@@ -91,13 +91,13 @@ func TestReconcileFaults(t *testing.T) {
 // Apply per desired child, the List of its prune and the Delete of the owner's child
 // no longer wanted.
 func TestReconcileSetFaults(t *testing.T) {
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns, "owner")
 		others := notOurs(t, ns, owner)
 		existing{controller: "owner"}.create(t, ns, "old", owner)
 		same := sameChild(ns, "web", false)
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				s := set(configMap(ns, "web", "ours"))

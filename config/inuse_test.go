@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/c5c3/reconciler-sdk/config"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // podSpec returns a valid pod spec with one container; mutate adds references.
@@ -320,13 +320,13 @@ func TestPruneDoesNotSpareForFinishedOrDeletingWorkloads(t *testing.T) {
 		},
 		"Job Complete": func(t *testing.T, ns, name string) {
 			newWorkload(t, ns, "Job", volume(name))
-			if _, err := testenv.MarkJobComplete(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "app"}); err != nil {
+			if _, err := simulate.MarkJobComplete(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "app"}); err != nil {
 				t.Fatal(err)
 			}
 		},
 		"Job Failed": func(t *testing.T, ns, name string) {
 			newWorkload(t, ns, "Job", volume(name))
-			if _, err := testenv.MarkJobFailed(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "app"}); err != nil {
+			if _, err := simulate.MarkJobFailed(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "app"}); err != nil {
 				t.Fatal(err)
 			}
 		},

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/config"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // configWorld is a namespace with an owner, a stale object of base that nothing uses
@@ -112,7 +112,7 @@ func TestCreateAndPruneFaultMatrix(t *testing.T) {
 	}
 	for name, sc := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+			faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 				w := newConfigWorld(t, kinds[sc.kind])
 				if sc.rerun {
 					if _, err := w.k.create(context.Background(), env.Client, w.owner, base, w.ns, w.data); err != nil {
@@ -120,7 +120,7 @@ func TestCreateAndPruneFaultMatrix(t *testing.T) {
 					}
 					w.currentExists = true
 				}
-				return testenv.FaultRun{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
+				return faults.Scenario{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
 			}}.Run(t)
 		})
 	}
@@ -211,21 +211,21 @@ func TestCreateAndPruneTwoManagers(t *testing.T) {
 // is deleted, and the next pass converges.
 func TestCreateAndPruneKilledMidPass(t *testing.T) {
 	cases := map[string]struct {
-		verb  testenv.Verb
-		fault testenv.Fault
+		verb  faults.Verb
+		fault faults.Fault
 	}{
-		"create served, answer lost": {verb: testenv.VerbCreate, fault: testenv.FaultTimeout},
-		"killed before the prune":    {verb: testenv.VerbList, fault: testenv.FaultCanceled},
+		"create served, answer lost": {verb: faults.VerbCreate, fault: faults.Timeout},
+		"killed before the prune":    {verb: faults.VerbList, fault: faults.Canceled},
 	}
 	for kname, k := range kinds {
 		for name, tc := range cases {
 			t.Run(kname+"/"+name, func(t *testing.T) {
 				ctx := context.Background()
 				w := newConfigWorld(t, k)
-				inj := testenv.NewFaultInjector()
+				inj := faults.NewInjector()
 				c := inj.Client(env.Client)
 				inj.Arm(tc.verb, 1, tc.fault)
-				if _, err := w.pass(ctx, c); !errors.Is(err, testenv.ErrInjected) {
+				if _, err := w.pass(ctx, c); !errors.Is(err, faults.ErrInjected) {
 					t.Fatalf("killed pass returned %v, want the injected fault", err)
 				}
 				if !inj.Fired() {

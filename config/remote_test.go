@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/config"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // wantClaim is the claim, labels and annotation, of owner "identity" in ns for mgmt-a.
@@ -152,7 +153,7 @@ func TestRemoteCreateImmutableAdoption(t *testing.T) {
 func TestRemoteCreateImmutableFaults(t *testing.T) {
 	ctx := context.Background()
 	data := map[string]string{"identity.conf": "[DEFAULT]\n"}
-	for _, verb := range []testenv.Verb{testenv.VerbGet, testenv.VerbPatch} {
+	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbPatch} {
 		t.Run(string(verb), func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "identity")
@@ -162,11 +163,11 @@ func TestRemoteCreateImmutableFaults(t *testing.T) {
 			if err := env.Client.Create(ctx, theirs); err != nil {
 				t.Fatal(err)
 			}
-			inj := testenv.NewFaultInjector()
-			inj.Arm(verb, 1, testenv.FaultInternal)
+			inj := faults.NewInjector()
+			inj.Arm(verb, 1, faults.Internal)
 			_, err := config.CreateImmutableConfigMap(ctx, testenv.TargetApplier(inj.Client(env.Client), "identity-operator", "mgmt-a"), env.Scheme,
 				owner, "identity-config", ns, data)
-			if !inj.Fired() || !errors.Is(err, testenv.ErrInjected) {
+			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) {
 				t.Fatalf("error = %v, want the injected fault", err)
 			}
 			if !strings.Contains(err.Error(), "ConfigMap "+ns+"/"+objName) {

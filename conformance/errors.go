@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // checkErrors is [CheckErrors]: no pass returns a result with an error; a fault on each
@@ -30,7 +30,7 @@ func (w *world) checkErrors() error {
 	var errs []error
 	var unexercised []string
 	rotation := 0
-	for _, verb := range testenv.Verbs() {
+	for _, verb := range faults.Verbs() {
 		for _, fault := range faultNames {
 			fired, err := w.faultCase(r, verb, fault, &rotation)
 			if err != nil {
@@ -81,12 +81,12 @@ func (w *world) kindOf(key types.NamespacedName) string {
 
 // needsCreate lists the verbs a perturbation must delete a child for: the re-creation
 // and the status flip exercise them.
-var needsCreate = []testenv.Verb{testenv.VerbCreate, testenv.VerbApply, testenv.VerbStatusUpdate, testenv.VerbStatusPatch}
+var needsCreate = []faults.Verb{faults.VerbCreate, faults.VerbApply, faults.VerbStatusUpdate, faults.VerbStatusPatch}
 
 // faultCase arms one fault, perturbs the converged world so that the operator has to
 // write, drives passes until the fault fires, and then checks what the faulted pass and
 // the convergence after it did.
-func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation *int) (bool, error) {
+func (w *world) faultCase(r *replica, verb faults.Verb, fault string, rotation *int) (bool, error) {
 	before, err := w.children(false)
 	if err != nil {
 		return false, err
@@ -178,7 +178,7 @@ func (w *world) faultCase(r *replica, verb testenv.Verb, fault string, rotation 
 
 // deletedByPasses reports every child of children that a pass started since from
 // deleted (a DELETE the API server answered 2xx).
-func (w *world) deletedByPasses(from time.Time, children []child, verb testenv.Verb, fault string) []error {
+func (w *world) deletedByPasses(from time.Time, children []child, verb faults.Verb, fault string) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range w.allPasses() {
@@ -186,7 +186,7 @@ func (w *world) deletedByPasses(from time.Time, children []child, verb testenv.V
 			continue
 		}
 		for _, r := range p.sent() {
-			if r.verb != testenv.VerbDelete || !statusOK(r.status) {
+			if r.verb != faults.VerbDelete || !statusOK(r.status) {
 				continue
 			}
 			for _, c := range children {
@@ -232,7 +232,7 @@ func (w *world) repaired(before []child, deleted string) (bool, error) {
 // returned, the failed request not sent again with success, no status written after the
 // fault, and Ready=True still stored (the package documentation, Errors). A fault on the
 // read of the CR or on the status write itself is left out: the pass could not write then.
-func (w *world) faultedPass(p *pass, faulted request, verb testenv.Verb, fault string) error {
+func (w *world) faultedPass(p *pass, faulted request, verb faults.Verb, fault string) error {
 	res, err, _ := p.outcome()
 	if err != nil {
 		return nil
@@ -243,7 +243,7 @@ func (w *world) faultedPass(p *pass, faulted request, verb testenv.Verb, fault s
 			cr = c
 		}
 	}
-	if cr == nil || faulted.subresource == "status" || (faulted.name == cr.GetName() && faulted.verb == testenv.VerbGet) {
+	if cr == nil || faulted.subresource == "status" || (faulted.name == cr.GetName() && faulted.verb == faults.VerbGet) {
 		return nil
 	}
 	after := false

@@ -13,13 +13,13 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // request is one HTTP request the operator sent to the API server.
 type request struct {
 	method string
-	verb   testenv.Verb // "" for discovery and other non-resource paths
+	verb   faults.Verb // "" for discovery and other non-resource paths
 	path   string
 	// resource, namespace, name and subresource parse the path.
 	resource, namespace, name, subresource string
@@ -84,46 +84,46 @@ func parseRequest(req *http.Request) request {
 	}
 	switch req.Method {
 	case http.MethodGet:
-		r.verb = testenv.VerbList
+		r.verb = faults.VerbList
 		if r.name != "" {
-			r.verb = testenv.VerbGet
+			r.verb = faults.VerbGet
 		}
 	case http.MethodPost:
-		r.verb = testenv.VerbCreate
+		r.verb = faults.VerbCreate
 	case http.MethodPut:
-		r.verb = testenv.VerbUpdate
+		r.verb = faults.VerbUpdate
 		if r.subresource == "status" {
-			r.verb = testenv.VerbStatusUpdate
+			r.verb = faults.VerbStatusUpdate
 		}
 	case http.MethodPatch:
 		switch {
 		case r.subresource == "status":
-			r.verb = testenv.VerbStatusPatch
+			r.verb = faults.VerbStatusPatch
 		case strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch"):
-			r.verb = testenv.VerbApply
+			r.verb = faults.VerbApply
 		default:
-			r.verb = testenv.VerbPatch
+			r.verb = faults.VerbPatch
 		}
 	case http.MethodDelete:
-		r.verb = testenv.VerbDelete
+		r.verb = faults.VerbDelete
 	}
 	return r
 }
 
 // The faults the Errors check injects, by name: the names of testenv's faults.
-var faultNames = []string{testenv.FaultConflict.Name, testenv.FaultInternal.Name, testenv.FaultTimeout.Name}
+var faultNames = []string{faults.Conflict.Name, faults.Internal.Name, faults.Timeout.Name}
 
-// faults holds the one armed fault of a world.
-type faults struct {
+// armedFault holds the one armed fault of a world.
+type armedFault struct {
 	mu    sync.Mutex
-	verb  testenv.Verb
+	verb  faults.Verb
 	fault string
 	fired *pass // the pass whose request met the fault
 	req   request
 }
 
 // arm makes the next request of verb that a pass sends fail with fault.
-func (f *faults) arm(verb testenv.Verb, fault string) {
+func (f *armedFault) arm(verb faults.Verb, fault string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.verb, f.fault, f.fired = verb, fault, nil
@@ -131,7 +131,7 @@ func (f *faults) arm(verb testenv.Verb, fault string) {
 
 // disarm injects nothing from now on and returns the pass that met the fault, if any,
 // with the request it failed.
-func (f *faults) disarm() (*pass, request) {
+func (f *armedFault) disarm() (*pass, request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p, r := f.fired, f.req
@@ -140,14 +140,14 @@ func (f *faults) disarm() (*pass, request) {
 }
 
 // firedIn reports the pass that met the armed fault, nil while none has.
-func (f *faults) firedIn() *pass {
+func (f *armedFault) firedIn() *pass {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.fired
 }
 
 // take returns the fault to inject into r, sent by p, and records it as fired.
-func (f *faults) take(p *pass, r request) string {
+func (f *armedFault) take(p *pass, r request) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fault == "" || f.fired != nil || r.watch || r.verb != f.verb {
@@ -193,7 +193,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // served and its answer lost.
 func (t *transport) inject(req *http.Request, r request, fault string) (*http.Response, error) {
 	switch fault {
-	case testenv.FaultTimeout.Name:
+	case faults.Timeout.Name:
 		if r.isWrite() {
 			resp, err := t.next.RoundTrip(req)
 			if err == nil {
@@ -204,7 +204,7 @@ func (t *transport) inject(req *http.Request, r request, fault string) (*http.Re
 			_ = req.Body.Close()
 		}
 		return nil, fmt.Errorf("conformance: injected timeout on %s %s: %w", r.method, r.path, context.DeadlineExceeded)
-	case testenv.FaultConflict.Name:
+	case faults.Conflict.Name:
 		return statusResponse(req, http.StatusConflict, metav1.StatusReasonConflict,
 			"conformance: injected conflict: the object has been modified; please apply your changes to the latest version and try again"), nil
 	default:

@@ -113,7 +113,7 @@ type world struct {
 	logs    *logCapture
 	logger  logr.Logger
 	metrics *prometheus.Registry
-	faults  faults
+	faults  armedFault
 
 	mu         sync.Mutex
 	replicas   []*replica

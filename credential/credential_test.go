@@ -19,7 +19,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/credential"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 func TestRandom(t *testing.T) {
@@ -443,12 +443,12 @@ func TestEnsureInvalid(t *testing.T) {
 // generation is reported; every run ends with the Secret of the run that never
 // failed.
 func TestEnsureFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbCreate},
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Verbs: []faults.Verb{faults.VerbGet, faults.VerbCreate},
+		Setup: func(t *testing.T) faults.Scenario {
 			w := newWorld(t)
 			var value string
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					_, err := credential.Ensure(ctx, c, env.Scheme, w.owner, w.spec())

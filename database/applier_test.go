@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // operatorName is the field manager the Applier tests name the operator with.
@@ -33,11 +34,11 @@ func provisionUntilReady(ctx context.Context, t *testing.T, c client.Client, own
 		}
 		switch cond.Reason {
 		case database.ReasonDatabaseNotReady:
-			_, err = testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity"))
+			_, err = simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity"))
 		case database.ReasonUserNotReady:
-			_, err = testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity"))
+			_, err = simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity"))
 		case database.ReasonGrantNotReady:
-			_, err = testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity"))
+			_, err = simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity"))
 		}
 		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, err
 	})
@@ -59,7 +60,7 @@ func TestConvergedPassThroughApplierSendsNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			need(t)(testenv.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
+			need(t)(simulate.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
 			a, counter := env.StartApplier(t, ns, operatorName, tc.uncached...)
 
 			ctx, writes := apply.WithWrites(context.Background())
@@ -91,9 +92,9 @@ func TestPasswordSecretReadPastAStaleCache(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, false)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	if _, _, err := provision(ctx, t, env.Client, owner, true); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
 	provisionUntilReady(ctx, t, a, owner)
 

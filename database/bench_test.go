@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // BenchmarkEnsureDatabaseConverged measures re-applying a Database that already has its
@@ -22,7 +22,7 @@ func BenchmarkEnsureDatabaseConverged(b *testing.B) {
 	if _, err := database.EnsureDatabase(ctx, c, env.Scheme, owner, db); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := testenv.MarkDatabaseReady(ctx, env.Client, key(db)); err != nil {
+	if _, err := simulate.MarkDatabaseReady(ctx, env.Client, key(db)); err != nil {
 		b.Fatal(err)
 	}
 	counter.Reset()
@@ -45,12 +45,12 @@ func BenchmarkReconcileProvisionConverged(b *testing.B) {
 	ctx := context.Background()
 	ns := env.Namespace(b)
 	owner := newOwner(b, ns)
-	need(b)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(b, ns)))
+	need(b)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(b, ns)))
 	settle(ctx, b, owner, true)
-	need(b)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(b)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	settle(ctx, b, owner, true)
-	need(b)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-	need(b)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(b)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(b)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	c, counter, err := env.CountingClient()
 	if err != nil {

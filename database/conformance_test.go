@@ -23,7 +23,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/reconcile"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // appGV is the group and version of the App CRD in testdata/crd.
@@ -143,14 +143,14 @@ func makeAppReady(ctx context.Context, c client.Client, cr client.Object) error 
 	if err := createMariaDB(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	if _, err := testenv.MarkMariaDBReady(ctx, c, objectKey(ns, "mariadb")); err != nil {
+	if _, err := simulate.MarkMariaDBReady(ctx, c, objectKey(ns, "mariadb")); err != nil {
 		return err
 	}
 	k := objectKey(ns, "identity")
 	for _, mark := range []func() error{
-		func() error { _, err := testenv.MarkDatabaseReady(ctx, c, k); return err },
-		func() error { _, err := testenv.MarkUserReady(ctx, c, k); return err },
-		func() error { _, err := testenv.MarkGrantReady(ctx, c, k); return err },
+		func() error { _, err := simulate.MarkDatabaseReady(ctx, c, k); return err },
+		func() error { _, err := simulate.MarkUserReady(ctx, c, k); return err },
+		func() error { _, err := simulate.MarkGrantReady(ctx, c, k); return err },
 	} {
 		if err := mark(); err != nil && !apierrors.IsNotFound(err) {
 			return err

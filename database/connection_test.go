@@ -18,7 +18,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // hostilePassword has every character the URL must escape, and "$", which oslo.config
@@ -316,11 +317,11 @@ func TestEnsureConnectionSecretInvalid(t *testing.T) {
 // once (Get and Apply, each fault): the error names the Secret and never quotes the
 // password, and every run converges to the Secret of the run that never failed.
 func TestEnsureConnectionSecretFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns)
 		var last error
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				_, err := database.EnsureConnectionSecret(ctx, c, env.Scheme, owner, connectionParams(), hostilePassword)
@@ -416,7 +417,7 @@ func TestProvisionFlowConnectionWaits(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	p := params(ns, true)
 	p.Connection = &database.ConnectionSecretParams{Name: "identity-db-connection"}
 	out, err := database.ProvisionFlow(ctx, env.Client, env.Scheme, owner, p)
@@ -480,12 +481,12 @@ func TestProvisionFlowMatchesReconcileProvision(t *testing.T) {
 		}
 	}
 	compare("no server")
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	compare("Database not ready")
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	compare("User not ready")
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 	compare("provisioned")
 }
 
@@ -526,7 +527,7 @@ func TestSyncJobsFlowMatchesReconcileSyncJobs(t *testing.T) {
 		}
 	}
 	compare("running", database.ReasonDBSyncInProgress)
-	need(t)(testenv.MarkJobComplete(ctx, env.Client, objectKey(ns, "db-sync")))
+	need(t)(simulate.MarkJobComplete(ctx, env.Client, objectKey(ns, "db-sync")))
 	compare("completed", database.ReasonDatabaseSynced)
 
 	failed := env.Namespace(t)
@@ -537,7 +538,7 @@ func TestSyncJobsFlowMatchesReconcileSyncJobs(t *testing.T) {
 	if _, err := database.SyncJobsFlow(ctx, env.Client, env.Scheme, fowner, fjobs()...); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkJobFailed(ctx, env.Client, objectKey(failed, "db-sync")))
+	need(t)(simulate.MarkJobFailed(ctx, env.Client, objectKey(failed, "db-sync")))
 	out, err := database.SyncJobsFlow(ctx, env.Client, env.Scheme, fowner, fjobs()...)
 	_, _, rerr := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, fowner, fjobs()...)
 	if err == nil || rerr == nil || err.Error() != rerr.Error() {

@@ -19,7 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/job"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // existing describes an object of the desired name that is already there before a
@@ -178,7 +178,7 @@ func TestReconcileProvisionNeverTakesOver(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+			need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			before := createExisting(t, tc, ns, owner, desiredDatabase(ns))
 			cond, res, err := provision(ctx, t, env.Client, owner, true)
 			checkRefused(t, tc, err, "Database "+ns+"/identity")
@@ -203,9 +203,9 @@ func TestReconcileProvisionPasswordSecretOfOthers(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+			need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			settle(ctx, t, owner, false)
-			need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+			need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: passwordSecret, Namespace: ns},
 				Data: map[string][]byte{"password": []byte("from-openbao")}}
 			before := createExisting(t, tc, ns, owner, secret)
@@ -248,7 +248,7 @@ func TestReconcileSyncJobsNeverTakesOver(t *testing.T) {
 			old := simulated(syncJob(ns, "identity-db-sync", "identity:0"))
 			before := createExisting(t, tc, ns, owner, old)
 			if !tc.deleting {
-				need(t)(testenv.MarkJobComplete(ctx, env.Client, key(old)))
+				need(t)(simulate.MarkJobComplete(ctx, env.Client, key(old)))
 				if err := env.Client.Get(ctx, key(old), before); err != nil {
 					t.Fatal(err)
 				}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func TestEnsureDatabase(t *testing.T) {
@@ -24,14 +24,14 @@ func TestEnsureDatabase(t *testing.T) {
 		"no Ready condition yet": {wantReady: false},
 		"Ready False": {
 			mark: func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-				_, err := testenv.MarkDatabaseNotReady(ctx, c, key, "Failed", "Error creating database")
+				_, err := simulate.MarkDatabaseNotReady(ctx, c, key, "Failed", "Error creating database")
 				return err
 			},
 			wantReady: false,
 		},
 		"Ready True": {
 			mark: func(ctx context.Context, c client.Client, key client.ObjectKey) error {
-				_, err := testenv.MarkDatabaseReady(ctx, c, key)
+				_, err := simulate.MarkDatabaseReady(ctx, c, key)
 				return err
 			},
 			wantReady: true,
@@ -151,12 +151,12 @@ func TestEnsureDatabaseUser(t *testing.T) {
 				t.Errorf("maxUserConnections = %d, want the server default 10", user.Spec.MaxUserConnections)
 			}
 			if tc.userReady {
-				need(t)(testenv.MarkUserReady(ctx, env.Client, key(user)))
+				need(t)(simulate.MarkUserReady(ctx, env.Client, key(user)))
 			} else {
-				need(t)(testenv.MarkUserNotReady(ctx, env.Client, key(user), "Failed", "Error creating user"))
+				need(t)(simulate.MarkUserNotReady(ctx, env.Client, key(user), "Failed", "Error creating user"))
 			}
 			if tc.grantReady {
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, key(grant)))
+				need(t)(simulate.MarkGrantReady(ctx, env.Client, key(grant)))
 			}
 			userBefore, err := getUser(ctx, key(user))
 			if err != nil {

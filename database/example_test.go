@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // exampleNamespace creates a namespace and an owner in it for an example; in a
@@ -47,7 +47,7 @@ func ExampleEnsureDatabase() {
 	ready, err := database.EnsureDatabase(ctx, c, scheme, owner, db)
 	fmt.Println("ready:", ready, err, "characterSet:", db.Spec.CharacterSet)
 
-	if _, err := testenv.MarkDatabaseReady(ctx, c, client.ObjectKeyFromObject(db)); err != nil {
+	if _, err := simulate.MarkDatabaseReady(ctx, c, client.ObjectKeyFromObject(db)); err != nil {
 		panic(err)
 	}
 	again := desired()
@@ -106,19 +106,19 @@ func ExampleReconcileProvision() {
 		panic(err)
 	}
 	pass()
-	if _, err := testenv.MarkMariaDBReady(ctx, c, server); err != nil {
+	if _, err := simulate.MarkMariaDBReady(ctx, c, server); err != nil {
 		panic(err)
 	}
 	pass()
-	if _, err := testenv.MarkDatabaseReady(ctx, c, key); err != nil {
+	if _, err := simulate.MarkDatabaseReady(ctx, c, key); err != nil {
 		panic(err)
 	}
 	pass()
-	if _, err := testenv.MarkUserReady(ctx, c, key); err != nil {
+	if _, err := simulate.MarkUserReady(ctx, c, key); err != nil {
 		panic(err)
 	}
 	pass()
-	if _, err := testenv.MarkGrantReady(ctx, c, key); err != nil {
+	if _, err := simulate.MarkGrantReady(ctx, c, key); err != nil {
 		panic(err)
 	}
 	pass()

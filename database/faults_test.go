@@ -21,7 +21,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/job"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // provisionWorld is one provisioning scenario: an owner and a Ready MariaDB server in
@@ -48,7 +49,7 @@ func newProvisionWorld(t *testing.T) *provisionWorld {
 	t.Helper()
 	ns := env.Namespace(t)
 	w := &provisionWorld{ns: ns, owner: newOwner(t, ns), uids: map[string]string{}}
-	need(t)(testenv.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(context.Background(), env.Client, newMariaDB(t, ns)))
 	return w
 }
 
@@ -72,13 +73,13 @@ func (w *provisionWorld) pass(ctx context.Context, c client.Client) (ctrl.Result
 	var mark error
 	switch cond.Reason {
 	case database.ReasonDatabaseNotReady:
-		_, mark = testenv.MarkDatabaseReady(bg, env.Client, k)
+		_, mark = simulate.MarkDatabaseReady(bg, env.Client, k)
 	case database.ReasonUserNotReady:
-		if _, mark = testenv.MarkUserReady(bg, env.Client, k); mark == nil {
-			_, mark = testenv.MarkGrantReady(bg, env.Client, k)
+		if _, mark = simulate.MarkUserReady(bg, env.Client, k); mark == nil {
+			_, mark = simulate.MarkGrantReady(bg, env.Client, k)
 		}
 	case database.ReasonGrantNotReady:
-		_, mark = testenv.MarkGrantReady(bg, env.Client, k)
+		_, mark = simulate.MarkGrantReady(bg, env.Client, k)
 	}
 	if mark != nil {
 		return ctrl.Result{}, mark
@@ -201,9 +202,9 @@ func typeName(o runtime.Object) string {
 // cancelled context; a read with 500 or a cancelled context): the password is generated once and never replaced, nothing is deleted or
 // re-created, and every run converges to the world of the run that never failed.
 func TestReconcileProvisionFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		w := newProvisionWorld(t)
-		return testenv.FaultRun{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
+		return faults.Scenario{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
 	}}.RunWritesAndReads(t)
 }
 
@@ -325,7 +326,7 @@ func (w *syncWorld) pass(ctx context.Context, c client.Client) (ctrl.Result, err
 	}
 	for i := range list.Items {
 		if j := &list.Items[i]; !jobComplete(j) && j.DeletionTimestamp == nil {
-			if _, err := testenv.MarkJobComplete(context.Background(), env.Client, client.ObjectKeyFromObject(j)); err != nil {
+			if _, err := simulate.MarkJobComplete(context.Background(), env.Client, client.ObjectKeyFromObject(j)); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -410,18 +411,18 @@ func TestReconcileSyncJobsFaultMatrix(t *testing.T) {
 			if _, _, err := database.ReconcileSyncJobs(ctx, env.Client, env.Scheme, w.owner, build("v1")...); err != nil {
 				t.Fatal(err)
 			}
-			need(t)(testenv.MarkJobComplete(ctx, env.Client, objectKey(w.ns, "db-expand")))
+			need(t)(simulate.MarkJobComplete(ctx, env.Client, objectKey(w.ns, "db-expand")))
 			w.jobs = func() []database.SyncJob { return build("v2") }
 		},
 	}
 	for name, setup := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+			faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 				ns := env.Namespace(t)
 				w := &syncWorld{ns: ns, owner: newOwner(t, ns), uids: map[string]string{}}
 				setup(t, w)
 				w.check(t)
-				return testenv.FaultRun{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
+				return faults.Scenario{Client: env.Client, Pass: w.pass, Check: w.check, State: w.state}
 			}}.RunWritesAndReads(t)
 		})
 	}

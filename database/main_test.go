@@ -113,7 +113,7 @@ func desiredGrant(ns string) *mariadbv1alpha1.Grant {
 func key(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }
 
 // need returns a function that fails the test on a non-nil error; it keeps simulator
-// calls on one line: need(t)(testenv.MarkUserReady(ctx, c, key)).
+// calls on one line: need(t)(simulate.MarkUserReady(ctx, c, key)).
 func need(t testing.TB) func(any, error) {
 	return func(_ any, err error) {
 		t.Helper()

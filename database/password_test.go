@@ -19,7 +19,8 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/credential"
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // event is one Event an eventLog recorded.
@@ -95,7 +96,7 @@ func newReportWorld(t *testing.T) *reportWorld {
 	ns := env.Namespace(t)
 	w := &reportWorld{ns: ns, owner: newOwner(t, ns), events: &eventLog{}, logs: &logBuffer{}}
 	w.ctx = w.logs.context(context.Background())
-	need(t)(testenv.MarkMariaDBReady(w.ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(w.ctx, env.Client, newMariaDB(t, ns)))
 	return w
 }
 
@@ -126,12 +127,12 @@ func (w *reportWorld) converge(t *testing.T, mutate func(*database.ProvisionPara
 		case database.ReasonDatabaseProvisioned:
 			return
 		case database.ReasonDatabaseNotReady:
-			need(t)(testenv.MarkDatabaseReady(w.ctx, env.Client, k))
+			need(t)(simulate.MarkDatabaseReady(w.ctx, env.Client, k))
 		case database.ReasonUserNotReady:
-			need(t)(testenv.MarkUserReady(w.ctx, env.Client, k))
-			need(t)(testenv.MarkGrantReady(w.ctx, env.Client, k))
+			need(t)(simulate.MarkUserReady(w.ctx, env.Client, k))
+			need(t)(simulate.MarkGrantReady(w.ctx, env.Client, k))
 		case database.ReasonGrantNotReady:
-			need(t)(testenv.MarkGrantReady(w.ctx, env.Client, k))
+			need(t)(simulate.MarkGrantReady(w.ctx, env.Client, k))
 		default:
 			t.Fatalf("pass stopped at %s: %s", cond.Reason, cond.Message)
 		}
@@ -285,7 +286,7 @@ func TestReconcileProvisionPasswordSecretNotOurs(t *testing.T) {
 				if _, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, w.owner, desiredDatabase(w.ns)); err != nil {
 					t.Fatal(err)
 				}
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
 				cond = w.pass(t, nil)
 			}
 			if cond.Reason != tc.want.Reason || (tc.want.Message != "" && cond.Message != fmt.Sprintf(tc.want.Message, w.ns)) {
@@ -364,9 +365,9 @@ func TestReconcileProvisionRestoresPassword(t *testing.T) {
 // never changes, at most one regeneration is reported, nothing else is deleted or
 // re-created, and every run converges to the world of the run that never failed.
 func TestReconcileProvisionRegenerationFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Verbs: []testenv.Verb{testenv.VerbGet, testenv.VerbCreate},
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Verbs: []faults.Verb{faults.VerbGet, faults.VerbCreate},
+		Setup: func(t *testing.T) faults.Scenario {
 			w := newProvisionWorld(t)
 			w.recorder = &eventLog{}
 			if !converge(t, w, env.Client, 5) {
@@ -378,7 +379,7 @@ func TestReconcileProvisionRegenerationFaultMatrix(t *testing.T) {
 			}
 			w.password, w.recorder.events = "", nil
 			delete(w.uids, "Secret")
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass:   w.pass,
 				Check: func(t *testing.T) {

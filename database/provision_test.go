@@ -27,7 +27,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/credential"
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 const passwordSecret = "identity-db-password"
@@ -85,7 +85,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		},
 		"MariaDB Ready False": {
 			setup: func(ctx context.Context, t *testing.T, ns string, _ client.Object) {
-				need(t)(testenv.MarkMariaDBNotReady(ctx, env.Client, newMariaDB(t, ns), "StatefulSetNotReady", "Not ready"))
+				need(t)(simulate.MarkMariaDBNotReady(ctx, env.Client, newMariaDB(t, ns), "StatefulSetNotReady", "Not ready"))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonMariaDBNotReady,
 				Message: "waiting for MariaDB %s/mariadb: Ready=False (StatefulSetNotReady): Not ready"},
@@ -95,7 +95,7 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		"Database not ready": {
 			generate: true,
 			setup: func(ctx context.Context, t *testing.T, ns string, _ client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonDatabaseNotReady,
 				Message: "waiting for Database %s/identity: no Ready condition yet"},
@@ -105,9 +105,9 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		},
 		"Database Ready False": {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1044: access denied"))
+				need(t)(simulate.MarkDatabaseNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1044: access denied"))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonDatabaseNotReady,
 				Message: "waiting for Database %s/identity: Ready=False (Failed): Error 1044: access denied"},
@@ -116,9 +116,9 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		},
 		"password Secret missing, not generated": {
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonPasswordSecretNotReady,
 				Message: "waiting for password Secret %[1]s/identity-db-password of User %[1]s/identity"},
@@ -129,10 +129,10 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		"password Secret without the key": {
 			generate: true,
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				createSecret(t, ns, map[string][]byte{"other": []byte("x")})
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonPasswordSecretNotReady,
 				Message: `password Secret %[1]s/identity-db-password of User %[1]s/identity has no value under key "password"`},
@@ -142,9 +142,9 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		"User not ready": {
 			generate: true,
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonUserNotReady,
 				Message: "waiting for User %s/identity: no Ready condition yet"},
@@ -153,12 +153,12 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		"User Ready False": {
 			generate: true,
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkUserNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1396"))
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkUserNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1396"))
+				need(t)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonUserNotReady,
 				Message: "waiting for User %s/identity: Ready=False (Failed): Error 1396"},
@@ -167,12 +167,12 @@ func TestReconcileProvisionReasons(t *testing.T) {
 		"Grant not ready": {
 			generate: true,
 			setup: func(ctx context.Context, t *testing.T, ns string, owner client.Object) {
-				need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+				need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 				settle(ctx, t, owner, true)
-				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-				need(t)(testenv.MarkGrantNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1133"))
+				need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkGrantNotReady(ctx, env.Client, objectKey(ns, "identity"), "Failed", "Error 1133"))
 			},
 			want: metav1.Condition{Status: metav1.ConditionFalse, Reason: database.ReasonGrantNotReady,
 				Message: "waiting for Grant %s/identity: Ready=False (Failed): Error 1133"},
@@ -234,12 +234,12 @@ func TestReconcileProvisionReasons(t *testing.T) {
 // the flow has applied it.
 func markAllReady(ctx context.Context, t *testing.T, ns string, owner client.Object) {
 	t.Helper()
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 }
 
 // createSecret creates the password Secret with data, as an ExternalSecret would.
@@ -387,16 +387,16 @@ func TestReconcilePasswordNeverRegenerated(t *testing.T) {
 			seen = append(seen, err.Error())
 		}
 	}
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	record(provision(ctx, t, env.Client, owner, true))
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	record(provision(ctx, t, env.Client, owner, true))
 	password := string(getSecret(t, ns).Data["password"])
 	if password == "" {
 		t.Fatal("no password generated")
 	}
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-	need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 	for range 3 {
 		record(provision(ctx, t, env.Client, owner, true))
 	}
@@ -433,9 +433,9 @@ func TestReconcileProvisionSecretCreateRace(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	owner := newOwner(t, ns)
-	need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+	need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 	settle(ctx, t, owner, true)
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
@@ -658,10 +658,10 @@ func TestReconcileProvisionAPIErrors(t *testing.T) {
 			ctx := context.Background()
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
-			need(t)(testenv.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
+			need(t)(simulate.MarkMariaDBReady(ctx, env.Client, newMariaDB(t, ns)))
 			if tc.databaseReady {
 				settle(ctx, t, owner, false)
-				need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 			}
 			base, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // secretStoreRestorer is the Restore of the package documentation ("Generated
@@ -56,17 +56,17 @@ func TestReconcileProvisionRestoresFromSecretStore(t *testing.T) {
 	restore := func(p *database.ProvisionParams) { p.Restore = secretStoreRestorer(restoreKey) }
 
 	w.pass(t, restore) // applies the Database
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(w.ns, "identity")))
 	if cond := w.pass(t, restore); cond.Reason != database.ReasonPasswordRestorePending {
 		t.Fatalf("before the ExternalSecret answered: %s: %s, want %s", cond.Reason, cond.Message, database.ReasonPasswordRestorePending)
 	}
 
-	need(t)(testenv.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKeyFromObject(es)))
+	need(t)(simulate.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKeyFromObject(es)))
 	w.converge(t, restore)
 	password := getSecret(t, w.ns).Data["password"]
 
 	// The PushSecret pushed it; the ExternalSecret syncs it back into the restore copy.
-	need(t)(testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), map[string][]byte{"password": password}))
+	need(t)(simulate.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), map[string][]byte{"password": password}))
 	w.deleteSecret(t)
 	if cond := w.pass(t, restore); cond.Reason != database.ReasonDatabaseProvisioned {
 		t.Fatalf("after the deletion: %s: %s, want provisioned", cond.Reason, cond.Message)

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/database"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // Stale readiness: a Ready=True condition observed for an older generation than the
@@ -30,7 +30,7 @@ func TestEnsureDatabaseStaleReadyIsNotReady(t *testing.T) {
 	if _, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, owner, desiredDatabase(ns)); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 
 	changed := desiredDatabase(ns)
 	changed.Spec.CleanupPolicy = new(mariadbv1alpha1.CleanupPolicySkip)
@@ -40,7 +40,7 @@ func TestEnsureDatabaseStaleReadyIsNotReady(t *testing.T) {
 			ready, err, readyGeneration(changed.Status.Conditions), changed.Generation)
 	}
 
-	need(t)(testenv.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkDatabaseReady(ctx, env.Client, objectKey(ns, "identity")))
 	again := desiredDatabase(ns)
 	again.Spec.CleanupPolicy = new(mariadbv1alpha1.CleanupPolicySkip)
 	if ready, err := database.EnsureDatabase(ctx, env.Client, env.Scheme, owner, again); err != nil || !ready {
@@ -64,8 +64,8 @@ func TestEnsureDatabaseUserStaleReadyIsNotReady(t *testing.T) {
 				t.Fatal(err)
 			}
 			markUserAndGrantReady := func() {
-				need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
-				need(t)(testenv.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+				need(t)(simulate.MarkGrantReady(ctx, env.Client, objectKey(ns, "identity")))
 			}
 			markUserAndGrantReady()
 
@@ -101,7 +101,7 @@ func TestEnsureDatabaseUserGrantPrivilegesNotYetGranted(t *testing.T) {
 	if _, err := database.EnsureDatabaseUser(ctx, env.Client, env.Scheme, owner, user, grant); err != nil {
 		t.Fatal(err)
 	}
-	need(t)(testenv.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
+	need(t)(simulate.MarkUserReady(ctx, env.Client, objectKey(ns, "identity")))
 	// What mariadb-operator writes: Ready=True without observedGeneration and the
 	// privileges it granted.
 	setOperatorStatus(t, &mariadbv1alpha1.Grant{}, objectKey(ns, "identity"), func(o client.Object) {

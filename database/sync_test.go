@@ -20,7 +20,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/job"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // syncJob builds the db-sync Job name running image.
@@ -43,12 +43,12 @@ func syncJob(ns, name, image string) *batchv1.Job {
 
 // simulated marks j as managed by the kit's status simulator: the real Job controller
 // leaves it alone, so the failed case can be written by hand.
-func simulated(j *batchv1.Job) *batchv1.Job { return testenv.SimulatedJob(j) }
+func simulated(j *batchv1.Job) *batchv1.Job { return simulate.SimulatedJob(j) }
 
 // markJobFailed writes the status of a Job that exceeded its backoffLimit.
 func markJobFailed(t *testing.T, key client.ObjectKey) {
 	t.Helper()
-	if _, err := testenv.MarkJobFailed(context.Background(), env.Client, key); err != nil {
+	if _, err := simulate.MarkJobFailed(context.Background(), env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,7 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/deployment"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // requeue is what a pass answers while a child is not ready yet.
@@ -42,7 +43,7 @@ func deploymentPass(owner client.Object, ns, app string) func(ctx context.Contex
 			return ctrl.Result{}, nil
 		}
 		if d.UID != "" { // applied: stand in for the rollout
-			if _, err := testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(d)); err != nil && !apierrors.IsNotFound(err) {
+			if _, err := simulate.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(d)); err != nil && !apierrors.IsNotFound(err) {
 				return ctrl.Result{}, err
 			}
 		}
@@ -96,8 +97,8 @@ func controllerName(obj client.Object) string {
 // touched, the owner's Deployment is re-created at most once, and every run converges
 // to the Deployment of the fault-free run.
 func TestEnsureDeploymentFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "dashboard")
 			if _, err := deployment.EnsureDeployment(context.Background(), env.Client, env.Scheme, owner,
@@ -111,7 +112,7 @@ func TestEnsureDeploymentFaultMatrix(t *testing.T) {
 			})
 			key := client.ObjectKey{Namespace: ns, Name: "web"}
 			var seen []types.UID
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass:   deploymentPass(owner, ns, "web-v2"),
 				Check: func(t *testing.T) {
@@ -158,15 +159,15 @@ func TestEnsureDeploymentKilledBetweenDeleteAndCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	inj := testenv.NewFaultInjector()
-	inj.Arm(testenv.VerbApply, 1, testenv.FaultCanceled)
+	inj := faults.NewInjector()
+	inj.Arm(faults.VerbApply, 1, faults.Canceled)
 	pass := deploymentPass(owner, ns, "web-v2")
 	res, err := pass(ctx, inj.Client(env.Client))
 	if !errors.Is(err, context.Canceled) || !res.IsZero() {
 		t.Fatalf("killed pass: result %+v, err %v; want a context.Canceled error", res, err)
 	}
-	if inj.Calls(testenv.VerbDelete) != 1 {
-		t.Fatalf("the pass sent %d deletes before it was stopped, want 1", inj.Calls(testenv.VerbDelete))
+	if inj.Calls(faults.VerbDelete) != 1 {
+		t.Fatalf("the pass sent %d deletes before it was stopped, want 1", inj.Calls(faults.VerbDelete))
 	}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("after the killed pass: get err = %v, want NotFound (deleted, not yet re-created)", err)
@@ -197,8 +198,8 @@ func TestEnsureDeploymentKilledBetweenDeleteAndCreate(t *testing.T) {
 // TestEnsureServiceFaultMatrix: every API call of EnsureService fails once; Services
 // that are not the owner's are never touched and every run converges.
 func TestEnsureServiceFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "dashboard")
 			notOurs := foreignObjects(t, ns, func(name string) client.Object {
@@ -206,7 +207,7 @@ func TestEnsureServiceFaultMatrix(t *testing.T) {
 				s.Name = name
 				return s
 			})
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					return ctrl.Result{}, deployment.EnsureService(ctx, c, env.Scheme, owner, desiredService(ns, corev1.ServiceTypeClusterIP))
@@ -228,8 +229,8 @@ func TestEnsureServiceFaultMatrix(t *testing.T) {
 // fails once; PodDisruptionBudgets that are not the owner's are never touched and every
 // run converges.
 func TestEnsurePodDisruptionBudgetFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "dashboard")
 			notOurs := foreignObjects(t, ns, func(name string) client.Object {
@@ -237,7 +238,7 @@ func TestEnsurePodDisruptionBudgetFaultMatrix(t *testing.T) {
 				p.Name = name
 				return p
 			})
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					return ctrl.Result{}, deployment.EnsurePodDisruptionBudget(ctx, c, env.Scheme, owner, desiredPDB(ns, 2))
@@ -277,8 +278,8 @@ func hpaNames(t *testing.T, ns string) []string {
 func TestReconcileHPAFaultMatrix(t *testing.T) {
 	for name, wanted := range map[string]bool{"wanted": true, "not wanted": false} {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{
-				Setup: func(t *testing.T) testenv.FaultRun {
+			faults.Matrix{
+				Setup: func(t *testing.T) faults.Scenario {
 					ns := env.Namespace(t)
 					owner := newOwner(t, ns, "dashboard")
 					key := client.ObjectKey{Namespace: ns, Name: "web"}
@@ -292,7 +293,7 @@ func TestReconcileHPAFaultMatrix(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					return testenv.FaultRun{
+					return faults.Scenario{
 						Client: env.Client,
 						Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 							var desired *autoscalingv2.HorizontalPodAutoscaler
@@ -318,8 +319,8 @@ func TestReconcileHPAFaultMatrix(t *testing.T) {
 // owner's VPA that is no longer wanted, with every API call failing once; VPAs that
 // are not the owner's are never touched and every run converges to the same set.
 func TestVPAFlowFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "dashboard")
 			if _, err := vpaFlow(context.Background(), env.Client, env.Scheme, owner,
@@ -327,7 +328,7 @@ func TestVPAFlowFaultMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			notOurs := foreignObjects(t, ns, func(name string) client.Object { return desiredVPA(ns, name) })
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					cond, err := vpaFlow(ctx, c, env.Scheme, owner, []*vpav1.VerticalPodAutoscaler{desiredVPA(ns, "web")})

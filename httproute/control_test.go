@@ -19,7 +19,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/httproute"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // existingRoute is an HTTPRoute of the flow's key that is there before the flow runs.
@@ -147,7 +147,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 	scenarios := map[string]bool{"route wanted": true, "route no longer wanted": false}
 	for name, wanted := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			setup := func(t *testing.T) testenv.FaultRun {
+			setup := func(t *testing.T) faults.Scenario {
 				ctx := context.Background()
 				ns := env.Namespace(t)
 				owner := newOwner(t, env, ns)
@@ -165,7 +165,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 				}
 				var uid string
 				var last metav1.Condition
-				return testenv.FaultRun{
+				return faults.Scenario{
 					Client: env.Client,
 					Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 						var desired *gatewayv1.HTTPRoute
@@ -218,7 +218,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 					},
 				}
 			}
-			testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
+			faults.Matrix{Setup: setup}.RunWritesAndReads(t)
 		})
 	}
 }

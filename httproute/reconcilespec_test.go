@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/httproute"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // SpecFlow runs the flow from a CR's gateway block: a block applies the route it
@@ -47,7 +48,7 @@ func TestSpecFlow(t *testing.T) {
 		t.Errorf("stored route: labels %v, spec %+v; want the labels and the route of the block to dashboard:8080",
 			route.Labels, route.Spec)
 	}
-	if _, err := testenv.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "accepted", 0); err != nil {
+	if _, err := simulate.SetHTTPRouteAccepted(ctx, env.Client, key, metav1.ConditionTrue, "Accepted", "accepted", 0); err != nil {
 		t.Fatal(err)
 	}
 	cond, res, err = specFlow(ctx, env.Client, env.Scheme, owner, key, &spec, backend, labels)

@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // jobHelper is one helper of the package, called on a namespace in which an object of
@@ -154,7 +155,7 @@ func createExisting(t *testing.T, obj client.Object, mutate func(client.Object))
 		t.Fatalf("create existing %T: %v", obj, err)
 	}
 	if _, ok := obj.(*batchv1.Job); ok {
-		done, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(obj))
+		done, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(obj))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/job"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // createRecorder records the UID of every Job the API server created through the
@@ -73,7 +74,7 @@ func completeIfRunning(ctx context.Context, key client.ObjectKey) error {
 	if j.DeletionTimestamp != nil || len(j.Status.Conditions) > 0 {
 		return nil
 	}
-	_, err := testenv.MarkJobComplete(ctx, env.Client, key)
+	_, err := simulate.MarkJobComplete(ctx, env.Client, key)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -132,8 +133,8 @@ func jobState(t *testing.T, key client.ObjectKey) any {
 func TestRunJobFaultMatrix(t *testing.T) {
 	for name, rerun := range map[string]bool{"first run": false, "re-run": true} {
 		t.Run(name, func(t *testing.T) {
-			testenv.FaultMatrix{
-				Setup: func(t *testing.T) testenv.FaultRun {
+			faults.Matrix{
+				Setup: func(t *testing.T) faults.Scenario {
 					ctx := context.Background()
 					ns := env.Namespace(t)
 					owner := newOwner(t, ns, "identity")
@@ -145,7 +146,7 @@ func TestRunJobFaultMatrix(t *testing.T) {
 						if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, old); err != nil {
 							t.Fatal(err)
 						}
-						if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
+						if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -159,7 +160,7 @@ func TestRunJobFaultMatrix(t *testing.T) {
 					}
 					rec := &createRecorder{}
 					key := client.ObjectKey{Namespace: ns, Name: "db-sync"}
-					return testenv.FaultRun{
+					return faults.Scenario{
 						Client: rec.client(t),
 						Pass:   runJobPass(owner, build("registry.example/identity:2"), ""),
 						Check: func(t *testing.T) {
@@ -187,8 +188,8 @@ func TestRunJobFaultMatrix(t *testing.T) {
 // TestEnsureCronJobFaultMatrix: every API call of EnsureCronJob fails once; a CronJob
 // that is not the owner's is never touched and every run converges.
 func TestEnsureCronJobFaultMatrix(t *testing.T) {
-	testenv.FaultMatrix{
-		Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns, "identity")
 			theirs := desiredCronJob(ns, "0 0 * * *")
@@ -196,7 +197,7 @@ func TestEnsureCronJobFaultMatrix(t *testing.T) {
 			if err := env.Client.Create(context.Background(), theirs); err != nil {
 				t.Fatal(err)
 			}
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					return ctrl.Result{}, job.EnsureCronJob(ctx, c, env.Scheme, owner, desiredCronJob(ns, "*/5 * * * *"))
@@ -238,7 +239,7 @@ func twoManagerSetup(t *testing.T) (client.Object, *batchv1.Job, func(ctx contex
 	if _, err := job.RunJobWithKey(ctx, env.Client, env.Scheme, owner, old, "rotation-1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
 		t.Fatal(err)
 	}
 	return owner, old, runJobPass(owner, build, "rotation-2")
@@ -361,21 +362,21 @@ func TestRunJobKilledBetweenDeleteAndCreate(t *testing.T) {
 	if _, err := job.RunJob(ctx, env.Client, env.Scheme, owner, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(old)); err != nil {
 		t.Fatal(err)
 	}
 
 	rec := &createRecorder{}
 	recording := rec.client(t)
-	inj := testenv.NewFaultInjector()
-	inj.Arm(testenv.VerbCreate, 1, testenv.FaultCanceled)
+	inj := faults.NewInjector()
+	inj.Arm(faults.VerbCreate, 1, faults.Canceled)
 	pass := runJobPass(owner, func() *batchv1.Job { return simulated(desiredJob(ns, "registry.example/identity:2")) }, "")
 	res, err := pass(ctx, inj.Client(recording))
 	if !errors.Is(err, context.Canceled) || !res.IsZero() {
 		t.Fatalf("killed pass: result %+v, err %v; want a context.Canceled error", res, err)
 	}
-	if inj.Calls(testenv.VerbDelete) != 1 {
-		t.Fatalf("the pass sent %d deletes before it was stopped, want 1", inj.Calls(testenv.VerbDelete))
+	if inj.Calls(faults.VerbDelete) != 1 {
+		t.Fatalf("the pass sent %d deletes before it was stopped, want 1", inj.Calls(faults.VerbDelete))
 	}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("after the killed pass: get err = %v, want NotFound (deleted, not yet re-created)", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/job"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // runUntilDone calls RunJob (or RunJobWithKey when key is set) until it reports
@@ -364,7 +365,7 @@ func TestRunJobWithKeyDigestIsKeyedPerOwner(t *testing.T) {
 	}
 
 	// The re-run decision on the second owner's Job.
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(b)); err != nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKeyFromObject(b)); err != nil {
 		t.Fatal(err)
 	}
 	same := build("registry.example/identity:2")

@@ -21,7 +21,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/reconcile"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 const crossWatchKatalog = `
@@ -204,8 +204,8 @@ func TestOnDeleteJobFailedWarns(t *testing.T) {
 		create(t, g)
 		waitReady(t, g, metav1.ConditionTrue, ReasonReconciled)
 	}
-	deleteAndWait(t, ok, client.ObjectKey{Namespace: ns, Name: "ok-cleanup"}, testenv.MarkJobComplete)
-	deleteAndWait(t, bad, client.ObjectKey{Namespace: ns, Name: "bad-cleanup"}, testenv.MarkJobFailed)
+	deleteAndWait(t, ok, client.ObjectKey{Namespace: ns, Name: "ok-cleanup"}, simulate.MarkJobComplete)
+	deleteAndWait(t, bad, client.ObjectKey{Namespace: ns, Name: "bad-cleanup"}, simulate.MarkJobFailed)
 
 	eventually(t, "OnDeleteJobFailed event for bad", func(ctx context.Context) error {
 		evs, err := onDeleteJobEvents(ctx, ns, "bad")

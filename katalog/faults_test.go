@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 const faultKatalog = `
@@ -79,15 +79,15 @@ func passEngineWith(c client.Client, k *Katalog, opts EngineOptions) *Engine {
 // faults.
 func TestFaultPerVerb(t *testing.T) {
 	k := mustParse(t, "faults.yaml", faultKatalog)
-	testenv.FaultMatrix{
+	faults.Matrix{
 		MaxPasses: 8,
-		Setup: func(t *testing.T) testenv.FaultRun {
+		Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			g := newObject("Gadget", ns, "g", map[string]any{})
 			create(t, g)
 			password := ""
 			secretKey := client.ObjectKey{Namespace: ns, Name: "g-credentials"}
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					e := passEngine(c, k)

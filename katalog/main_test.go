@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 var env *testenv.Env
@@ -135,7 +136,7 @@ func markJobComplete(key client.ObjectKey) (*batchv1.Job, error) {
 	var err error
 	deadline := time.Now().Add(waitTimeout)
 	for time.Now().Before(deadline) {
-		if job, err = testenv.MarkJobComplete(context.Background(), env.Client, key); err == nil {
+		if job, err = simulate.MarkJobComplete(context.Background(), env.Client, key); err == nil {
 			return job, nil
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // onDeleteBoundKatalog's onDelete makes a call, then runs a Job.
@@ -383,7 +383,7 @@ func TestOnDeleteJobNamedLikeOnCreateJob(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"same-job", "own-setup"} {
-		if _, err := testenv.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: name}); err != nil {
+		if _, err := simulate.MarkJobComplete(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: name}); err != nil {
 			t.Fatalf("complete onCreate Job %s: %v", name, err)
 		}
 	}
@@ -413,7 +413,7 @@ func TestOnDeleteJobNamedLikeOnCreateJob(t *testing.T) {
 	if got := job.Annotations[OnDeleteJobAnnotation]; got != string(fresh.GetUID()) {
 		t.Errorf("onDelete Job annotation %s=%q, want the UID %s", OnDeleteJobAnnotation, got, fresh.GetUID())
 	}
-	if _, err := testenv.MarkJobComplete(ctx, env.Client, key); err != nil {
+	if _, err := simulate.MarkJobComplete(ctx, env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.recs["gadget"].Reconcile(ctx, reconcileRequest(own)); err != nil {

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 var errNoReady = errors.New("no Ready condition yet")
@@ -138,7 +138,7 @@ func TestPlatformConverges(t *testing.T) {
 		return nil
 	})
 
-	if _, err := testenv.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "my-app-db"}); err != nil {
+	if _, err := simulate.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "my-app-db"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "Application Deployment", func(ctx context.Context) error {
@@ -151,7 +151,7 @@ func TestPlatformConverges(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := testenv.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "my-app"}); err != nil {
+	if _, err := simulate.MarkDeploymentAvailable(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "my-app"}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "Application status.phase Ready", func(ctx context.Context) error {

@@ -141,9 +141,9 @@ func TestTargetGateRefusesBadInput(t *testing.T) {
 // TestRetryInterval: the interval lives in multicluster; the deprecated reconcile alias
 // keeps its value.
 func TestRetryInterval(t *testing.T) {
-	if multicluster.RetryInterval != 15*time.Second || reconcile.TargetClusterRetryInterval != multicluster.RetryInterval {
+	if multicluster.RetryInterval != 15*time.Second || reconcile.TargetClusterRetryInterval != multicluster.RetryInterval { //nolint:staticcheck // the deprecated alias must keep its value
 		t.Errorf("RetryInterval = %s, reconcile.TargetClusterRetryInterval = %s; want both 15s",
-			multicluster.RetryInterval, reconcile.TargetClusterRetryInterval)
+			multicluster.RetryInterval, reconcile.TargetClusterRetryInterval) //nolint:staticcheck // the deprecated alias must keep its value
 	}
 	if got := (&multicluster.Target{Name: "edge"}).Recheck(); got != (ctrl.Result{RequeueAfter: multicluster.RetryInterval}) {
 		t.Errorf("Recheck on a target cluster = %+v, want a requeue after RetryInterval", got)

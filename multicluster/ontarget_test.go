@@ -14,7 +14,6 @@ import (
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
 func TestOnTarget(t *testing.T) {
@@ -40,7 +39,7 @@ func TestOnTarget(t *testing.T) {
 		"target cluster": {
 			reason: "a named cluster gets a finalizer, the steps write there, and a converged pass rechecks",
 			ref:    &commonv1.TargetClusterRefSpec{Name: "edge"}, resolver: fakeResolver{local: local, target: edge},
-			wantTarget: edge, wantResult: ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval},
+			wantTarget: edge, wantResult: ctrl.Result{RequeueAfter: multicluster.RetryInterval},
 			finalizers: []string{multicluster.FinalizerFor("edge")},
 		},
 		"a step requeues": {
@@ -58,7 +57,7 @@ func TestOnTarget(t *testing.T) {
 		"unavailable cluster": {
 			reason: "nothing runs and the condition says why",
 			ref:    &commonv1.TargetClusterRefSpec{Name: "gone"}, resolver: fakeResolver{local: local, err: unavailable},
-			wantResult: ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval},
+			wantResult: ctrl.Result{RequeueAfter: multicluster.RetryInterval},
 			condReason: multicluster.TargetClusterUnavailable,
 		},
 	}

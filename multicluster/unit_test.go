@@ -30,8 +30,7 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/multicluster"
-	"github.com/c5c3/reconciler-sdk/reconcile"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // fakeResolver answers every named ref with target or err, and a nil ref with local.
@@ -79,7 +78,7 @@ func TestGateTarget(t *testing.T) {
 			reason:   "An unavailable cluster sets TargetClusterUnavailable with the resolver's error and requeues.",
 			resolver: fakeResolver{err: unavailable},
 			ref:      &commonv1.TargetClusterRefSpec{Name: "edge"},
-			want: want{result: ctrl.Result{RequeueAfter: reconcile.TargetClusterRetryInterval},
+			want: want{result: ctrl.Result{RequeueAfter: multicluster.RetryInterval},
 				reason: multicluster.TargetClusterUnavailable, message: `target cluster "edge" does not answer: connection refused`},
 		},
 		"OtherError": {
@@ -231,13 +230,13 @@ func deletingGadget(t *testing.T, ns string) *Gadget {
 
 func TestFinalizeFaults(t *testing.T) {
 	remote := apply.RemoteOwnership{ManagementCluster: "mgmt-a"}
-	for _, verb := range []testenv.Verb{testenv.VerbList, testenv.VerbDelete, testenv.VerbPatch} {
+	for _, verb := range []faults.Verb{faults.VerbList, faults.VerbDelete, faults.VerbPatch} {
 		t.Run(string(verb), func(t *testing.T) {
 			ns := env.Namespace(t)
 			namespaceOn(t, target, ns)
 			g := deletingGadget(t, ns)
-			onTarget := testenv.NewFaultInjector()
-			onMgmt := testenv.NewFaultInjector()
+			onTarget := faults.NewInjector()
+			onMgmt := faults.NewInjector()
 			tc := onTarget.Client(target.Client)
 			tgt := &multicluster.Target{Name: "edge", APIReader: tc, Ownership: &remote,
 				Client: apply.NewApplier(tc, apply.ApplierOptions{Remote: &remote})}
@@ -251,16 +250,16 @@ func TestFinalizeFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			mc := onMgmt.Client(env.Client)
-			if verb == testenv.VerbPatch {
-				onMgmt.Arm(verb, 1, testenv.FaultInternal)
+			if verb == faults.VerbPatch {
+				onMgmt.Arm(verb, 1, faults.Internal)
 			} else {
-				onTarget.Arm(verb, 1, testenv.FaultInternal)
+				onTarget.Arm(verb, 1, faults.Internal)
 			}
 			res, err := cl.Finalize(context.Background(), mc, g, g.Spec.TargetClusterRef)
-			if !errors.Is(err, testenv.ErrInjected) || !res.IsZero() {
+			if !errors.Is(err, faults.ErrInjected) || !res.IsZero() {
 				t.Fatalf("Finalize with a failing %s = %v, %v; want the error and no result", verb, res, err)
 			}
-			if !strings.Contains(err.Error(), "edge") && verb != testenv.VerbPatch {
+			if !strings.Contains(err.Error(), "edge") && verb != faults.VerbPatch {
 				t.Errorf("error %q does not name the target cluster", err)
 			}
 			if !slices.Contains(g.Finalizers, multicluster.FinalizerFor("edge")) {
@@ -292,8 +291,8 @@ func TestFinalizeWaitsThenGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := cl.Finalize(context.Background(), env.Client, g, g.Spec.TargetClusterRef)
-	if err != nil || res.RequeueAfter != reconcile.TargetClusterRetryInterval {
-		t.Fatalf("Finalize before the bound = %v, %v; want a requeue after %s", res, err, reconcile.TargetClusterRetryInterval)
+	if err != nil || res.RequeueAfter != multicluster.RetryInterval {
+		t.Fatalf("Finalize before the bound = %v, %v; want a requeue after %s", res, err, multicluster.RetryInterval)
 	}
 	c := meta.FindStatusCondition(g.Status.Conditions, childrenReady)
 	if c == nil || c.Reason != multicluster.TargetClusterUnavailable || !strings.Contains(c.Message, `"edge" does not answer`) ||
@@ -392,9 +391,9 @@ func TestNewResolverRefusesBadInput(t *testing.T) {
 	if _, err := multicluster.ManagementClusterID(context.Background(), nil); !errors.Is(err, multicluster.ErrInvalidOptions) {
 		t.Errorf("nil reader: %v", err)
 	}
-	inj := testenv.NewFaultInjector()
-	inj.Arm(testenv.VerbGet, 1, testenv.FaultInternal)
-	if _, err := multicluster.ManagementClusterID(context.Background(), inj.Client(env.Client)); !errors.Is(err, testenv.ErrInjected) ||
+	inj := faults.NewInjector()
+	inj.Arm(faults.VerbGet, 1, faults.Internal)
+	if _, err := multicluster.ManagementClusterID(context.Background(), inj.Client(env.Client)); !errors.Is(err, faults.ErrInjected) ||
 		!strings.Contains(err.Error(), "Namespace kube-system") {
 		t.Errorf("failing read: %v", err)
 	}

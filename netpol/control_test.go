@@ -19,7 +19,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/netpol"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // existingPolicy is a NetworkPolicy of the flow's key that is there before it runs.
@@ -144,7 +144,7 @@ func TestFlowNeverTakesOver(t *testing.T) {
 func TestFlowFaultMatrix(t *testing.T) {
 	for name, wanted := range map[string]bool{"policy wanted": true, "policy no longer wanted": false} {
 		t.Run(name, func(t *testing.T) {
-			setup := func(t *testing.T) testenv.FaultRun {
+			setup := func(t *testing.T) faults.Scenario {
 				ctx := context.Background()
 				ns := env.Namespace(t)
 				owner := newOwner(t, ns)
@@ -161,7 +161,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 				}
 				var uid string
 				var last metav1.Condition
-				return testenv.FaultRun{
+				return faults.Scenario{
 					Client: env.Client,
 					Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 						var desired *networkingv1.NetworkPolicy
@@ -209,7 +209,7 @@ func TestFlowFaultMatrix(t *testing.T) {
 					},
 				}
 			}
-			testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
+			faults.Matrix{Setup: setup}.RunWritesAndReads(t)
 		})
 	}
 }

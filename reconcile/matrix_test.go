@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // writingPass is a small operator whose pass writes: the finalizer, then two steps that
@@ -146,9 +146,9 @@ type lastPass struct {
 // matrixRun builds a FaultRun for the writing pass on the widget at key. Check: when the
 // pass ran and its status write did not meet the fault, the stored status is the pass's
 // view — on every exit path, the failed ones included.
-func matrixRun(t *testing.T, key types.NamespacedName) testenv.FaultRun {
+func matrixRun(t *testing.T, key types.NamespacedName) faults.Scenario {
 	var last lastPass
-	return testenv.FaultRun{
+	return faults.Scenario{
 		Client: env.Client,
 		Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 			last = lastPass{}
@@ -192,7 +192,7 @@ func matrixRun(t *testing.T, key types.NamespacedName) testenv.FaultRun {
 	}
 }
 
-func testenvInjected(err error) bool { return errors.Is(err, testenv.ErrInjected) }
+func testenvInjected(err error) bool { return errors.Is(err, faults.ErrInjected) }
 
 // TestRunPassFaultMatrix fails every API call of a pass, one at a time, with a 409, a
 // 500, a timeout and a cancelled context: the pass reports it, its status is written
@@ -200,14 +200,14 @@ func testenvInjected(err error) bool { return errors.Is(err, testenv.ErrInjected
 // what a run without faults leaves.
 func TestRunPassFaultMatrix(t *testing.T) {
 	t.Run("create", func(t *testing.T) {
-		testenv.FaultMatrix{
-			Setup:     func(t *testing.T) testenv.FaultRun { return matrixRun(t, createWidget(t, env.Namespace(t))) },
+		faults.Matrix{
+			Setup:     func(t *testing.T) faults.Scenario { return matrixRun(t, createWidget(t, env.Namespace(t))) },
 			MaxPasses: 3,
 		}.Run(t)
 	})
 	t.Run("delete", func(t *testing.T) {
-		testenv.FaultMatrix{
-			Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{
+			Setup: func(t *testing.T) faults.Scenario {
 				key := createWidget(t, env.Namespace(t))
 				if res, err := reconcile.RunPass(context.Background(), env.Client, key, &Widget{}, writingOpts, writingPass(t, env.Client, nil)); err != nil || !res.IsZero() {
 					t.Fatalf("converge before the deletion: %+v, %v", res, err)
@@ -220,8 +220,8 @@ func TestRunPassFaultMatrix(t *testing.T) {
 			MaxPasses: 3,
 			// A timeout on the status write of a widget that is gone is served first: the
 			// write answers 404 and the pass rightly ends without an error.
-			MayAbsorb: func(v testenv.Verb, f testenv.Fault) bool {
-				return f.Name == testenv.FaultConflict.Name || (v == testenv.VerbStatusUpdate && f.Name == testenv.FaultTimeout.Name)
+			MayAbsorb: func(v faults.Verb, f faults.Fault) bool {
+				return f.Name == faults.Conflict.Name || (v == faults.VerbStatusUpdate && f.Name == faults.Timeout.Name)
 			},
 		}.Run(t)
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/satellite"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 const backendsConf = "[DEFAULT]\nenabled_backends = fast:s3, slow:s3\n\n[fast]\ns3_store_host = https://s3.example\n"
@@ -113,7 +114,7 @@ func TestSectionProjectedReadsThroughChildren(t *testing.T) {
 		deployment(ns, "barbican", secretVolume("config", "barbican-config-1")),
 		secret(ns, "barbican-config-1", map[string]string{"barbican.conf": "[DEFAULT]\n[secretstore:vault]\nplugin = vault\n"}),
 	)
-	fi := testenv.NewFaultInjector()
+	fi := faults.NewInjector()
 	got, err := satellite.SectionProjected(context.Background(), satellite.ObserveParams{
 		Children:      fi.Client(env.Client),
 		DeploymentKey: client.ObjectKey{Namespace: ns, Name: "barbican"},
@@ -124,9 +125,9 @@ func TestSectionProjectedReadsThroughChildren(t *testing.T) {
 	if err != nil || !got {
 		t.Fatalf("SectionProjected = %v, %v; want true, nil", got, err)
 	}
-	for _, v := range testenv.Verbs() {
+	for _, v := range faults.Verbs() {
 		want := 0
-		if v == testenv.VerbGet {
+		if v == faults.VerbGet {
 			want = 2
 		}
 		if n := fi.Calls(v); n != want {
@@ -148,10 +149,10 @@ func TestSectionProjectedGetFaults(t *testing.T) {
 		fmt.Sprintf("fetching projection Secret %s/glance-backends-abc: ", ns),
 	}
 	for i, prefix := range reads {
-		for _, f := range testenv.ReadFaults() {
+		for _, f := range faults.Reads() {
 			t.Run(fmt.Sprintf("Get%d/%s", i+1, f.Name), func(t *testing.T) {
-				fi := testenv.NewFaultInjector()
-				fi.Arm(testenv.VerbGet, i+1, f)
+				fi := faults.NewInjector()
+				fi.Arm(faults.VerbGet, i+1, f)
 				got, err := satellite.SectionProjected(context.Background(), satellite.ObserveParams{
 					Children:      fi.Client(env.Client),
 					DeploymentKey: client.ObjectKey{Namespace: ns, Name: "glance"},
@@ -162,10 +163,10 @@ func TestSectionProjectedGetFaults(t *testing.T) {
 				if got {
 					t.Error("projected = true on a failed read")
 				}
-				if err == nil || !strings.HasPrefix(err.Error(), prefix) || !errors.Is(err, testenv.ErrInjected) {
+				if err == nil || !strings.HasPrefix(err.Error(), prefix) || !errors.Is(err, faults.ErrInjected) {
 					t.Fatalf("error = %v, want one starting %q wrapping the injected fault", err, prefix)
 				}
-				if f.Name == testenv.FaultInternal.Name && !apierrors.IsInternalError(err) {
+				if f.Name == faults.Internal.Name && !apierrors.IsInternalError(err) {
 					t.Errorf("the API status of the cause is lost: %v", err)
 				}
 			})
@@ -188,7 +189,7 @@ func TestSectionProjectedInvalidParams(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fi := testenv.NewFaultInjector()
+			fi := faults.NewInjector()
 			p := satellite.ObserveParams{
 				Children:      fi.Client(env.Client),
 				DeploymentKey: client.ObjectKey{Namespace: "default", Name: "glance"},
@@ -201,7 +202,7 @@ func TestSectionProjectedInvalidParams(t *testing.T) {
 			if got || !errors.Is(err, satellite.ErrInvalidParams) || !strings.Contains(err.Error(), tc.field) {
 				t.Errorf("%s\nSectionProjected = %v, %v; want false and ErrInvalidParams naming %s", tc.reason, got, err, tc.field)
 			}
-			if n := fi.Calls(testenv.VerbGet); n != 0 {
+			if n := fi.Calls(faults.VerbGet); n != 0 {
 				t.Errorf("%s\n%d Get calls before the params were checked, want 0", tc.reason, n)
 			}
 		})

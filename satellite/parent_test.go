@@ -22,7 +22,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/satellite"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 const (
@@ -321,10 +321,10 @@ func TestResolveParentChildrenResolverWithoutClient(t *testing.T) {
 func TestResolveParentChildrenGetFaults(t *testing.T) {
 	ns := env.Namespace(t)
 	createWidget(t, ns, "local", "")
-	for _, f := range testenv.ReadFaults() {
+	for _, f := range faults.Reads() {
 		t.Run(f.Name, func(t *testing.T) {
-			fi := testenv.NewFaultInjector()
-			fi.Arm(testenv.VerbGet, 1, f)
+			fi := faults.NewInjector()
+			fi.Arm(faults.VerbGet, 1, f)
 			seeded := []metav1.Condition{cond(condGate, metav1.ConditionTrue, "CredentialsFound", "", oldGeneration)}
 			conds := slices.Clone(seeded)
 			p := baseParams(fi.Client(env.Client), ns, "local", &conds)
@@ -333,10 +333,10 @@ func TestResolveParentChildrenGetFaults(t *testing.T) {
 			children, result, err := satellite.ResolveParentChildren(context.Background(), p)
 
 			prefix := fmt.Sprintf("fetching parent Widget %s/local: ", ns)
-			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !errors.Is(err, testenv.ErrInjected) {
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !errors.Is(err, faults.ErrInjected) {
 				t.Fatalf("error = %v, want one starting %q wrapping the injected fault", err, prefix)
 			}
-			if f.Name == testenv.FaultInternal.Name && !apierrors.IsInternalError(err) {
+			if f.Name == faults.Internal.Name && !apierrors.IsInternalError(err) {
 				t.Errorf("the API status of the cause is lost: %v", err)
 			}
 			if children != nil || result != (ctrl.Result{}) {
@@ -371,8 +371,8 @@ func TestResolveParentChildrenParentKind(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fi := testenv.NewFaultInjector()
-			fi.Arm(testenv.VerbGet, 1, testenv.FaultInternal)
+			fi := faults.NewInjector()
+			fi.Arm(faults.VerbGet, 1, faults.Internal)
 			var conds []metav1.Condition
 			p := baseParams(fi.Client(env.Client), ns, "p", &conds)
 			p.ParentKind = ""
@@ -402,7 +402,7 @@ func TestResolveParentChildrenInvalidParams(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			fi := testenv.NewFaultInjector()
+			fi := faults.NewInjector()
 			var conds []metav1.Condition
 			p := baseParams(fi.Client(env.Client), "default", "p", &conds)
 			tc.mutate(&p)
@@ -413,7 +413,7 @@ func TestResolveParentChildrenInvalidParams(t *testing.T) {
 			if children != nil || result != (ctrl.Result{}) {
 				t.Errorf("%s\nchildren = %v, result = %+v; want nil and zero", tc.reason, children, result)
 			}
-			if n := fi.Calls(testenv.VerbGet); n != 0 {
+			if n := fi.Calls(faults.VerbGet); n != 0 {
 				t.Errorf("%s\n%d Get calls before the params were checked, want 0", tc.reason, n)
 			}
 		})

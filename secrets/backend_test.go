@@ -13,16 +13,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
-// backend is the kit's testenv.SecretBackend over env.Client, which stands in for
+// backend is the kit's simulate.SecretBackend over env.Client, which stands in for
 // OpenBao behind External Secrets Operator v0.20 (envtest runs no ESO), with the calls
 // these tests make: values are named "remoteKey/property", and a failed call fails the
 // test.
-type backend struct{ *testenv.SecretBackend }
+type backend struct{ *simulate.SecretBackend }
 
-func newBackend() *backend { return &backend{testenv.NewSecretBackend(env.Client)} }
+func newBackend() *backend { return &backend{simulate.NewSecretBackend(env.Client)} }
 
 // splitRef splits "remoteKey/property" at its last slash.
 func splitRef(ref string) (remoteKey, property string) {
@@ -47,7 +47,7 @@ func (b *backend) hold(ref, value string) {
 }
 
 // push runs ESO's PushSecret reconcile for the PushSecret at key
-// (testenv.SecretBackend.Push).
+// (simulate.SecretBackend.Push).
 func (b *backend) push(t testing.TB, key client.ObjectKey) {
 	t.Helper()
 	if err := b.Push(context.Background(), key); err != nil {
@@ -56,7 +56,7 @@ func (b *backend) push(t testing.TB, key client.ObjectKey) {
 }
 
 // sync runs ESO's ExternalSecret reconcile for the ExternalSecret at key
-// (testenv.SecretBackend.Sync): a value missing from the backend fails the sync under
+// (simulate.SecretBackend.Sync): a value missing from the backend fails the sync under
 // deletionPolicy Retain, deletes the target (Ready=True SecretDeleted) under Delete
 // when no data is left, and is skipped under Merge.
 func (b *backend) sync(t testing.TB, key client.ObjectKey) {

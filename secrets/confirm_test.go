@@ -14,7 +14,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // pushWorld is one namespace with an owner, the source Secret it controls and the
@@ -91,11 +92,11 @@ func TestConfirmPush(t *testing.T) {
 	if ps.ResourceVersion != stamped {
 		t.Errorf("a pass of an unchanged version wrote: resourceVersion %s -> %s", stamped, ps.ResourceVersion)
 	}
-	if _, err := testenv.MarkPushSecretFailed(ctx, env.Client, key, "set secret failed: permission denied"); err != nil {
+	if _, err := simulate.MarkPushSecretFailed(ctx, env.Client, key, "set secret failed: permission denied"); err != nil {
 		t.Fatal(err)
 	}
 	expect("the push failed", false, "is Ready=False (reason Errored)")
-	if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
+	if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 	ps = expect("pushed", true, "")
@@ -113,7 +114,7 @@ func TestConfirmPush(t *testing.T) {
 		t.Fatalf("annotations %v; want version %s, synced before %q", ps.Annotations, w.secret(t).ResourceVersion, pushed)
 	}
 	expect("the status is that of the earlier push", false, "has not pushed since the Secret changed")
-	if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
+	if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 	expect("the new version pushed", true, "")
@@ -128,7 +129,7 @@ func TestConfirmPush(t *testing.T) {
 	if err != nil || got.Confirmed || !strings.Contains(got.Pending, "has not pushed its current generation 2") {
 		t.Fatalf("after a spec change: %+v, %v; want pending on generation 2", got, err)
 	}
-	if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
+	if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
 		t.Fatal(err)
 	}
 	got, err = secrets.ConfirmPush(ctx, env.Client, env.Scheme, w.owner, moved(), w.secret(t))
@@ -188,7 +189,7 @@ func TestConfirmPushRefusesPushSecretsItDoesNotControl(t *testing.T) {
 			}
 			// ESO has pushed their PushSecret: its status must not confirm anything of ours.
 			createSecret(t, w.ns, "theirs", map[string][]byte{"password": []byte("theirs")})
-			if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(existing)); err != nil {
+			if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(existing)); err != nil {
 				t.Fatal(err)
 			}
 			before := &esov1alpha1.PushSecret{}
@@ -218,7 +219,7 @@ func TestConfirmPushRefusesPushSecretsItDoesNotControl(t *testing.T) {
 // Input ConfirmPush cannot stamp a PushSecret with is refused before any API call.
 func TestConfirmPushInvalidInput(t *testing.T) {
 	ctx := context.Background()
-	inj := testenv.NewFaultInjector()
+	inj := faults.NewInjector()
 	c := inj.Client(fakeBase(t))
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "identity", UID: "u"}}
 	source := func(mutate func(*corev1.Secret)) *corev1.Secret {
@@ -254,7 +255,7 @@ func TestConfirmPushInvalidInput(t *testing.T) {
 			if tc.want != nil && !strings.Contains(err.Error(), "PushSecret ns/identity-db") {
 				t.Errorf("error %q does not name the PushSecret", err)
 			}
-			for _, v := range testenv.Verbs() {
+			for _, v := range faults.Verbs() {
 				if n := inj.Calls(v); n != 0 {
 					t.Errorf("%d %s calls before the input was checked", n, v)
 				}
@@ -325,13 +326,13 @@ func TestPushConfirmationOf(t *testing.T) {
 // two versions of the Secret: the fault is reported, nothing is confirmed that ESO has
 // not pushed, and the passes converge to the fault-free outcome.
 func TestFaultMatrixConfirmPush(t *testing.T) {
-	testenv.FaultMatrix{MaxPasses: 12, Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{MaxPasses: 12, Setup: func(t *testing.T) faults.Scenario {
 		w := newPushWorld(t)
 		key := client.ObjectKey{Namespace: w.ns, Name: w.source.Name}
 		changed := false
 		pushedVersions := map[string]bool{} // the Secret versions ESO has pushed
 		var last secrets.PushConfirmation
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				got, ps, err := w.confirm(t, c)
@@ -345,7 +346,7 @@ func TestFaultMatrixConfirmPush(t *testing.T) {
 				switch {
 				case !got.Confirmed:
 					// ESO pushes the PushSecret meanwhile.
-					if _, err := testenv.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
+					if _, err := simulate.MarkPushSecretSynced(ctx, env.Client, key); err != nil {
 						t.Fatal(err)
 					}
 					pushedVersions[w.secret(t).ResourceVersion] = true

@@ -13,7 +13,7 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func ExampleEffectiveStoreRef() {
@@ -75,7 +75,7 @@ func ExampleGateStoreReady() {
 	}
 
 	fmt.Println(step())
-	if _, err := testenv.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
+	if _, err := simulate.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
 		panic(err)
 	}
 	fmt.Println(step())
@@ -84,7 +84,7 @@ func ExampleGateStoreReady() {
 	}
 	fmt.Println(step())
 	// ESO syncs the key from OpenBao (simulated here).
-	if _, err := testenv.MarkExternalSecretSynced(ctx, c, key, map[string][]byte{"SECRET_KEY": []byte("from-openbao")}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, c, key, map[string][]byte{"SECRET_KEY": []byte("from-openbao")}); err != nil {
 		panic(err)
 	}
 	fmt.Println(step())
@@ -173,7 +173,7 @@ func ExampleEnsureGeneratedSecret_restore() {
 
 	fmt.Println(step())
 	// ESO finds nothing in the backend (simulated): Ready=True, target without the key.
-	if _, err := testenv.MarkExternalSecretSynced(ctx, c, synced, map[string][]byte{}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, c, synced, map[string][]byte{}); err != nil {
 		panic(err)
 	}
 	fmt.Println(step())
@@ -248,7 +248,7 @@ func ExampleConfirmPush() {
 	fmt.Println(step())
 	fmt.Println(step())
 	// ESO pushes the Secret to the backend (simulated).
-	if _, err := testenv.MarkPushSecretSynced(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: source.Name}); err != nil {
+	if _, err := simulate.MarkPushSecretSynced(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: source.Name}); err != nil {
 		panic(err)
 	}
 	fmt.Println(step())
@@ -278,10 +278,10 @@ func ExampleSync() {
 	if err := c.Create(ctx, store); err != nil {
 		panic(err)
 	}
-	if _, err := testenv.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
+	if _, err := simulate.MarkSecretStoreReady(ctx, c, client.ObjectKeyFromObject(store)); err != nil {
 		panic(err)
 	}
-	backend := testenv.NewSecretBackend(c) // plays OpenBao behind ESO
+	backend := simulate.NewSecretBackend(c) // plays OpenBao behind ESO
 	backend.Set("app/session", map[string][]byte{"key": []byte("held-by-the-backend")})
 
 	params := secrets.SyncParams{

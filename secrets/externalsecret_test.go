@@ -11,7 +11,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func TestWaitForExternalSecret(t *testing.T) {
@@ -24,17 +24,17 @@ func TestWaitForExternalSecret(t *testing.T) {
 		}
 	}
 	key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key("synced"), map[string][]byte{"password": []byte("pw")}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key("synced"), map[string][]byte{"password": []byte("pw")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkExternalSecretNotSynced(ctx, env.Client, key("failed"), esov1.ConditionReasonSecretSyncedError); err != nil {
+	if _, err := simulate.MarkExternalSecretNotSynced(ctx, env.Client, key("failed"), esov1.ConditionReasonSecretSyncedError); err != nil {
 		t.Fatal(err)
 	}
 	// Synced once, then the provider fails: the Secret is still there, Ready is False.
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key("resynced-failed"), map[string][]byte{"password": []byte("pw")}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key("resynced-failed"), map[string][]byte{"password": []byte("pw")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkExternalSecretNotSynced(ctx, env.Client, key("resynced-failed"), esov1.ConditionReasonSecretSyncedError); err != nil {
+	if _, err := simulate.MarkExternalSecretNotSynced(ctx, env.Client, key("resynced-failed"), esov1.ConditionReasonSecretSyncedError); err != nil {
 		t.Fatal(err)
 	}
 

@@ -18,6 +18,8 @@ import (
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // adminPush is where the tests push identity's admin password.
@@ -188,8 +190,8 @@ func (w *credentialWorld) state(t *testing.T) any {
 }
 
 // run is the FaultRun of the world: each pass is followed by one round of ESO.
-func (w *credentialWorld) run(t *testing.T) testenv.FaultRun {
-	return testenv.FaultRun{
+func (w *credentialWorld) run(t *testing.T) faults.Scenario {
+	return faults.Scenario{
 		Client: env.Client,
 		Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 			res, err := w.step(ctx, c)
@@ -208,17 +210,17 @@ func (w *credentialWorld) run(t *testing.T) testenv.FaultRun {
 // converge to the fault-free outcome.
 func TestFaultMatrixGeneratedSecret(t *testing.T) {
 	t.Run("no restore source", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 			return newCredentialWorld(t, false, "").run(t)
 		}}.Run(t)
 	})
 	t.Run("first install with a restore source", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 			return newCredentialWorld(t, true, "").run(t)
 		}}.Run(t)
 	})
 	t.Run("restored namespace", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 			return newCredentialWorld(t, true, "Held0By0The0Backend0Since0Day0One").run(t)
 		}}.Run(t)
 	})
@@ -226,11 +228,11 @@ func TestFaultMatrixGeneratedSecret(t *testing.T) {
 
 // TestFaultMatrixEnsurePushSecret: the PushSecret alone.
 func TestFaultMatrixEnsurePushSecret(t *testing.T) {
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns)
 		gs := secrets.DefaultGeneratedSecret(client.ObjectKey{Namespace: ns, Name: "identity-admin-source"}, "password")
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				ps, err := secrets.GeneratedPushSecret(gs, adminPush)
@@ -259,12 +261,12 @@ func TestFaultMatrixEnsurePushSecret(t *testing.T) {
 // read is an error, never a pass.
 func TestFaultMatrixGates(t *testing.T) {
 	t.Run("GateStoreReady", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			createStore(t, ns, "tenant-bao", false)
 			ref := commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"}
 			var conds []metav1.Condition
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					ok, err := secrets.GateStoreReady(ctx, c, ref, ns, false, &conds, 1, condSecretsReady)
@@ -273,7 +275,7 @@ func TestFaultMatrixGates(t *testing.T) {
 						return ctrl.Result{}, err
 					case !ok:
 						// ESO validates the store meanwhile.
-						if _, err := testenv.MarkSecretStoreReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "tenant-bao"}); err != nil {
+						if _, err := simulate.MarkSecretStoreReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "tenant-bao"}); err != nil {
 							t.Fatal(err)
 						}
 						return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
@@ -290,13 +292,13 @@ func TestFaultMatrixGates(t *testing.T) {
 		}}.Run(t)
 	})
 	t.Run("WaitForExternalSecret", func(t *testing.T) {
-		testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+		faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 			ns := env.Namespace(t)
 			key := client.ObjectKey{Namespace: ns, Name: "identity-admin"}
 			if err := env.Client.Create(context.Background(), desiredExternalSecret(ns, key.Name, key.Name, secrets.EffectiveStoreRef(nil))); err != nil {
 				t.Fatal(err)
 			}
-			return testenv.FaultRun{
+			return faults.Scenario{
 				Client: env.Client,
 				Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 					exists, ready, err := secrets.WaitForExternalSecret(ctx, c, key)
@@ -304,7 +306,7 @@ func TestFaultMatrixGates(t *testing.T) {
 					case err != nil:
 						return ctrl.Result{}, err
 					case !exists || !ready:
-						if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"password": []byte("pw")}); err != nil {
+						if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"password": []byte("pw")}); err != nil {
 							t.Fatal(err)
 						}
 						return ctrl.Result{RequeueAfter: secrets.PollInterval}, nil
@@ -320,7 +322,7 @@ func TestFaultMatrixGates(t *testing.T) {
 // (the map function cannot return an error); the caller sees too few requests and the
 // next event maps them all.
 func TestFaultMatrixStoreRefFanOut(t *testing.T) {
-	testenv.FaultMatrix{Setup: func(t *testing.T) testenv.FaultRun {
+	faults.Matrix{Setup: func(t *testing.T) faults.Scenario {
 		ns := env.Namespace(t)
 		ref := &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "tenant-bao"}
 		createCR(t, ns, "dashboard", ref)
@@ -328,7 +330,7 @@ func TestFaultMatrixStoreRefFanOut(t *testing.T) {
 		createCR(t, ns, "glance", nil)
 		store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-bao"}}
 		var got []string
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				reqs := configMapFanOut(c, commonv1.SecretStoreKind)(ctx, store)
@@ -358,8 +360,8 @@ func TestFaultMatrixStoreRefFanOut(t *testing.T) {
 func TestKilledBetweenGenerateAndPush(t *testing.T) {
 	ctx := context.Background()
 	w := newCredentialWorld(t, false, "")
-	inj := testenv.NewFaultInjector()
-	inj.Arm(testenv.VerbApply, 1, testenv.FaultCanceled)
+	inj := faults.NewInjector()
+	inj.Arm(faults.VerbApply, 1, faults.Canceled)
 	res, err := w.step(ctx, inj.Client(env.Client))
 	if !errors.Is(err, context.Canceled) || !res.IsZero() {
 		t.Fatalf("killed pass = %+v, %v; want context.Canceled", res, err)

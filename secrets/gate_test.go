@@ -20,7 +20,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 const condSecretsReady = "SecretsReady"
@@ -33,7 +33,7 @@ func TestGateStoreReady(t *testing.T) {
 	readyCluster, deadCluster := clusterName("gate-ready"), clusterName("gate-dead")
 	createClusterStore(t, readyCluster, true)
 	createClusterStore(t, deadCluster, false)
-	if _, err := testenv.MarkClusterSecretStoreNotReady(ctx, env.Client, deadCluster, esov1.ReasonValidationFailed); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreNotReady(ctx, env.Client, deadCluster, esov1.ReasonValidationFailed); err != nil {
 		t.Fatal(err)
 	}
 	createStore(t, ns, "tenant-bao", true)
@@ -192,7 +192,7 @@ func TestGateStoreReadyConditionLifecycle(t *testing.T) {
 	}
 
 	// ESO validates the store again: the gate passes.
-	if _, err := testenv.MarkClusterSecretStoreReady(ctx, env.Client, name); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(ctx, env.Client, name); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := secrets.GateStoreReady(ctx, env.Client, ref, ns, false, &conds, 2, condSecretsReady); !ok || err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 var alphanumeric = regexp.MustCompile(`^[A-Za-z0-9]+$`)
@@ -135,7 +136,7 @@ func TestEnsureGeneratedSecretSurvivesExternalSecretRestore(t *testing.T) {
 		if err := env.Client.Create(ctx, desiredExternalSecret(ns, synced.Name, synced.Name, ref)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, synced, backend); err != nil {
+		if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, synced, backend); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // clusterName returns a ClusterSecretStore name no other test uses: cluster-scoped
@@ -58,7 +58,7 @@ func createClusterStore(t testing.TB, name string, ready bool) {
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), store) })
 	if ready {
-		if _, err := testenv.MarkClusterSecretStoreReady(ctx, env.Client, name); err != nil {
+		if _, err := simulate.MarkClusterSecretStoreReady(ctx, env.Client, name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func createStore(t testing.TB, ns, name string, ready bool) {
 		t.Fatal(err)
 	}
 	if ready {
-		if _, err := testenv.MarkSecretStoreReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: name}); err != nil {
+		if _, err := simulate.MarkSecretStoreReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: name}); err != nil {
 			t.Fatal(err)
 		}
 	}

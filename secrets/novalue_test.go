@@ -21,7 +21,7 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // logSink records every log line, at every verbosity, except client-go's wire dumps:
@@ -83,14 +83,14 @@ func TestNoSecretValueLeaks(t *testing.T) {
 		t.Fatal("gate passed on a missing store")
 	}
 	createClusterStore(t, storeName, false)
-	if _, err := testenv.MarkClusterSecretStoreNotReady(ctx, env.Client, storeName, esov1.ReasonValidationFailed); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreNotReady(ctx, env.Client, storeName, esov1.ReasonValidationFailed); err != nil {
 		t.Fatal(err)
 	}
 	gate(env.Client, false)
 	messages := []string{secretsCond(conds).Message}
 	gate(env.Client, true)
 	messages = append(messages, secretsCond(conds).Message)
-	if _, err := testenv.MarkClusterSecretStoreReady(ctx, env.Client, storeName); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreReady(ctx, env.Client, storeName); err != nil {
 		t.Fatal(err)
 	}
 	if !gate(env.Client, false) {
@@ -114,7 +114,7 @@ func TestNoSecretValueLeaks(t *testing.T) {
 	if err := env.Client.Create(ctx, desiredExternalSecret(ns, synced.Name, synced.Name, ref)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, synced, map[string][]byte{"password": []byte(value)}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, synced, map[string][]byte{"password": []byte(value)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ready, err := secrets.WaitForExternalSecret(ctx, env.Client, synced); !ready || err != nil {

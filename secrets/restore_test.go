@@ -14,7 +14,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // TestEnsureGeneratedSecretWaitsForPendingRestore: the generated Secret and the
@@ -41,7 +41,7 @@ func TestEnsureGeneratedSecretWaitsForPendingRestore(t *testing.T) {
 		"sync failed: SecretSyncedError (unreachable backend, or a missing key under Retain)": {
 			esName: "identity-admin", target: "identity-admin",
 			setup: func(t *testing.T, es client.ObjectKey) {
-				if _, err := testenv.MarkExternalSecretNotSynced(context.Background(), env.Client, es, esov1.ConditionReasonSecretSyncedError); err != nil {
+				if _, err := simulate.MarkExternalSecretNotSynced(context.Background(), env.Client, es, esov1.ConditionReasonSecretSyncedError); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -299,7 +299,7 @@ func TestWaitForExternalSecretIgnoresStaleStatus(t *testing.T) {
 		}
 		return ready
 	}
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"password": []byte("pw")}); err != nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, key, map[string][]byte{"password": []byte("pw")}); err != nil {
 		t.Fatal(err)
 	}
 	if !ready() {

@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/secrets"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // ConfigMaps stand in for CRs that read the Secret named in their data: a Secret event
@@ -119,7 +120,7 @@ func TestAddSecretWatchesRefusesANilMapper(t *testing.T) {
 func TestSecretRefFanOutListFailure(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(env.Scheme).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
-			return testenv.ErrInjected
+			return faults.ErrInjected
 		},
 	}).Build()
 	mapFn := secrets.SecretRefFanOut(c, func() client.ObjectList { return &corev1.ConfigMapList{} })

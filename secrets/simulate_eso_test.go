@@ -11,7 +11,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // TestESOSimulator pins the behaviour of the testenv ESO simulator that the tests of
@@ -60,7 +60,7 @@ func TestESOSimulator(t *testing.T) {
 			if err := env.Client.Create(ctx, es); err != nil {
 				t.Fatal(err)
 			}
-			got, err := testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), data)
+			got, err := simulate.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestESOSimulator(t *testing.T) {
 	if err := env.Client.Create(ctx, es); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), data); err == nil {
+	if _, err := simulate.MarkExternalSecretSynced(ctx, env.Client, client.ObjectKeyFromObject(es), data); err == nil {
 		t.Error("Merge into a missing Secret succeeded")
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	esov1alpha1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1alpha1"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 func TestEffectiveStoreRef(t *testing.T) {
@@ -141,13 +141,13 @@ func TestIsStoreRefReady(t *testing.T) {
 	createClusterStore(t, readyCluster, true)
 	createClusterStore(t, idleCluster, false)
 	createClusterStore(t, deadCluster, false)
-	if _, err := testenv.MarkClusterSecretStoreNotReady(ctx, env.Client, deadCluster, esov1.ReasonValidationFailed); err != nil {
+	if _, err := simulate.MarkClusterSecretStoreNotReady(ctx, env.Client, deadCluster, esov1.ReasonValidationFailed); err != nil {
 		t.Fatal(err)
 	}
 	createStore(t, ns, "ready", true)
 	createStore(t, ns, "idle", false)
 	createStore(t, ns, "dead", false)
-	if _, err := testenv.MarkSecretStoreNotReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "dead"}, esov1.ReasonValidationFailed); err != nil {
+	if _, err := simulate.MarkSecretStoreNotReady(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "dead"}, esov1.ReasonValidationFailed); err != nil {
 		t.Fatal(err)
 	}
 	createStore(t, other, "elsewhere", true)

@@ -12,7 +12,9 @@ import (
 )
 
 // The deprecated names of package testenv are the subpackages' values, so callers not
-// yet migrated behave the same.
+// yet migrated behave the same. The explicit types are the point of the test.
+//
+//nolint:staticcheck // the deprecated names are what it tests
 func TestDeprecatedNamesAreTheSubpackages(t *testing.T) {
 	var inj *faults.Injector = testenv.NewFaultInjector()
 	var matrix faults.Matrix = testenv.FaultMatrix{Setup: func(*testing.T) testenv.FaultRun { return faults.Scenario{} }}

@@ -28,7 +28,7 @@ type probe struct {
 
 func (p *probe) DeepCopyObject() runtime.Object {
 	c := *p
-	p.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	p.DeepCopyInto(&c.ObjectMeta)
 	return &c
 }
 

@@ -19,7 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/reconciler-sdk/apply"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/tls"
 )
 
@@ -103,12 +104,12 @@ func TestEnsureCertificateNeverTakesOver(t *testing.T) {
 // that never failed. A read never answers 409 and a timed-out read has no effect, so
 // reads meet 500 and a cancelled context only.
 func TestEnsureCertificateFaultMatrix(t *testing.T) {
-	setup := func(t *testing.T) testenv.FaultRun {
+	setup := func(t *testing.T) faults.Scenario {
 		ns := env.Namespace(t)
 		owner := newOwner(t, ns)
 		k := client.ObjectKey{Namespace: ns, Name: "identity-db"}
 		var uid string
-		return testenv.FaultRun{
+		return faults.Scenario{
 			Client: env.Client,
 			Pass: func(ctx context.Context, c client.Client) (ctrl.Result, error) {
 				ready, err := tls.EnsureCertificate(ctx, c, env.Scheme, owner, desiredCert(ns))
@@ -118,7 +119,7 @@ func TestEnsureCertificateFaultMatrix(t *testing.T) {
 				case ready:
 					return ctrl.Result{}, nil
 				}
-				if _, err := testenv.MarkCertificateReady(context.Background(), env.Client, k); err != nil {
+				if _, err := simulate.MarkCertificateReady(context.Background(), env.Client, k); err != nil {
 					return ctrl.Result{}, err
 				}
 				return ctrl.Result{RequeueAfter: 10 * time.Second}, nil
@@ -155,7 +156,7 @@ func TestEnsureCertificateFaultMatrix(t *testing.T) {
 			},
 		}
 	}
-	testenv.FaultMatrix{Setup: setup}.RunWritesAndReads(t)
+	faults.Matrix{Setup: setup}.RunWritesAndReads(t)
 }
 
 // TestEnsureCertificateNilScheme: a nil scheme is an error wrapping apply.ErrNilScheme

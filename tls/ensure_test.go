@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/c5c3/reconciler-sdk/apply"
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/tls"
 )
 
@@ -59,14 +59,14 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 		t.Fatalf("controller reference = %+v, want owner %s", ref, owner.UID)
 	}
 
-	if _, err := testenv.MarkCertificateNotReady(ctx, env.Client, client.ObjectKeyFromObject(cert), "Issuing"); err != nil {
+	if _, err := simulate.MarkCertificateNotReady(ctx, env.Client, client.ObjectKeyFromObject(cert), "Issuing"); err != nil {
 		t.Fatal(err)
 	}
 	if ready, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, desiredCert(ns)); err != nil || ready {
 		t.Fatalf("issuing: ready=%v err=%v, want (false, nil)", ready, err)
 	}
 
-	if _, err := testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
+	if _, err := simulate.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
 		t.Fatal(err)
 	}
 	issued := desiredCert(ns)
@@ -102,7 +102,7 @@ func TestEnsureCertificateLifecycle(t *testing.T) {
 		t.Errorf("stored dnsNames at generation %d (was %d), want the new names at a new generation (-want +got):\n%s",
 			stored.Generation, issued.Generation, diff)
 	}
-	if _, err := testenv.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
+	if _, err := simulate.MarkCertificateReady(ctx, env.Client, client.ObjectKeyFromObject(cert)); err != nil {
 		t.Fatal(err)
 	}
 	if ready, err := tls.EnsureCertificate(ctx, env.Client, env.Scheme, owner, desiredCert(ns, "identity-db.example.org", "db.identity.svc")); err != nil || !ready {

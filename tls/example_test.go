@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/tls"
 )
 
@@ -43,7 +43,7 @@ func ExampleEnsureCertificate() {
 	fmt.Println("first pass ready:", ready, err)
 
 	// cert-manager issues the certificate (simulated here).
-	if _, err := testenv.MarkCertificateReady(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: "identity-db"}); err != nil {
+	if _, err := simulate.MarkCertificateReady(ctx, c, client.ObjectKey{Namespace: ns.Name, Name: "identity-db"}); err != nil {
 		panic(err)
 	}
 	ready, err = tls.EnsureCertificate(ctx, c, scheme, owner, desired())

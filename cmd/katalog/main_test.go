@@ -37,6 +37,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // mainArgsEnv, when set, makes the test binary run main with these arguments
@@ -186,7 +187,7 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 		}
 		for _, d := range deps.Items {
 			if d.Status.ReadyReplicas == 0 {
-				if _, err := testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(&d)); err != nil {
+				if _, err := simulate.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(&d)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 var env *testenv.Env
@@ -193,7 +194,7 @@ func markAvailable(ctx context.Context, t *testing.T, ns string) {
 		if d.Status.ReadyReplicas > 0 {
 			continue
 		}
-		if _, err := testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(&d)); err != nil {
+		if _, err := simulate.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(&d)); err != nil {
 			t.Fatal(err)
 		}
 	}

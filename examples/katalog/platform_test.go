@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // waitFor polls check until it returns nil, failing the test with its last error.
@@ -118,11 +119,11 @@ func TestApplicationKeepsDeploymentWhileDatabaseNotReady(t *testing.T) {
 
 	// The Database comes up, then the Application's Deployment.
 	waitFor(t, "Database Deployment", func(ctx context.Context) error {
-		_, err := testenv.MarkDeploymentAvailable(ctx, env.Client, dbDeployment)
+		_, err := simulate.MarkDeploymentAvailable(ctx, env.Client, dbDeployment)
 		return err
 	})
 	waitFor(t, "Application Deployment", func(ctx context.Context) error {
-		_, err := testenv.MarkDeploymentAvailable(ctx, env.Client, appDeployment)
+		_, err := simulate.MarkDeploymentAvailable(ctx, env.Client, appDeployment)
 		return err
 	})
 	waitFor(t, "Application Ready", wantStatus(app, "phase", "Ready"))
@@ -149,7 +150,7 @@ func TestApplicationKeepsDeploymentWhileDatabaseNotReady(t *testing.T) {
 
 	// The Database is back: so is phase Ready, on the same Deployment.
 	waitFor(t, "Database Deployment again", func(ctx context.Context) error {
-		_, err := testenv.MarkDeploymentAvailable(ctx, env.Client, dbDeployment)
+		_, err := simulate.MarkDeploymentAvailable(ctx, env.Client, dbDeployment)
 		return err
 	})
 	waitFor(t, "Application sees the Database Ready", wantStatus(app, "database", "Ready"))

@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/katalog/inspect"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 )
 
 // On a real API server, the custom resources, their children and their events are read
@@ -40,7 +41,7 @@ func TestReadsComeFromTheManagersCache(t *testing.T) {
 		},
 	}
 	mustCreate(ctx, t, dep)
-	if _, err := testenv.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(dep)); err != nil {
+	if _, err := simulate.MarkDeploymentAvailable(ctx, env.Client, client.ObjectKeyFromObject(dep)); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(ctx, t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-config", OwnerReferences: controlledBy(web.GetUID(), "web")}})
