@@ -6,7 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
@@ -27,23 +26,20 @@ var loginPage = testenv.Answer{ContentType: "text/html; charset=utf-8", Body: `<
 // startHorizonOperator runs the Horizon operator as cmd/main.go does (a multicluster
 // manager, its resolver and NewReconciler), on the suite's namespace, logger and
 // metrics registry, with the health check pointed at login.
-func startHorizonOperator(login *testenv.StandIn) func(context.Context, *rest.Config, conformance.RunOptions) error {
-	return func(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-		return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme), func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-			ropts := controller.DefaultOptions()
-			var err error
-			if ropts.Metrics, err = run.Metrics(controller.MetricsPrefix); err != nil {
-				return err
-			}
-			ropts.Recorder, ropts.Wrap = mgr.GetLocalManager().GetEventRecorder(controller.FieldManager), run.Wrap
-			ropts.Outbound, ropts.ProbeBase = login.Outbound(), login.URL("")
-			r, err := controller.NewReconciler(resolver, ropts)
-			if err != nil {
-				return err
-			}
-			return r.SetupWithManager(ctx, mgr)
-		})
-	}
+func startHorizonOperator(login *testenv.StandIn) conformance.StartFunc {
+	return conformance.StartOperator(controller.FieldManager, env.Scheme, func(ctx context.Context, mgr mcmanager.Manager,
+		resolver *multicluster.ClusterResolver, run conformance.RunOptions) error {
+		ropts := controller.DefaultOptions()
+		ropts.Outbound, ropts.ProbeBase = login.Outbound(), login.URL("")
+		if err := conformance.ObserveReconciler(run, mgr, controller.MetricsPrefix, &ropts); err != nil {
+			return err
+		}
+		r, err := controller.NewReconciler(resolver, ropts)
+		if err != nil {
+			return err
+		}
+		return r.SetupWithManager(ctx, mgr)
+	})
 }
 
 // readSample reads a Horizon of config/samples.

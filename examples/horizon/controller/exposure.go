@@ -18,11 +18,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// childKey is the key of the single child of each optional kind: the Horizon's own.
-func childKey(h *v1alpha1.Horizon) client.ObjectKey {
-	return client.ObjectKey{Namespace: h.Namespace, Name: h.Name}
-}
-
 // reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
@@ -37,7 +32,7 @@ func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, h *v1alpha1.Horizon
 			Path:      g.Path,
 		}
 	}
-	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), spec,
+	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), h, client.ObjectKeyFromObject(h), spec,
 		httproute.Backend{ServiceName: h.Name, Port: ServicePort}, labels(h))
 }
 
@@ -50,7 +45,7 @@ func (r *Reconciler) reconcileHealthCheck(ctx context.Context, h *v1alpha1.Horiz
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
 func (r *Reconciler) reconcileHPA(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.TargetOf(ctx)
-	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredHPA(h))
+	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), h, client.ObjectKeyFromObject(h), desiredHPA(h))
 }
 
 // reconcileVPA is the VPA row: the VerticalPodAutoscaler of the dashboard Deployment
@@ -66,7 +61,7 @@ func (r *Reconciler) reconcileVPA(ctx context.Context, h *v1alpha1.Horizon) (rec
 // propagates and the existing policy stays as it is.
 func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.TargetOf(ctx)
-	return netpol.Flow(ctx, target.Client, target.Client.Scheme(), h, childKey(h), desiredNetworkPolicy(h))
+	return netpol.Flow(ctx, target.Client, target.Client.Scheme(), h, client.ObjectKeyFromObject(h), desiredNetworkPolicy(h))
 }
 
 // desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.

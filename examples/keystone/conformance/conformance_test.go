@@ -6,7 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
@@ -36,31 +35,27 @@ var versionDocument = testenv.Answer{ContentType: "application/json", Body: `{"v
 // multicluster manager, its resolver, NewReconciler and the KeystoneIdentityBackend
 // controller), on the suite's namespace, logger and metrics registry, with the health
 // check pointed at api.
-func startKeystoneOperator(api *testenv.StandIn) func(context.Context, *rest.Config, conformance.RunOptions) error {
-	return func(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
-		return multicluster.RunOperator(ctx, cfg, run.OperatorOptions(keystone.FieldManager, env.Scheme), func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-			ropts := keystone.DefaultOptions()
-			ropts.Recorder, ropts.Wrap = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager), run.Wrap
-			ropts.Outbound, ropts.ProbeBase = api.Outbound(), api.URL("")
-			metrics, err := run.Metrics(keystone.MetricsPrefix)
-			if err != nil {
-				return err
-			}
-			ropts.Metrics = metrics
-			r, err := keystone.NewReconciler(resolver, ropts)
-			if err != nil {
-				return err
-			}
-			if err := r.SetupWithManager(ctx, mgr); err != nil {
-				return err
-			}
-			backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
-			if err != nil {
-				return err
-			}
-			return backends.SetupWithManager(ctx, mgr)
-		})
+func startKeystoneOperator(api *testenv.StandIn) conformance.StartFunc {
+	setup := func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver, run conformance.RunOptions) error {
+		ropts := keystone.DefaultOptions()
+		if err := conformance.ObserveReconciler(run, mgr, keystone.MetricsPrefix, &ropts.ReconcilerOptions); err != nil {
+			return err
+		}
+		ropts.Outbound, ropts.ProbeBase = api.Outbound(), api.URL("")
+		r, err := keystone.NewReconciler(resolver, ropts)
+		if err == nil {
+			err = r.SetupWithManager(ctx, mgr)
+		}
+		if err != nil {
+			return err
+		}
+		backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
+		if err != nil {
+			return err
+		}
+		return backends.SetupWithManager(ctx, mgr)
 	}
+	return conformance.StartOperator(keystone.FieldManager, env.Scheme, setup)
 }
 
 // newWorld plays External Secrets and mariadb-operator for the suite: the shared

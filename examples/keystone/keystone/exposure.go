@@ -14,17 +14,12 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// childKey is the key of the single child of each optional kind: the Keystone's own.
-func childKey(k *v1alpha1.Keystone) client.ObjectKey {
-	return client.ObjectKey{Namespace: k.Namespace, Name: k.Name}
-}
-
 // reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
 func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.TargetOf(ctx)
-	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), k.Spec.Gateway,
+	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), k, client.ObjectKeyFromObject(k), k.Spec.Gateway,
 		httproute.Backend{ServiceName: k.Name, Port: names.ServicePort}, labels(k))
 }
 
@@ -37,7 +32,7 @@ func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keyst
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
 func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	target := r.TargetOf(ctx)
-	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), k, childKey(k), desiredHPA(k))
+	return deployment.HPAFlow(ctx, target.Client, target.Client.Scheme(), k, client.ObjectKeyFromObject(k), desiredHPA(k))
 }
 
 // DefaultTargetCPUUtilization is the average CPU utilization, in percent of the

@@ -100,14 +100,6 @@ func VersionDocumentValid(_ int, _ http.Header, body []byte) error {
 	return nil
 }
 
-// Reconciler reconciles Keystones: one pass resolves the target cluster, then runs the
-// step table of NewReconciler (see the package documentation). Its Reconcile, Children
-// and watches are the SDK's (multicluster.CRReconciler).
-type Reconciler struct {
-	*multicluster.CRReconciler[*v1alpha1.Keystone]
-	opts Options
-}
-
 // NewReconciler builds the Keystone reconciler on resolver (the management cluster's
 // client is resolver.Local().Client, an apply.Applier). The step table reads like the
 // Keystone pipeline: a lane of steps that ends the pass at the first requeue or error,
@@ -148,6 +140,14 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 		return nil, err
 	}
 	return r, nil
+}
+
+// Reconciler reconciles Keystones: one pass resolves the target cluster, then runs the
+// step table of NewReconciler (see the package documentation). Its Reconcile, Children
+// and watches are the SDK's (multicluster.CRReconciler).
+type Reconciler struct {
+	*multicluster.CRReconciler[*v1alpha1.Keystone]
+	opts Options
 }
 
 // newPipeline is the step table; every step answers through reconcile.Settle.
