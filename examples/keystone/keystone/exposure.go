@@ -14,6 +14,12 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
+// reconcileHealthCheck is the HealthCheck row: a GET of the version document through
+// the TTL probe cache, as KeystoneAPIReady.
+func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
+	return r.opts.Prober.Flow(ctx, k, ConditionKeystoneAPIReady, r.opts.ProbeURL(k))
+}
+
 // reconcileHTTPRoute is the HTTPRoute row: the route of spec.gateway (or none), with
 // the Gateway's Accepted verdict as HTTPRouteReady. The kind is probed on the cluster
 // the children land on, on every pass.
@@ -21,12 +27,6 @@ func (r *Reconciler) reconcileHTTPRoute(ctx context.Context, k *v1alpha1.Keyston
 	target := r.TargetOf(ctx)
 	return httproute.SpecFlow(ctx, target.Client, target.Client.Scheme(), k, client.ObjectKeyFromObject(k), k.Spec.Gateway,
 		httproute.Backend{ServiceName: k.Name, Port: names.ServicePort}, labels(k))
-}
-
-// reconcileHealthCheck is the HealthCheck row: a GET of the version document through
-// the TTL probe cache, as KeystoneAPIReady.
-func (r *Reconciler) reconcileHealthCheck(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
-	return r.opts.Prober.Flow(ctx, k, ConditionKeystoneAPIReady, r.opts.ProbeURL(k))
 }
 
 // reconcileHPA is the HPA row: the HorizontalPodAutoscaler of spec.autoscaling, or none.
