@@ -27,7 +27,7 @@ func get(t *testing.T, url string) got {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestStandIn(t *testing.T) {
 	}
 	s.Close()
 	if resp, err := http.Get(s.URL("/")); err == nil { //nolint:gosec,noctx // the test's own loopback server
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		t.Error("a closed StandIn still answers")
 	}
 }

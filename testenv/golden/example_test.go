@@ -13,7 +13,7 @@ import (
 // form that Compare fails the test with.
 func ExampleCheck() {
 	dir, _ := os.MkdirTemp("", "golden")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	path := filepath.Join(dir, "settings.conf")
 	_ = os.WriteFile(path, []byte("[DEFAULT]\ndebug = false\n"), 0o600)
 
