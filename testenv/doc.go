@@ -47,7 +47,8 @@
 // mgr.GetWebhookServer().Register) and the real API server calls them on every
 // matching request, so defaulting and validation are tested as users meet them. A test
 // that runs the operator's own main function serves them with the address, port and
-// certificates of [Env.WebhookServerOptions] and waits for its server with
+// certificates of [Env.WebhookServerOptions] (or the certificate directory and port
+// [Env.WebhookFlags] returns for operator.Options) and waits for its server with
 // [Env.WaitForWebhookServer].
 //
 // # Simulators, faults and the test world
@@ -67,6 +68,15 @@
 //
 // The names these had in package testenv (MarkDeploymentAvailable, SecretBackend,
 // FaultInjector, FaultMatrix, ...) are deprecated aliases for one release.
+//
+// # Stand-ins, samples and golden files
+//
+// [StandIn] is a local HTTP server answering what a health check would find at a
+// service (an [Answer] per path), closed when the test ends; [ReadSample] reads a
+// config/samples manifest strictly; [Eventually] polls a condition of the test's own;
+// package [github.com/c5c3/reconciler-sdk/testenv/golden] compares rendered output with
+// golden files (go test -update rewrites them). [StepReconciler] and [StepTarget] build
+// a reconciler whose steps a test runs one by one through [reconcile.Pipeline.RunStep].
 //
 // # Converged passes
 //
