@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 )
 
 // DefaultTargetCPUUtilization is the average CPU utilization, in percent of the pods'
@@ -76,4 +78,14 @@ func CPUAutoscaler(meta metav1.ObjectMeta, deploymentName string, minReplicas *i
 			}},
 		},
 	}
+}
+
+// CPUAutoscalerFor is [CPUAutoscaler] between the bounds of a CR's spec.autoscaling
+// (commonv1.AutoscalingSpec); nil when spec is nil, so the HPA flow deletes the owner's
+// autoscaler.
+func CPUAutoscalerFor(meta metav1.ObjectMeta, deploymentName string, spec *commonv1.AutoscalingSpec) *autoscalingv2.HorizontalPodAutoscaler {
+	if spec == nil {
+		return nil
+	}
+	return CPUAutoscaler(meta, deploymentName, spec.MinReplicas, spec.MaxReplicas, spec.TargetCPUUtilization)
 }

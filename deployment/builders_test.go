@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/deployment"
 )
@@ -84,6 +85,22 @@ func TestCPUAutoscaler(t *testing.T) {
 		*hpa.Spec.Metrics[0].Resource.Target.AverageUtilization)
 	if want := "api {Deployment api-deployment apps/v1} 2 5 50"; got != want {
 		t.Fatalf("CPUAutoscaler = %q, want %q", got, want)
+	}
+}
+
+// CPUAutoscalerFor takes a CR's spec.autoscaling bounds, defaults the target, and builds
+// nothing without the block (the HPA flow then deletes the owner's autoscaler).
+func TestCPUAutoscalerFor(t *testing.T) {
+	if hpa := deployment.CPUAutoscalerFor(metav1.ObjectMeta{Name: "api"}, "api", nil); hpa != nil {
+		t.Fatalf("CPUAutoscalerFor(nil) = %+v, want nil", hpa)
+	}
+	low := int32(2)
+	hpa := deployment.CPUAutoscalerFor(metav1.ObjectMeta{Name: "api"}, "api-deployment",
+		&commonv1.AutoscalingSpec{MinReplicas: &low, MaxReplicas: 5})
+	got := fmt.Sprint(hpa.Name, " ", hpa.Spec.ScaleTargetRef, " ", *hpa.Spec.MinReplicas, " ", hpa.Spec.MaxReplicas, " ",
+		*hpa.Spec.Metrics[0].Resource.Target.AverageUtilization)
+	if want := "api {Deployment api-deployment apps/v1} 2 5 80"; got != want {
+		t.Fatalf("CPUAutoscalerFor = %q, want %q", got, want)
 	}
 }
 

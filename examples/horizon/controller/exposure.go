@@ -64,14 +64,10 @@ func (r *Reconciler) reconcileNetworkPolicy(ctx context.Context, h *v1alpha1.Hor
 	return netpol.Flow(ctx, target.Client, target.Client.Scheme(), h, client.ObjectKeyFromObject(h), desiredNetworkPolicy(h))
 }
 
-// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
+// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds (none
+// without it).
 func desiredHPA(h *v1alpha1.Horizon) *autoscalingv2.HorizontalPodAutoscaler {
-	a := h.Spec.Autoscaling
-	if a == nil {
-		return nil
-	}
-	return deployment.CPUAutoscaler(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)},
-		h.Name, a.MinReplicas, a.MaxReplicas, a.TargetCPUUtilization)
+	return deployment.CPUAutoscalerFor(metav1.ObjectMeta{Name: h.Name, Namespace: h.Namespace, Labels: labels(h)}, h.Name, h.Spec.Autoscaling)
 }
 
 // desiredVPAs is the VerticalPodAutoscaler of the Deployment when spec.vpa is enabled.

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -62,7 +63,7 @@ func fullHorizon(ns, name string) *v1alpha1.Horizon {
 		ParentRef: v1alpha1.GatewayParentRef{Name: "public"},
 		Hostname:  "dashboard.example.com",
 	}
-	h.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MinReplicas: ptr.To(int32(1)), MaxReplicas: 3}
+	h.Spec.Autoscaling = &commonv1.AutoscalingSpec{MinReplicas: ptr.To(int32(1)), MaxReplicas: 3}
 	h.Spec.VPA = &v1alpha1.VPASpec{Enabled: true}
 	h.Spec.NetworkPolicy = &v1alpha1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{
 		From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{

@@ -208,7 +208,7 @@ func TestReasonsConvergedHorizon(t *testing.T) {
 	}
 
 	h = updateHorizon(t, env, h, func(h *v1alpha1.Horizon) {
-		h.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}
+		h.Spec.Autoscaling = &commonv1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 4}
 		h.Spec.VPA = &v1alpha1.VPASpec{Enabled: true}
 		h.Spec.NetworkPolicy = &v1alpha1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{
 			From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{
@@ -800,7 +800,7 @@ func TestStepsNeverResultWithError(t *testing.T) {
 	rec := newStepReconciler(t, opts)
 	h := newHorizon(ns, "dashboard")
 	h.Spec.Gateway = &v1alpha1.GatewaySpec{ParentRef: v1alpha1.GatewayParentRef{Name: "public"}, Hostname: "dashboard.example.com"}
-	h.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 3}
+	h.Spec.Autoscaling = &commonv1.AutoscalingSpec{MaxReplicas: 3}
 	h.Spec.VPA = &v1alpha1.VPASpec{Enabled: true}
 	h.Spec.NetworkPolicy = &v1alpha1.NetworkPolicySpec{Ingress: []networkingv1.NetworkPolicyIngressRule{{}}}
 	createHorizon(t, env, h)

@@ -39,12 +39,8 @@ func (r *Reconciler) reconcileHPA(ctx context.Context, k *v1alpha1.Keystone) (re
 // request, the autoscaler aims at when spec.autoscaling.targetCPUUtilization is unset.
 const DefaultTargetCPUUtilization = deployment.DefaultTargetCPUUtilization
 
-// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds.
+// desiredHPA scales the Deployment on CPU between spec.autoscaling's bounds (none
+// without it).
 func desiredHPA(k *v1alpha1.Keystone) *autoscalingv2.HorizontalPodAutoscaler {
-	a := k.Spec.Autoscaling
-	if a == nil {
-		return nil
-	}
-	return deployment.CPUAutoscaler(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)},
-		k.Name, a.MinReplicas, a.MaxReplicas, a.TargetCPUUtilization)
+	return deployment.CPUAutoscalerFor(metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)}, k.Name, k.Spec.Autoscaling)
 }

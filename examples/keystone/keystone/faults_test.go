@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
@@ -34,7 +35,7 @@ func everyStepWorld(ctx context.Context, t *testing.T, rec *keystone.Reconciler,
 	k := newKeystone(ns, "keystone")
 	k.Spec.Policy = &v1alpha1.PolicySpec{ConfigMapRef: v1alpha1.ConfigMapKeyRef{Name: "overrides"}}
 	k.Spec.Database.TLS = &v1alpha1.DatabaseTLSSpec{IssuerRef: v1alpha1.IssuerRef{Name: "ca"}}
-	k.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 2}
+	k.Spec.Autoscaling = &commonv1.AutoscalingSpec{MaxReplicas: 2}
 	k.Spec.Gateway = gatewaySpec()
 	k = createKeystone(t, k)
 	if err := env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "overrides", Namespace: ns},

@@ -23,6 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/database"
 	"github.com/c5c3/reconciler-sdk/deployment"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -250,7 +251,7 @@ func TestLeastPrivilege(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	startOperator(t, ns, operatorOptions{cfg: cfg})
 	k := newKeystone(ns, "keystone")
-	k.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 3}
+	k.Spec.Autoscaling = &commonv1.AutoscalingSpec{MaxReplicas: 3}
 	converge(t, createKeystone(t, k), "least-privilege")
 }
 

@@ -587,7 +587,7 @@ func TestReasonsExposure(t *testing.T) {
 		{name: "no HPA", step: "HPA", condType: keystone.ConditionHPAReady, status: metav1.ConditionTrue, reason: "HPANotRequired"},
 		{name: "HPA", step: "HPA", condType: keystone.ConditionHPAReady,
 			prepare: func(_ *testing.T, k *v1alpha1.Keystone) {
-				k.Spec.Autoscaling = &v1alpha1.AutoscalingSpec{MaxReplicas: 4}
+				k.Spec.Autoscaling = &commonv1.AutoscalingSpec{MaxReplicas: 4}
 			},
 			status: metav1.ConditionTrue, reason: "HPAReady"},
 		{name: "trust_flush hourly", step: "TrustFlush", condType: keystone.ConditionTrustFlushReady,

@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 )
 
@@ -29,7 +30,7 @@ func Example() {
 				InitialChoice: "oidc",
 				IDPMapping:    map[string]v1alpha1.IDPMapping{"oidc": {IDP: "company-idp", Protocol: "openid"}},
 			},
-			Autoscaling: &v1alpha1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6},
+			Autoscaling: &commonv1.AutoscalingSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6},
 		},
 	}
 	out, err := yaml.Marshal(h)

@@ -61,7 +61,7 @@ func fullSpec() v1alpha1.HorizonSpec {
 			Hostname:  "dashboard.example.com",
 			Path:      "/dashboard",
 		},
-		Autoscaling: &v1alpha1.AutoscalingSpec{
+		Autoscaling: &commonv1.AutoscalingSpec{
 			MinReplicas:          ptr.To[int32](2),
 			MaxReplicas:          6,
 			TargetCPUUtilization: ptr.To[int32](70),

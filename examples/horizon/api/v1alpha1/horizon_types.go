@@ -105,7 +105,7 @@ type HorizonSpec struct {
 	// CPU utilisation; replicas is ignored then. When omitted, replicas is the fixed
 	// pod count.
 	// +optional
-	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
+	Autoscaling *commonv1.AutoscalingSpec `json:"autoscaling,omitempty"`
 
 	// VPA attaches a VerticalPodAutoscaler to the dashboard's Deployment. When
 	// omitted, no VerticalPodAutoscaler is created. Together with autoscaling, keep
@@ -312,30 +312,6 @@ type GatewayParentRef struct {
 	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	SectionName string `json:"sectionName,omitempty"`
-}
-
-// AutoscalingSpec runs the dashboard under a HorizontalPodAutoscaler on CPU
-// utilisation.
-// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="must not exceed maxReplicas",fieldPath=".minReplicas"
-type AutoscalingSpec struct {
-	// MinReplicas is the fewest pods the autoscaler keeps. Defaults to 1; must not
-	// exceed maxReplicas.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:default=1
-	// +optional
-	MinReplicas *int32 `json:"minReplicas,omitempty"`
-
-	// MaxReplicas is the most pods the autoscaler scales to. Required.
-	// +kubebuilder:validation:Minimum=1
-	MaxReplicas int32 `json:"maxReplicas"`
-
-	// TargetCPUUtilization is the average CPU utilisation, in percent of the pods'
-	// CPU request, the autoscaler aims for. Defaults to 80.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=100
-	// +kubebuilder:default=80
-	// +optional
-	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
 }
 
 // VPAUpdateMode is how a VerticalPodAutoscaler applies its recommendations.

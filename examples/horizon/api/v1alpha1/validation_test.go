@@ -89,7 +89,7 @@ func TestSamples(t *testing.T) {
 				Hostname:  "dashboard.example.com",
 				Path:      "/",
 			},
-			Autoscaling: &v1alpha1.AutoscalingSpec{
+			Autoscaling: &commonv1.AutoscalingSpec{
 				MinReplicas: ptr.To[int32](2), MaxReplicas: 6, TargetCPUUtilization: ptr.To[int32](70),
 			},
 			VPA: &v1alpha1.VPASpec{Enabled: true, UpdateMode: v1alpha1.VPAUpdateModeOff},
@@ -392,7 +392,7 @@ func TestAdmission(t *testing.T) {
 		"autoscaling defaults": {
 			edit: func(s map[string]any) { s["autoscaling"] = map[string]any{"maxReplicas": 1} },
 			check: func(t *testing.T, h *v1alpha1.Horizon) {
-				want := &v1alpha1.AutoscalingSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 1, TargetCPUUtilization: ptr.To[int32](80)}
+				want := &commonv1.AutoscalingSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 1, TargetCPUUtilization: ptr.To[int32](80)}
 				if diff := cmp.Diff(want, h.Spec.Autoscaling); diff != "" {
 					t.Errorf("autoscaling (-want +got):\n%s", diff)
 				}

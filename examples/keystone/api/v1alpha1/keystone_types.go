@@ -87,7 +87,7 @@ type KeystoneSpec struct {
 	// Autoscaling runs a HorizontalPodAutoscaler for the API pods. When omitted,
 	// replicas is the pod count.
 	// +optional
-	Autoscaling *AutoscalingSpec `json:"autoscaling,omitempty"`
+	Autoscaling *commonv1.AutoscalingSpec `json:"autoscaling,omitempty"`
 
 	// TrustFlush runs keystone-manage trust_flush on a schedule, deleting expired and
 	// soft-deleted trusts.
@@ -283,28 +283,6 @@ type ConfigMapKeyRef struct {
 	// +kubebuilder:default="policy.yaml"
 	// +optional
 	Key string `json:"key,omitempty"`
-}
-
-// AutoscalingSpec configures the HorizontalPodAutoscaler of the API pods.
-// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="must not exceed maxReplicas",fieldPath=".minReplicas"
-type AutoscalingSpec struct {
-	// MinReplicas is the lower bound. Defaults to 1.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:default=1
-	// +optional
-	MinReplicas *int32 `json:"minReplicas,omitempty"`
-
-	// MaxReplicas is the upper bound. Required.
-	// +kubebuilder:validation:Minimum=1
-	MaxReplicas int32 `json:"maxReplicas"`
-
-	// TargetCPUUtilization is the average CPU utilization, in percent of the request,
-	// the autoscaler aims at. Defaults to 80.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=100
-	// +kubebuilder:default=80
-	// +optional
-	TargetCPUUtilization *int32 `json:"targetCPUUtilization,omitempty"`
 }
 
 // CronSpec configures a CronJob the operator runs.
