@@ -31,20 +31,6 @@ import (
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// freeAddress returns a local address no listener holds right now.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
-
 // seen records the requests a trivial reconciler got.
 type seen struct {
 	mu   sync.Mutex
@@ -110,7 +96,7 @@ func httpGetAs(ctx context.Context, url, token string) (int, string, error) {
 // --leader-election-namespace, and returns nil once its context ends.
 func TestRunOperator(t *testing.T) {
 	ns, other, clustersNS := env.Namespace(t), env.Namespace(t), env.Namespace(t)
-	metricsAddr, probeAddr := freeAddress(t), freeAddress(t)
+	metricsAddr, probeAddr := testenv.FreeAddress(t), testenv.FreeAddress(t)
 	opts := multicluster.DefaultOperatorOptions()
 	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
 	opts.Manager.Scheme = env.Scheme
@@ -201,7 +187,7 @@ func TestRunOperatorPlainMetricsWhenAsked(t *testing.T) {
 	opts := operatorOpts(ns)
 	opts.LeaderElect = true
 	opts.LeaderElectionID = "plain-operator.test"
-	metricsAddr := freeAddress(t)
+	metricsAddr := testenv.FreeAddress(t)
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	opts.BindFlags(fs)
 	if err := fs.Parse([]string{"--metrics-secure=false", "--leader-elect=false", "--metrics-bind-address", metricsAddr}); err != nil {
@@ -291,7 +277,7 @@ func TestRunOperatorRefusesBadOptions(t *testing.T) {
 // the probe address stays free.
 func TestRunOperatorReturnsTheSetupError(t *testing.T) {
 	opts := operatorOpts(env.Namespace(t))
-	opts.HealthProbeBindAddress = freeAddress(t)
+	opts.HealthProbeBindAddress = testenv.FreeAddress(t)
 	boom := errors.New("boom")
 	err := multicluster.RunOperator(context.Background(), env.Config, opts,
 		func(context.Context, mcmanager.Manager, *multicluster.ClusterResolver) error { return boom })

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	certutil "k8s.io/client-go/util/cert"
 	ctrl "sigs.k8s.io/controller-runtime"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
@@ -30,8 +26,8 @@ import (
 func TestRunOperatorServesWebhooks(t *testing.T) {
 	opts := operatorOpts(env.Namespace(t))
 	opts.Manager.Scheme, opts.AddToScheme = nil, []func(*runtime.Scheme) error{corev1.AddToScheme}
-	port := freePort(t)
-	opts.WebhookCertDir, opts.WebhookPort = servingCertDir(t), port
+	port := testenv.FreePort(t)
+	opts.WebhookCertDir, opts.WebhookPort = testenv.ServingCertDir(t), port
 	opts.SetupWebhooks = func(mgr ctrl.Manager) error {
 		mgr.GetWebhookServer().Register("/hello", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = fmt.Fprint(w, "hello")
@@ -62,7 +58,7 @@ func TestRunOperatorServesWebhooks(t *testing.T) {
 // An error of SetupWebhooks stops RunOperator before the manager starts, wrapped.
 func TestRunOperatorReturnsTheWebhookSetupError(t *testing.T) {
 	opts := operatorOpts(env.Namespace(t))
-	opts.WebhookCertDir, opts.WebhookPort = servingCertDir(t), freePort(t)
+	opts.WebhookCertDir, opts.WebhookPort = testenv.ServingCertDir(t), testenv.FreePort(t)
 	boom := errors.New("boom")
 	opts.SetupWebhooks = func(ctrl.Manager) error { return boom }
 	err := multicluster.RunOperator(context.Background(), env.Config, opts,
@@ -70,35 +66,4 @@ func TestRunOperatorReturnsTheWebhookSetupError(t *testing.T) {
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "operator admission webhooks") {
 		t.Fatalf("RunOperator = %v, want the webhook setup's error wrapped as operator admission webhooks", err)
 	}
-}
-
-// servingCertDir writes a self-signed tls.crt and tls.key for 127.0.0.1 into a new
-// directory and returns it.
-func servingCertDir(t *testing.T) string {
-	t.Helper()
-	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("webhook.test", []net.IP{net.IPv4(127, 0, 0, 1)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// freePort returns a local port no listener holds right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	_, port, err := net.SplitHostPort(freeAddress(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -66,7 +66,7 @@ func testOptions(ns string) operator.Options {
 // Run returns nil once its context ends, freeing its listeners.
 func TestRun(t *testing.T) {
 	ns, other := env.Namespace(t), env.Namespace(t)
-	metricsAddr, probeAddr := freeAddress(t), freeAddress(t)
+	metricsAddr, probeAddr := testenv.FreeAddress(t), testenv.FreeAddress(t)
 	opts := operator.DefaultOptions()
 	opts.FieldManager, opts.LeaderElectionID = "greeter-operator", "greeter-operator.test"
 	opts.Manager.Scheme = env.Scheme
@@ -170,7 +170,7 @@ func TestRunPlainMetricsWhenAsked(t *testing.T) {
 	ns := env.Namespace(t)
 	opts := testOptions(ns)
 	opts.LeaderElect, opts.LeaderElectionID = true, "plain-operator.test"
-	metricsAddr := freeAddress(t)
+	metricsAddr := testenv.FreeAddress(t)
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	opts.BindFlags(fs)
 	if err := fs.Parse([]string{"--metrics-secure=false", "--leader-elect=false", "--metrics-bind-address", metricsAddr}); err != nil {
@@ -191,7 +191,7 @@ func TestRunPlainMetricsWhenAsked(t *testing.T) {
 // setup's error is returned wrapped with the probe address freed.
 func TestRunFails(t *testing.T) {
 	boom := errors.New("boom")
-	probeAddr := freeAddress(t)
+	probeAddr := testenv.FreeAddress(t)
 	cases := map[string]struct {
 		reason string
 		opts   func(o *operator.Options)
@@ -233,20 +233,6 @@ func TestRunFails(t *testing.T) {
 		t.Fatalf("the probe address is still held after a failed setup: %v", err)
 	}
 	_ = l.Close()
-}
-
-// freeAddress returns a local address no listener holds right now.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }
 
 // httpGet returns the status code and body of a GET of url with a bearer token (none

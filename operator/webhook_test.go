@@ -135,7 +135,7 @@ func TestOptionsScheme(t *testing.T) {
 func TestRunServesWebhooks(t *testing.T) {
 	ns := env.Namespace(t)
 	certDir := writeServingCert(t)
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	opts := testOptions(ns)
 	opts.AddToScheme = []func(*runtime.Scheme) error{corev1.AddToScheme}
 	opts.WebhookCertDir, opts.WebhookPort = certDir, port
@@ -204,7 +204,7 @@ func TestRunWithoutWebhookCertDir(t *testing.T) {
 func TestRunWebhookSetupFails(t *testing.T) {
 	boom := errors.New("boom")
 	opts := testOptions(env.Namespace(t))
-	opts.WebhookCertDir, opts.WebhookPort = writeServingCert(t), freePort(t)
+	opts.WebhookCertDir, opts.WebhookPort = writeServingCert(t), testenv.FreePort(t)
 	opts.SetupWebhooks = func(ctrl.Manager) error { return boom }
 	err := operator.Run(context.Background(), env.Config, opts, setupGreeter)
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "operator admission webhooks: boom") {
@@ -227,18 +227,4 @@ func writeServingCert(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-// freePort returns a local port no listener holds right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	_, port, err := net.SplitHostPort(freeAddress(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -85,20 +84,6 @@ func writeBad(t *testing.T) string {
 	return p
 }
 
-// freeAddress returns a loopback address with a port nobody listens on.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
-
 // The command's run, given a rest.Config and its flags, runs the example platform and
 // database Katalogs in --namespace: the sample Database and Application reach Ready
 // True and phase Ready (the test plays the Deployment controller and the registry),
@@ -119,7 +104,7 @@ func TestRunConvergesAndServesTheInspector(t *testing.T) {
 	}))
 	t.Cleanup(registry.Close)
 
-	probes, metrics := freeAddress(t), freeAddress(t)
+	probes, metrics := testenv.FreeAddress(t), testenv.FreeAddress(t)
 	fs := flag.NewFlagSet("katalog", flag.ContinueOnError)
 	o, err := parseFlags(fs, []string{
 		"--katalog", filepath.Join(examples, "platform.yaml") + "," + filepath.Join(examples, "database.yaml"),
