@@ -12,7 +12,7 @@ import (
 // SkipNameValidation, ...). controller-runtime's own builder applies that configuration;
 // the multicluster builder does not, so pass these to WithOptions:
 //
-//	mcbuilder.ControllerManagedBy(mgr).Named("horizon").WithOptions(multicluster.ControllerOptions(mgr))
+//	mcbuilder.ControllerManagedBy(mgr).Named("dashboard").WithOptions(multicluster.ControllerOptions(mgr))
 func ControllerOptions(mgr mcmanager.Manager) crcontroller.TypedOptions[mcreconcile.Request] {
 	opts := crcontroller.TypedOptions[mcreconcile.Request]{}
 	opts.DefaultFromConfig(mgr.GetLocalManager().GetControllerOptions())
