@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
@@ -22,26 +22,25 @@ func (unregistered) Resolve(_ context.Context, ref *commonv1.TargetClusterRefSpe
 	return nil, &multicluster.UnavailableError{Cluster: ref.Name, Reason: "is not registered"}
 }
 
-// GateTarget runs ahead of every step: a CR whose target cluster does not resolve gets
-// TargetClusterUnavailable on its first condition, the pass requeues, and nothing is
-// written anywhere.
-func ExampleGateTarget() {
-	var conds []metav1.Condition
+// TargetGate runs ahead of every step: a CR whose target cluster does not resolve gets
+// TargetClusterUnavailable on the step's condition and a requeue (reconcile.Settle sets
+// them), and nothing is written anywhere.
+func ExampleTargetGate() {
+	cr := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dashboard", Namespace: "openstack"}}
 	ref := &commonv1.TargetClusterRefSpec{Name: "edge-1"}
-	target, result, err := multicluster.GateTarget(context.Background(), unregistered{}, ref, &conds, 3, "SecretsReady")
-	fmt.Println(target == nil, result.RequeueAfter, err)
-	c := meta.FindStatusCondition(conds, "SecretsReady")
-	fmt.Println(c.Status, c.Reason, c.ObservedGeneration)
-	fmt.Println(c.Message)
+	g, err := multicluster.TargetGate(context.Background(), unregistered{}, cr, "SecretsReady", ref)
+	fmt.Println(g.Target == nil, g.Result.RequeueAfter, err)
+	fmt.Println(g.Condition.Status, g.Condition.Reason)
+	fmt.Println(g.Condition.Message)
 
 	// A CR without a target cluster passes the gate onto the management cluster.
-	target, _, _ = multicluster.GateTarget(context.Background(), unregistered{}, nil, &conds, 3, "SecretsReady")
-	fmt.Println(target.IsLocal())
+	g, _ = multicluster.TargetGate(context.Background(), unregistered{}, cr, "SecretsReady", nil)
+	fmt.Println(g.Target.IsLocal(), g.Continue())
 	// Output:
 	// true 15s <nil>
-	// False TargetClusterUnavailable 3
+	// False TargetClusterUnavailable
 	// target cluster "edge-1" is not registered
-	// true
+	// true true
 }
 
 // Each target cluster a CR's children may live on is one finalizer on the CR.
