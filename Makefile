@@ -43,7 +43,8 @@ help: ## Show the targets.
 envtest: ## Print (and if needed build) the envtest binaries directory.
 	@hack/envtest.sh
 
-test: ## Run every test, including the envtest suites, on a real kube-apiserver + etcd.
+test: ## Run every test, including the envtest suites, on a real kube-apiserver + etcd (installs chromium as root).
+	@hack/testdeps.sh
 	@assets="$$(hack/envtest.sh)"; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 $(RACE) $(TESTFLAGS) ./...

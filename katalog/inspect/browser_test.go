@@ -30,7 +30,7 @@ func chromiumPath(t *testing.T) string {
 		}
 	}
 	t.Fatal("chromium is not installed, and the browser test of the Control Center needs it: " +
-		".ci/run installs it (apt-get install -y chromium)")
+		"make test installs it when run as root (hack/testdeps.sh), or: sudo apt-get install -y chromium")
 	return ""
 }
 
