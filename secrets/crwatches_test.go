@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -87,12 +88,16 @@ func TestAddCRInputWatches(t *testing.T) {
 	if err := env.Client.Create(ctx, store); err != nil {
 		t.Fatal(err)
 	}
+	// The manager sees every namespace: its initial list replays the Secrets and stores
+	// other tests left, with their readers, so only this test's two namespaces count.
 	snapshot := func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		var out []string
 		for k := range got {
-			out = append(out, k)
+			if strings.HasPrefix(k, ns+"/") || strings.HasPrefix(k, elsewhere+"/") {
+				out = append(out, k)
+			}
 		}
 		sort.Strings(out)
 		return out
