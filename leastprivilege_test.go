@@ -17,7 +17,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
@@ -215,8 +214,7 @@ func TestLeastPrivilege(t *testing.T) {
 	t.Run("secrets", func(t *testing.T) {
 		c, ns, owner := asPackage(t, "secrets")
 		store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Name: "vault", Namespace: ns},
-			Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
-				Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}}}
+			Spec: esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()}}
 		must(t, "create store", env.Client.Create(ctx, store))
 		_, err := simulate.MarkSecretStoreReady(ctx, env.Client, client.ObjectKeyFromObject(store))
 		must(t, "MarkSecretStoreReady", err)

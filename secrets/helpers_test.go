@@ -31,7 +31,7 @@ var clusterSeq atomic.Int64
 // openBaoProvider is the spec.provider of the stores the tests create: ESO's vault
 // provider pointed at an OpenBao service.
 func openBaoProvider() *apiextensionsv1.JSON {
-	return &apiextensionsv1.JSON{Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}
+	return simulate.OpenBaoProvider()
 }
 
 // newOwner creates the object that stands in for the operator's CR.

@@ -15,7 +15,6 @@ import (
 	mariadbv1alpha1 "github.com/mariadb-operator/mariadb-operator/v25/api/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -214,8 +213,7 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 	if !storeReady {
 		err = s.c.Create(ctx, &esov1.ClusterSecretStore{
 			ObjectMeta: metav1.ObjectMeta{Name: store},
-			Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
-				Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}},
+			Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 		})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating ClusterSecretStore %s: %w", store, err)

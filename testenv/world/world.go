@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -243,15 +242,12 @@ func (p *pass) ensure(obj client.Object, what string) error {
 	return nil
 }
 
-// openBaoProvider is the provider block of the stores the World creates (no provider runs).
-var openBaoProvider = []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)
-
 func (p *pass) stores() error {
 	var errs []error
 	for _, name := range p.w.stores {
 		store := &esov1.ClusterSecretStore{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{Raw: openBaoProvider}},
+			Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 		}
 		if err := p.ensure(store, "ClusterSecretStore"); err != nil {
 			errs = append(errs, err)

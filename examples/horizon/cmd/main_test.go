@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,6 +18,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/health"
 	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
@@ -55,8 +55,7 @@ func TestRun(t *testing.T) {
 func reconcilesAHorizon(t *testing.T, ns string) {
 	store := &esov1.SecretStore{
 		ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
-		Spec: esov1.SecretStoreSpec{Provider: &apiextensionsv1.JSON{
-			Raw: []byte(`{"vault":{"server":"http://openbao.openbao.svc:8200","path":"secret","version":"v2"}}`)}},
+		Spec:       esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()},
 	}
 	h := newHorizon(ns, "dashboard")
 	h.Spec.SecretStoreRef = &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: store.Name}
