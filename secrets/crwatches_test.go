@@ -3,9 +3,6 @@ package secrets_test
 import (
 	"context"
 	"errors"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
@@ -65,14 +61,8 @@ func TestAddCRInputWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	got := map[string]bool{}
-	err = b.Complete(multicluster.LocalReconciler(crreconcile.Func(func(_ context.Context, req crreconcile.Request) (ctrl.Result, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		got[req.String()] = true
-		return ctrl.Result{}, nil
-	})))
+	var got enqueued
+	err = b.Complete(multicluster.LocalReconciler(got.reconciler()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,20 +78,7 @@ func TestAddCRInputWatches(t *testing.T) {
 	if err := env.Client.Create(ctx, store); err != nil {
 		t.Fatal(err)
 	}
-	// The manager sees every namespace: its initial list replays the Secrets and stores
-	// other tests left, with their readers, so only this test's two namespaces count.
-	snapshot := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		var out []string
-		for k := range got {
-			if strings.HasPrefix(k, ns+"/") || strings.HasPrefix(k, elsewhere+"/") {
-				out = append(out, k)
-			}
-		}
-		sort.Strings(out)
-		return out
-	}
+	snapshot := func() []string { return got.in(true, ns, elsewhere) }
 	want := []string{ns + "/reads-db", ns + "/uses-vault"}
 	testenv.Eventually(t, 30*time.Second, "the Secret's reader and the store's user enqueued", func(context.Context) (bool, error) {
 		return len(snapshot()) >= len(want), nil

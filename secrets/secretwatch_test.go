@@ -3,9 +3,6 @@ package secrets_test
 import (
 	"context"
 	"errors"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
@@ -66,14 +62,8 @@ func TestSecretWatchesEnqueueTheReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var got []string
-	err = b.Complete(multicluster.LocalReconciler(crreconcile.Func(func(_ context.Context, req crreconcile.Request) (ctrl.Result, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, req.String())
-		return ctrl.Result{}, nil
-	})))
+	var got enqueued
+	err = b.Complete(multicluster.LocalReconciler(got.reconciler()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,21 +77,7 @@ func TestSecretWatchesEnqueueTheReaders(t *testing.T) {
 		}
 	}
 	want := []string{ns + "/reader-a", ns + "/reader-b"}
-	// The manager sees every namespace: the initial list replays the Secrets other
-	// tests left (a Secret "db" with a reader elsewhere), so only this test's two
-	// namespaces count.
-	snapshot := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		var out []string
-		for _, req := range got {
-			if strings.HasPrefix(req, ns+"/") || strings.HasPrefix(req, elsewhere+"/") {
-				out = append(out, req)
-			}
-		}
-		sort.Strings(out)
-		return out
-	}
+	snapshot := func() []string { return got.in(false, ns, elsewhere) }
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true,
 		func(context.Context) (bool, error) { return len(snapshot()) >= len(want), nil }); err != nil {
 		t.Fatalf("the readers were not enqueued; got %v", snapshot())
