@@ -249,11 +249,11 @@ func absDir(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("envtest: %s: %w", dir, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("envtest: %s: %w", dir, err)
 	}
-	return real, nil
+	return resolved, nil
 }
 
 func logger(w io.Writer) func(format string, args ...any) {

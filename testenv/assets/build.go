@@ -51,7 +51,9 @@ const commandWaitDelay = 30 * time.Second
 // interrupted build never leaves a broken cache: an incomplete cache directory is
 // replaced, a complete one (a concurrent build that finished first) is kept. Errors
 // wrap [ErrVersion], [ErrNoGo], [ErrBuild] (naming the failed step) or
-// [ErrIncomplete] (naming the missing binaries). A cold build takes several minutes.
+// [ErrIncomplete] (naming the missing binaries). When ctx is done the running go
+// command is interrupted and the error also wraps ctx's error. A cold build takes
+// several minutes.
 func Build(ctx context.Context, o Options) (string, error) {
 	if err := checkVersion(o.Version); err != nil {
 		return "", err
@@ -239,11 +241,14 @@ func (r runner) command(dir, name string, args ...string) *exec.Cmd {
 }
 
 // run runs go with args in dir, extra added to the environment; the error wraps
-// [ErrBuild] and names the command.
+// [ErrBuild], names the command and, when the context is done, wraps its error too.
 func (r runner) run(dir string, extra []string, args ...string) error {
 	cmd := r.command(dir, r.goPath, args...)
 	cmd.Env = append(cmd.Env, extra...)
 	if err := cmd.Run(); err != nil {
+		if ctxErr := r.ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%w)", err, ctxErr)
+		}
 		return fmt.Errorf("envtest: %w: go %s: %w", ErrBuild, strings.Join(args, " "), err)
 	}
 	return nil
