@@ -50,7 +50,7 @@ func checkControllerBinaries(assets string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return fmt.Errorf("testenv: %w: Options.Controllers needs %s in %s, next to kube-apiserver: run `make envtest` (hack/envtest.sh) with KUBEBUILDER_ASSETS unset, which builds all of them into %s, and use the directory it prints",
+	return fmt.Errorf("testenv: %w: Options.Controllers needs %s in %s, next to kube-apiserver: run `KUBEBUILDER_ASSETS=$(go run github.com/c5c3/reconciler-sdk/cmd/envtest -no-download)` in your module with KUBEBUILDER_ASSETS unset (`make envtest` in the reconciler-sdk repository), which builds all of them into %s (setup-envtest ships none of them)",
 		ErrNoControllerBinaries, strings.Join(missing, ", "), assets, DefaultAssetsDir())
 }
 

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/assets"
 )
 
 func TestStartWithControllersFailsLoudlyWithoutTheirBinaries(t *testing.T) {
@@ -28,7 +28,8 @@ func TestStartWithControllersFailsLoudlyWithoutTheirBinaries(t *testing.T) {
 	if !errors.Is(err, testenv.ErrNoControllerBinaries) {
 		t.Fatalf("error = %v, want ErrNoControllerBinaries", err)
 	}
-	for _, want := range []string{"kube-controller-manager, kwok in " + dir, "make envtest", "hack/envtest.sh"} {
+	for _, want := range []string{"kube-controller-manager, kwok in " + dir, "make envtest",
+		"KUBEBUILDER_ASSETS=$(go run github.com/c5c3/reconciler-sdk/cmd/envtest -no-download)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -54,19 +55,19 @@ func TestKWOKStagesResolveFromTheModuleCache(t *testing.T) {
 	}
 }
 
-// The kwok binary (installed by hack/envtest.sh) and the Stage documents (read from
-// the module cache at KWOKVersion) must come from the same kwok release.
-func TestKWOKVersionMatchesEnvtestScript(t *testing.T) {
-	script, err := os.ReadFile("../hack/envtest.sh")
-	if err != nil {
-		t.Fatal(err)
+// The kwok binary (installed by package assets) and the Stage documents (read from
+// the module cache at KWOKVersion) must come from the same kwok release, and the
+// binaries from the Kubernetes release the kit reports.
+func TestVersionsAreTheOnesAssetsBuilds(t *testing.T) {
+	if testenv.KWOKModule != assets.KWOKModule || testenv.KWOKVersion != assets.KWOKVersion {
+		t.Errorf("testenv reads kwok Stages from %s@%s, assets installs %s@%s",
+			testenv.KWOKModule, testenv.KWOKVersion, assets.KWOKModule, assets.KWOKVersion)
 	}
-	m := regexp.MustCompile(`(?m)^KWOK_VERSION="([^"]+)"$`).FindSubmatch(script)
-	if m == nil {
-		t.Fatal("hack/envtest.sh sets no KWOK_VERSION")
+	if testenv.KubernetesVersion != assets.KubernetesVersion {
+		t.Errorf("testenv.KubernetesVersion is %s, assets builds %s", testenv.KubernetesVersion, assets.KubernetesVersion)
 	}
-	if got := string(m[1]); got != testenv.KWOKVersion {
-		t.Errorf("hack/envtest.sh installs kwok %s, testenv.KWOKVersion is %s", got, testenv.KWOKVersion)
+	if want := filepath.Join(assets.DefaultCacheRoot(), assets.KubernetesVersion); testenv.DefaultAssetsDir() != want {
+		t.Errorf("testenv.DefaultAssetsDir() = %s, assets publishes into %s", testenv.DefaultAssetsDir(), want)
 	}
 }
 

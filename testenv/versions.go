@@ -1,11 +1,14 @@
 package testenv
 
-// Pinned versions. KubernetesVersion is the single source of truth for the envtest
-// binaries: hack/envtest.sh reads it from this file.
+import "github.com/c5c3/reconciler-sdk/testenv/assets"
+
+// Pinned versions. KubernetesVersion, KWOKModule and KWOKVersion are pinned in package
+// testenv/assets, which provides the binaries (go run
+// github.com/c5c3/reconciler-sdk/cmd/envtest, or hack/envtest.sh in this repository).
 const (
 	// KubernetesVersion is the version of kube-apiserver and etcd's Kubernetes release
-	// that the kit runs.
-	KubernetesVersion = "1.37.2"
+	// that the kit runs: [assets.KubernetesVersion].
+	KubernetesVersion = assets.KubernetesVersion
 
 	// ESOModule and ESOVersion locate External Secrets Operator's CRDs.
 	ESOModule  = "github.com/external-secrets/external-secrets"
@@ -24,8 +27,8 @@ const (
 	VPAVersion = "v1.8.1"
 
 	// KWOKModule and KWOKVersion locate the kwok Stage documents that
-	// [Options.Controllers] hands to the kwok binary; hack/envtest.sh installs that
-	// binary at the same version.
-	KWOKModule  = "sigs.k8s.io/kwok"
-	KWOKVersion = "v0.8.0"
+	// [Options.Controllers] hands to the kwok binary; [assets.Build] installs that
+	// binary from the same module at the same version.
+	KWOKModule  = assets.KWOKModule
+	KWOKVersion = assets.KWOKVersion
 )
