@@ -1,0 +1,4 @@
+package skip
+
+// Skipped is in an _-prefixed directory.
+func Skipped() {}

@@ -1,0 +1,6 @@
+package main
+
+// Main is in a main package.
+func Main() {}
+
+func main() {}

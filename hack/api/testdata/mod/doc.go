@@ -1,0 +1,2 @@
+// Package root has no identifiers.
+package root

@@ -1,0 +1,4 @@
+package q
+
+// Internal is in an internal package.
+func Internal() {}

@@ -1,0 +1,4 @@
+package nested
+
+// Nested is in a nested module.
+func Nested() {}

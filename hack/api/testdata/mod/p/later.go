@@ -1,0 +1,4 @@
+package p
+
+// Later is declared after its method.
+type Later string

@@ -1,0 +1,4 @@
+package p
+
+// TestOnly is in a test file.
+func TestOnly() {}

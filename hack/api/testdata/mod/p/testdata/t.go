@@ -1,0 +1,4 @@
+package t
+
+// InTestdata is in a testdata directory.
+func InTestdata() {}

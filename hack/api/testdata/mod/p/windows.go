@@ -1,0 +1,6 @@
+//go:build windows
+
+package p
+
+// Windows is built on windows only.
+func Windows() {}
