@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +121,19 @@ func TestBadUsageExitsTwo(t *testing.T) {
 	t.Setenv("SETUP_ENVTEST_TIMEOUT", "soon")
 	if code, _, stderr := runCommand(); code != 1 || !strings.Contains(stderr, `envtest: ERROR: SETUP_ENVTEST_TIMEOUT="soon"`) {
 		t.Errorf("envtest with SETUP_ENVTEST_TIMEOUT=soon = %d, stderr %q", code, stderr)
+	}
+}
+
+// `go run github.com/c5c3/reconciler-sdk/cmd/envtest` must compile in seconds in any
+// module: the command and package assets import only the standard library.
+func TestImportsOnlyTheStandardLibraryAndAssets(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(string(out))
+	want := []string{"github.com/c5c3/reconciler-sdk/testenv/assets", "github.com/c5c3/reconciler-sdk/cmd/envtest"}
+	if !slices.Equal(got, want) {
+		t.Errorf("non-standard dependencies = %q, want only %q", got, want)
 	}
 }
