@@ -40,8 +40,8 @@ type ApplyOptions struct {
 
 // Apply applies objs server-side under [FieldManager], Namespaces first, then
 // CustomResourceDefinitions, then (once every CRD of objs is Established, so that the
-// custom resources after it find their API) the others in their order. Each object is
-// written back with what the server returned. The first failure stops it, with an
+// custom resources after it find their API) the others in their order; objs are not
+// changed. The first failure stops it, with an
 // error naming the object; a conflict wraps [ErrConflict] and names the field managers
 // the server reported.
 func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, opts ApplyOptions) error {
@@ -57,7 +57,9 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 			}
 			crds = nil
 		}
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), applyOpts...); err != nil {
+		// A copy: the client writes the server's answer (resourceVersion, managedFields)
+		// into what it applies, and objs must stay appliable again.
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), applyOpts...); err != nil {
 			if apierrors.IsConflict(err) {
 				return fmt.Errorf("%w: applying %s as %q (ForceConflicts takes the fields over): %w", ErrConflict, Describe(obj), FieldManager, err)
 			}

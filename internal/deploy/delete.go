@@ -112,7 +112,9 @@ func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 	return report, nil
 }
 
-// AppliedBy reports whether obj's managedFields hold an Apply entry of manager.
+// AppliedBy reports whether obj's managedFields hold an Apply entry of manager. An
+// object applied with nothing but its name owns no field and has no such entry: give
+// every object of a configuration a label (kubebuilder's app.kubernetes.io/name).
 func AppliedBy(obj client.Object, manager string) bool {
 	for _, f := range obj.GetManagedFields() {
 		if f.Manager == manager && f.Operation == metav1.ManagedFieldsOperationApply {
