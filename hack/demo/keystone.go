@@ -67,6 +67,10 @@ func newVersionServer() *httptest.Server {
 	return httptest.NewServer(mux)
 }
 
+// demoOperatorImage is the image the in-process operator names as its own: the
+// rotation CronJobs name it, and nothing pulls it (kwok's fake node runs no container).
+const demoOperatorImage = "registry.example/keystone-operator:demo"
+
 // startKeystoneOperator runs the Keystone operator in-process on env, wired as
 // examples/keystone/cmd's run wires it (the Keystone reconciler and the
 // KeystoneIdentityBackend reconciler), with the health check pointed at srv once the
@@ -74,6 +78,7 @@ func newVersionServer() *httptest.Server {
 func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.Server) (stop func() error, err error) {
 	return startManager(ctx, env, keystone.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		opts := keystone.DefaultOptions()
+		opts.OperatorImage = demoOperatorImage
 		opts.Recorder = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager)
 		opts.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the identity API stand-in listens on loopback
 		opts.ProbeURL = func(k *ksv1alpha1.Keystone) string {
@@ -190,7 +195,7 @@ func storeIsReady(ctx context.Context, c client.Client, name string) (bool, erro
 // keySteps are the two key repository steps as the operator builds them, for their
 // children's names.
 func keySteps() (fernet, credential *keystone.KeyRepositoryStep) {
-	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: demoOperatorImage}
 	return keystone.NewFernetKeysStep(opts), keystone.NewCredentialKeysStep(opts)
 }
 

@@ -14,9 +14,11 @@
 //	go run ./examples/keystone/cmd --namespace openstack --leader-elect=false
 //
 // The key-rotation CronJobs run the same binary as `rotate-keys --secret <ns>/<name>
-// --max-active-keys N --interval D` (--operator-image names the image they run), and the
-// database password rotation CronJob as `rotate-password --secret <ns>/<name>`, which
-// stages a new password for the operator to switch to.
+// --max-active-keys N --interval D`, and the database password rotation CronJob as
+// `rotate-password --secret <ns>/<name>`, which stages a new password for the operator
+// to switch to. They run the operator's own image, which --operator-image names
+// (default $OPERATOR_IMAGE, which ../config/manager sets to the manager container's
+// image): without either the operator refuses to start.
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
 // ../config/crd/bases and the webhook configurations in ../config/webhook.

@@ -32,12 +32,21 @@ type flags struct {
 	rotationSA    string
 }
 
+// operatorImageEnv is the environment variable --operator-image defaults to: the
+// shipped manifest (../config/manager) sets it to the manager container's own image.
+const operatorImageEnv = "OPERATOR_IMAGE"
+
+// errNoOperatorImage is returned by run when neither --operator-image nor
+// $OPERATOR_IMAGE names the operator's image.
+var errNoOperatorImage = errors.New("the operator's own image is unknown: set --operator-image or " + operatorImageEnv +
+	" (the rotation CronJobs run it)")
+
 // defaultFlags are the settings without any flag: a cluster-wide operator under
-// keystone.FieldManager without target clusters, running DefaultOperatorImage, whose
-// admission webhooks (../config/webhook) are served once --webhook-cert-path names
-// their certificate.
+// keystone.FieldManager without target clusters, whose rotation CronJobs run the image
+// $OPERATOR_IMAGE names, and whose admission webhooks (../config/webhook) are served
+// once --webhook-cert-path names their certificate.
 func defaultFlags() flags {
-	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: keystone.DefaultOperatorImage}
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: os.Getenv(operatorImageEnv)}
 	f.FieldManager, f.LeaderElectionID = keystone.FieldManager, "keystone-operator.keystone.openstack.c5c3.io"
 	f.AddToScheme = []func(*runtime.Scheme) error{v1alpha1.AddToScheme}
 	f.SetupWebhooks = webhook.SetupWebhookWithManager
@@ -50,7 +59,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	f.BindFlags(fs)
 	fs.Lookup("namespace").Usage = "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
 	fs.StringVar(&f.WebhookCertDir, "webhook-cert-dir", f.WebhookCertDir, "deprecated: use --webhook-cert-path")
-	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run")
+	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run (default $"+operatorImageEnv+"; required)")
 	fs.StringVar(&f.rotationSA, "rotation-service-account", f.rotationSA, "ServiceAccount, in each Keystone's namespace, of the key- and password-rotation pods; it must exist there and hold get and update on the Keystone's <name>-fernet-keys, <name>-credential-keys and <name>-db-password Secrets. Empty (the default): the operator makes <name>-rotation with a Role and RoleBinding granting exactly that, per Keystone")
 }
 
@@ -67,8 +76,12 @@ func main() {
 }
 
 // run runs the operator on the cluster behind cfg until ctx ends: the Keystone and the
-// KeystoneIdentityBackend reconcilers.
+// KeystoneIdentityBackend reconcilers. Without an operator image it refuses to start
+// ([errNoOperatorImage]).
 func run(ctx context.Context, cfg *rest.Config, f flags) error {
+	if f.operatorImage == "" {
+		return errNoOperatorImage
+	}
 	return multicluster.RunOperator(ctx, cfg, f.OperatorOptions, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		ropts := keystone.DefaultOptions()
 		ropts.NamespaceScoped, ropts.OperatorImage, ropts.RotationServiceAccount = f.Namespace != "", f.operatorImage, f.rotationSA

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 func TestRun(t *testing.T) {
 	certDir, port := env.WebhookFlags(t)
 	f := parse(t, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--webhook-cert-path="+certDir, "--webhook-port="+strconv.Itoa(port))
+		"--operator-image=registry.example/keystone-operator:test", "--webhook-cert-path="+certDir, "--webhook-port="+strconv.Itoa(port))
 	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, f) })
 	if err := env.WaitForWebhookServer(t.Context()); err != nil {
 		t.Fatal(err)
@@ -184,4 +184,27 @@ func TestRunCommand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown command "rotate-everything"`) {
 		t.Errorf("runCommand(rotate-everything) = %v, want it refused by name", err)
 	}
+}
+
+// TestOperatorImage: --operator-image defaults to $OPERATOR_IMAGE, the flag wins over it,
+// and without either run refuses to start, naming both, before it reaches the cluster.
+func TestOperatorImage(t *testing.T) {
+	t.Run("environment", func(t *testing.T) {
+		t.Setenv(operatorImageEnv, "registry.example/keystone-operator:env")
+		if got := parse(t).operatorImage; got != "registry.example/keystone-operator:env" {
+			t.Errorf("operator image = %q, want $%s's", got, operatorImageEnv)
+		}
+		if got := parse(t, "--operator-image", "registry.example/keystone-operator:flag").operatorImage; got != "registry.example/keystone-operator:flag" {
+			t.Errorf("operator image = %q, want the flag's", got)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		t.Setenv(operatorImageEnv, "")
+		f := parse(t, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")
+		err := run(t.Context(), env.Config, f)
+		if !errors.Is(err, errNoOperatorImage) || !strings.Contains(err.Error(), "--operator-image") ||
+			!strings.Contains(err.Error(), operatorImageEnv) {
+			t.Fatalf("run without an operator image = %v, want an error naming --operator-image and %s", err, operatorImageEnv)
+		}
+	})
 }

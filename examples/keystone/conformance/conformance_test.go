@@ -23,9 +23,13 @@ import (
 // check.
 const adminPassword = "keystone-conformance-admin-password-0123456789"
 
+// operatorImage is the image the suite's operator runs, as the command sets
+// Options.OperatorImage from --operator-image: the rotation CronJobs run it.
+const operatorImage = "registry.example/keystone-operator:conformance"
+
 // keyStepOptions are the options of the key-repository steps NewReconciler builds from
 // DefaultOptions: the conditions of their rows are among the sub-conditions.
-var keyStepOptions = keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+var keyStepOptions = keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: operatorImage}
 
 // versionDocument is Keystone's /v3 version document, as the health check's stand-in
 // serves it.
@@ -38,6 +42,7 @@ var versionDocument = testenv.Answer{ContentType: "application/json", Body: `{"v
 func startKeystoneOperator(api *testenv.StandIn) conformance.StartFunc {
 	setup := func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver, run conformance.RunOptions) error {
 		ropts := keystone.DefaultOptions()
+		ropts.OperatorImage = operatorImage
 		if err := conformance.ObserveReconciler(run, mgr, keystone.MetricsPrefix, &ropts.ReconcilerOptions); err != nil {
 			return err
 		}

@@ -25,14 +25,14 @@ import (
 func TestRotationCronJobsHardened(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(env.Client)
 	_, _ = keystone.RunStep(ctx, rec, "PasswordRotation", target, k, "") // the password Secret is missing: the CronJob comes first
 
 	fernet := keystone.NewFernetKeysStep(keystone.KeyStepOptions{FieldManager: keystone.FieldManager,
-		OperatorImage: keystone.DefaultOperatorImage, ServiceAccountOf: rotation.ServiceAccountName})
+		OperatorImage: operatorImage, ServiceAccountOf: rotation.ServiceAccountName})
 	testenv.Eventually(t, 30*time.Second, "the fernet keys' CronJob", func(ctx context.Context) (bool, error) {
 		_, _ = simulate.MarkExternalSecretEmpty(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: fernet.RestoreName(k)})
 		res, err := fernet.Reconcile(multicluster.WithTarget(ctx, target), k)
@@ -55,7 +55,7 @@ func TestRotationCronJobsHardened(t *testing.T) {
 			ctr.Name, ctr.Image, ctr.Args[0], *ctr.SecurityContext.AllowPrivilegeEscalation,
 			*ctr.SecurityContext.ReadOnlyRootFilesystem, ctr.SecurityContext.Capabilities.Drop}
 		want := []any{batchv1.ForbidConcurrent, int32(1), int32(3), int32(2), corev1.RestartPolicyNever, "keystone-rotation",
-			true, corev1.SeccompProfileTypeRuntimeDefault, command, keystone.DefaultOperatorImage, command, false,
+			true, corev1.SeccompProfileTypeRuntimeDefault, command, operatorImage, command, false,
 			true, []corev1.Capability{"ALL"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("CronJob %s: -want, +got:\n%s", name, diff)

@@ -79,7 +79,7 @@ func everyStepWorld(ctx context.Context, t *testing.T, rec *keystone.Reconciler,
 // for a verdict.
 func TestStepFaults(t *testing.T) {
 	ctx := context.Background()
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k, steps := everyStepWorld(ctx, t, rec, stepTarget(simulatedJobs{env.Client}))
 	for _, step := range steps {
 		switch step {
@@ -119,7 +119,7 @@ func TestStepFaults(t *testing.T) {
 // writes a kind it does not declare would go unwatched and unswept.
 func TestChildrenAreWhatTheStepsWrite(t *testing.T) {
 	ctx, writes := apply.WithWrites(context.Background())
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	everyStepWorld(ctx, t, rec, stepTarget(simulatedJobs{env.Client}))
 	written := map[string]bool{}
 	for _, w := range writes.All() {

@@ -29,7 +29,7 @@ func TestReasonsHealthCheck(t *testing.T) {
 	po.Validate = keystone.VersionDocumentValid
 	po.Timeout = 300 * time.Millisecond
 	po.Outbound = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the stand-ins listen on loopback
-	opts := keystone.DefaultOptions()
+	opts := defaultOptions()
 	opts.Prober = health.NewProber(po)
 	url := map[string]string{}
 	opts.ProbeURL = func(k *v1alpha1.Keystone) string { return url[string(k.UID)] }

@@ -44,6 +44,17 @@ var (
 	v2Document      = testenv.Answer{ContentType: "application/json", Body: `{"version": {"id": "v2.0", "status": "deprecated"}}`}
 )
 
+// operatorImage is the image the tests' operator runs: the rotation CronJobs run it.
+const operatorImage = "registry.example/keystone-operator:test"
+
+// defaultOptions are keystone.DefaultOptions with OperatorImage set to operatorImage, as
+// the command sets it from --operator-image.
+func defaultOptions() keystone.Options {
+	opts := keystone.DefaultOptions()
+	opts.OperatorImage = operatorImage
+	return opts
+}
+
 // startOperator runs the Keystone operator for namespace ns (its cache sees ns and the
 // clusters namespace only) until the test ends, with the health check pointed at a
 // version-document stand-in.
@@ -54,7 +65,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 	opts.FieldManager, opts.Namespace, opts.ClustersNamespace = keystone.FieldManager, ns, env.Namespace(t)
 	opts.Resolver.ReachabilityTTL = time.Second
 	rec, _ := testenv.StartReconciler(t, env, opts, func(resolver *multicluster.ClusterResolver) (*keystone.Reconciler, error) {
-		ropts := keystone.DefaultOptions()
+		ropts := defaultOptions()
 		ropts.NamespaceScoped = o.namespaceScoped
 		ropts.Outbound, ropts.ProbeBase = api.Outbound(), api.URL("")
 		return keystone.NewReconciler(resolver, ropts)
@@ -190,7 +201,7 @@ func converge(t *testing.T, k *v1alpha1.Keystone, password string) {
 // so the password and the repositories are generated.
 func noKeyBackups(t *testing.T, k *v1alpha1.Keystone) {
 	t.Helper()
-	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: keystone.DefaultOperatorImage}
+	opts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: operatorImage}
 	restores := []string{keystone.PasswordRestoreName(k)}
 	for _, step := range []*keystone.KeyRepositoryStep{keystone.NewFernetKeysStep(opts), keystone.NewCredentialKeysStep(opts)} {
 		restores = append(restores, step.RestoreName(k))

@@ -29,7 +29,7 @@ import (
 func TestPasswordRotationWaitsForBackup(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(env.Client)
@@ -122,7 +122,7 @@ func TestPasswordRestore(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
-			rec := newStepReconciler(t, keystone.DefaultOptions())
+			rec := newStepReconciler(t, defaultOptions())
 			k := createKeystone(t, newKeystone(ns, "keystone"))
 			target := stepTarget(env.Client)
 			pwKey := client.ObjectKey{Namespace: ns, Name: names.DatabasePasswordSecretName(k)}
@@ -186,7 +186,7 @@ func TestPasswordRestore(t *testing.T) {
 func TestPasswordRestoreRefusals(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	es := desiredForeignRestore(k)
 	if err := env.Client.Create(ctx, es); err != nil {

@@ -272,7 +272,7 @@ func TestPasswordRotationGapless(t *testing.T) {
 func TestPasswordRotationRefusals(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	get(t, k)
@@ -437,7 +437,7 @@ func checkCredential(t *testing.T, k *v1alpha1.Keystone) (credential, *batchv1.J
 func TestPasswordRotationWaitsForTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	mariaDBReady(t, ns)
 	k := createKeystone(t, newKeystone(ns, "keystone"))

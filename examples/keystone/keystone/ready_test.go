@@ -262,7 +262,7 @@ func TestLeastPrivilege(t *testing.T) {
 func TestDeploymentMounts(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(env.Client)
 	if _, err := runConfig(t, rec, target, k, "keystone-domains-abc", "keystone.ldap.conf"); err != nil {

@@ -107,7 +107,7 @@ func need(t *testing.T) func(any, error) {
 func TestReasonsSecrets(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := newKeystone(ns, "keystone")
 	k.Spec.SecretStoreRef = &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: "openbao"}
 	k = createKeystone(t, k)
@@ -146,7 +146,7 @@ func TestReasonsSecrets(t *testing.T) {
 		t.Errorf("the synced Secret is not labelled for the operator's cache: %+v", es.Spec.Target.Template)
 	}
 
-	scoped := keystone.DefaultOptions()
+	scoped := defaultOptions()
 	scoped.NamespaceScoped = true
 	k2 := createKeystone(t, newKeystone(ns, "scoped"))
 	runCases(t, newStepReconciler(t, scoped), stepTarget(env.Client), k2, []stepCase{
@@ -161,7 +161,7 @@ func TestReasonsSecrets(t *testing.T) {
 func TestReasonsSecretsError(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	tests := map[string]struct {
 		reason string
@@ -221,7 +221,7 @@ func TestReasonTargetClusterUnavailable(t *testing.T) {
 func TestReasonsDatabaseTLS(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := newKeystone(ns, "keystone")
 	k.Spec.Database.TLS = &v1alpha1.DatabaseTLSSpec{IssuerRef: v1alpha1.IssuerRef{Name: "internal-ca", Kind: "ClusterIssuer"}}
 	k = createKeystone(t, k)
@@ -289,7 +289,7 @@ func TestReasonsDatabaseTLS(t *testing.T) {
 func TestReasonsConfig(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := newKeystone(ns, "keystone")
 	k.Spec.Policy = &v1alpha1.PolicySpec{ConfigMapRef: v1alpha1.ConfigMapKeyRef{Name: "overrides", Key: "rules.yaml"}}
 	k = createKeystone(t, k)
@@ -354,7 +354,7 @@ func TestReasonsConfig(t *testing.T) {
 func TestReasonsDatabase(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(simulatedJobs{env.Client})
 	key := client.ObjectKey{Namespace: ns, Name: k.Name}
@@ -433,7 +433,7 @@ func TestReasonsDatabase(t *testing.T) {
 func TestReasonsPolicyValidation(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(simulatedJobs{env.Client})
 	jobKey := client.ObjectKey{Namespace: ns, Name: keystone.PolicyJobName(k)}
@@ -486,7 +486,7 @@ func TestReasonsPolicyValidation(t *testing.T) {
 func TestReasonsBootstrap(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(simulatedJobs{env.Client})
 	jobKey := client.ObjectKey{Namespace: ns, Name: keystone.BootstrapJobName(k)}
@@ -566,7 +566,7 @@ func TestReasonsBootstrap(t *testing.T) {
 func TestReasonsExposure(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	key := client.ObjectKey{Namespace: ns, Name: k.Name}
 	if _, err := runConfig(t, rec, stepTarget(env.Client), k, ""); err != nil {
@@ -618,7 +618,7 @@ func gatewaySpec() *httproute.Spec {
 func TestReasonsPasswordRotation(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	storeReady(t)
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(simulatedJobs{env.Client}) // the password check's outcome is the test's

@@ -67,14 +67,19 @@ type Options struct {
 	RotationServiceAccount string
 }
 
-// DefaultOperatorImage is the operator image DefaultOptions names.
+// DefaultOperatorImage is a registry default of the operator image.
+//
+// Deprecated: the rotation CronJobs must run the image the operator itself runs, which
+// only its deployment knows: set Options.OperatorImage from it (the command's
+// --operator-image, defaulting to $OPERATOR_IMAGE, which the shipped manifest fills
+// from the manager container's image). Nothing in this module uses it.
 const DefaultOperatorImage = "ghcr.io/c5c3/reconciler-sdk/keystone-operator:latest"
 
-// DefaultOptions returns the options of a cluster-wide operator under FieldManager,
-// running DefaultOperatorImage.
+// DefaultOptions returns the options of a cluster-wide operator under FieldManager.
+// OperatorImage is empty: set it to the image the operator runs, or NewReconciler
+// refuses the options.
 func DefaultOptions() Options {
-	return Options{ReconcilerOptions: multicluster.ReconcilerOptions[*v1alpha1.Keystone]{FieldManager: FieldManager},
-		OperatorImage: DefaultOperatorImage}
+	return Options{ReconcilerOptions: multicluster.ReconcilerOptions[*v1alpha1.Keystone]{FieldManager: FieldManager}}
 }
 
 // VersionDocumentValid is the health check's judgement of a 2xx answer: a JSON

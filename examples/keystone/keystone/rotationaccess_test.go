@@ -47,7 +47,7 @@ func clientAsServiceAccount(t *testing.T, ns, name string) client.Client {
 func TestRotationAccess(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	rec := newStepReconciler(t, keystone.DefaultOptions())
+	rec := newStepReconciler(t, defaultOptions())
 	k := createKeystone(t, newKeystone(ns, "keystone"))
 	target := stepTarget(env.Client)
 	if res, err := keystone.RunStep(ctx, rec, "RotationAccess", target, k, ""); err != nil || !res.IsZero() {
@@ -116,7 +116,7 @@ func TestRotationAccess(t *testing.T) {
 func TestRotationAccessOverride(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
-	opts := keystone.DefaultOptions()
+	opts := defaultOptions()
 	opts.RotationServiceAccount = "my-rotator"
 	rec := newStepReconciler(t, opts)
 	storeReady(t)
@@ -169,7 +169,7 @@ func TestRotationAccessRefusals(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
-			rec := newStepReconciler(t, keystone.DefaultOptions())
+			rec := newStepReconciler(t, defaultOptions())
 			k := createKeystone(t, newKeystone(ns, "keystone"))
 			get(t, k)
 			owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}
