@@ -20,8 +20,10 @@
 // # Binaries
 //
 // envtest needs kube-apiserver and etcd. The kit takes them from $KUBEBUILDER_ASSETS
-// and, when that is unset, from the cache directory that this repository's
-// hack/envtest.sh fills (${XDG_CACHE_HOME:-$HOME/.cache}/reconciler-sdk/envtest/<version>).
+// and, when that is unset, from the cache directory that
+// `go run github.com/c5c3/reconciler-sdk/cmd/envtest` fills
+// (${XDG_CACHE_HOME:-$HOME/.cache}/reconciler-sdk/envtest/<version>; hack/envtest.sh runs
+// it in this repository).
 // When neither holds them, [Start] fails with an error that says how to get them: the
 // kit never skips a test because the binaries are missing.
 //
@@ -261,7 +263,7 @@
 // the kernel kills them if the test binary dies without Stop.
 //
 // kube-controller-manager, kube-scheduler and kwok must sit in the assets directory next
-// to kube-apiserver; hack/envtest.sh builds them (kwok at [KWOKVersion]). Without them
+// to kube-apiserver; cmd/envtest builds them (kwok at [KWOKVersion]). Without them
 // [Start] fails with [ErrNoControllerBinaries]; it never skips. The API server runs
 // without the ServiceAccount admission plugin (envtest's default), so pods need no
 // ServiceAccount and kube-controller-manager runs no token or service-account

@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/reconciler-sdk/testenv/assets"
 )
 
 // ErrNoAssets reports that neither $KUBEBUILDER_ASSETS nor the kit's cache directory
@@ -101,15 +103,10 @@ const (
 	stopTimeout  = time.Minute
 )
 
-// DefaultAssetsDir is the cache directory hack/envtest.sh fills:
+// DefaultAssetsDir is the cache directory cmd/envtest (hack/envtest.sh) fills:
 // ${XDG_CACHE_HOME:-$HOME/.cache}/reconciler-sdk/envtest/<KubernetesVersion>.
 func DefaultAssetsDir() string {
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "reconciler-sdk", "envtest", KubernetesVersion)
+	return filepath.Join(assets.DefaultCacheRoot(), KubernetesVersion)
 }
 
 // AssetsDir returns the absolute directory holding kube-apiserver and etcd, looking at
@@ -130,7 +127,7 @@ func AssetsDir(override string) (string, error) {
 		}
 		tried = append(tried, abs)
 	}
-	return "", fmt.Errorf("testenv: %w in %v: run `make envtest` (or `export KUBEBUILDER_ASSETS=$(hack/envtest.sh)`) in the reconciler-sdk repository, or `setup-envtest use %s`",
+	return "", fmt.Errorf("testenv: %w in %v: run `export KUBEBUILDER_ASSETS=$(go run github.com/c5c3/reconciler-sdk/cmd/envtest)` in your module (`make envtest` in the reconciler-sdk repository), or `setup-envtest use %s`",
 		ErrNoAssets, tried, KubernetesVersion)
 }
 
