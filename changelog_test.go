@@ -20,6 +20,7 @@ type apiIdent struct {
 	deprecated bool
 	member     bool // a field or interface method
 	iface      bool // an interface method or embedded interface
+	sealed     bool // an interface with unexported methods, which no importer implements
 }
 
 // parseAPI reads the text hack/api writes into its identifiers, by qualified name:
@@ -43,6 +44,11 @@ func parseAPI(text string) map[string]apiIdent {
 			typ = ""
 			continue
 		case member:
+			if line == "// has unexported methods" {
+				owner := idents[qualify(pkg, typ)]
+				owner.sealed = true
+				idents[qualify(pkg, typ)] = owner
+			}
 			if strings.HasPrefix(line, "//") {
 				continue
 			}
@@ -178,7 +184,7 @@ func TestChangelogNamesEveryDeprecation(t *testing.T) {
 
 // incompatible returns, sorted, the identifiers of baseline that current removed or
 // changed (its line differs, the deprecation mark aside), and the methods current added
-// to an interface of baseline: each breaks some importer.
+// to an interface of baseline that importers can implement: each breaks some importer.
 func incompatible(baseline, current map[string]apiIdent) []string {
 	var out []string
 	for n, old := range baseline {
@@ -188,7 +194,7 @@ func incompatible(baseline, current map[string]apiIdent) []string {
 	}
 	for n, cur := range current {
 		if _, ok := baseline[n]; !ok && cur.iface {
-			if owner := n[:strings.LastIndex(n, ".")]; baseline[owner].line != "" {
+			if owner := baseline[n[:strings.LastIndex(n, ".")]]; owner.line != "" && !owner.sealed {
 				out = append(out, n)
 			}
 		}
@@ -263,6 +269,9 @@ func F(x int) error
 func Gone()
 type I interface
 	M()
+type Sealed interface
+	M()
+	// has unexported methods
 type S struct
 	X int
 	*pkg.Embedded
@@ -275,7 +284,7 @@ method (*S) Do() // Deprecated
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if got, want := strings.Join(names, " "), "a.C a.F a.Gone a.I a.I.M a.S a.S.Do a.S.Embedded a.S.X"; got != want {
+	if got, want := strings.Join(names, " "), "a.C a.F a.Gone a.I a.I.M a.S a.S.Do a.S.Embedded a.S.X a.Sealed a.Sealed.M"; got != want {
 		t.Errorf("parseAPI names = %s, want %s", got, want)
 	}
 	if !base["a.S.Do"].deprecated || base["a.F"].deprecated {
@@ -288,6 +297,10 @@ func New()
 type I interface
 	M()
 	N()
+type Sealed interface
+	M()
+	N()
+	// has unexported methods
 type S struct
 	X int
 	Y string
@@ -295,7 +308,7 @@ type S struct
 method (*S) Do()
 `)
 	if got := strings.Join(incompatible(base, current), " "); got != "a.F a.Gone a.I.N" {
-		t.Errorf("incompatible = %q, want the changed F, the removed Gone and the method N added to I", got)
+		t.Errorf("incompatible = %q, want the changed F, the removed Gone and the method N added to I (not to Sealed)", got)
 	}
 }
 
