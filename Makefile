@@ -33,7 +33,7 @@ BENCH_OWNERS ?= 50
 BENCH_PASSES ?= 3
 BENCH_UNRELATED ?= 200
 
-.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate
+.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate api
 
 all: lint test
 
@@ -48,6 +48,9 @@ test: ## Run every test, including the envtest suites, on a real kube-apiserver 
 	@assets="$$(hack/envtest.sh)"; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 $(RACE) $(TESTFLAGS) ./...
+
+api: ## Write docs/api.txt, the exported API of every package (TestAPIFileIsCurrent fails when it is stale).
+	$(GO) run ./hack/api -o docs/api.txt
 
 fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
 	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
