@@ -73,11 +73,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		dir = pos[0]
 	}
 	if opts.SDKVersion == "" {
-		opts.SDKVersion = binarySDKVersion(opts.SDKReplace != "")
-		if opts.SDKVersion == "" {
-			return usageError{&scaffold.OptionError{Flag: "--sdk-version", Reason: "is required: this reconciler-sdk binary records no released version of " +
-				scaffold.SDKModule + " (run it as go run " + scaffold.SDKModule + "/cmd/reconciler-sdk@VERSION, or pass --sdk-replace)"}}
-		}
+		opts.SDKVersion = binarySDKVersion(opts.SDKReplace != "") // "" is refused, naming the flag
 	}
 	written, err := scaffold.Init(dir, opts)
 	if err != nil {

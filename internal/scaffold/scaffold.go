@@ -161,6 +161,10 @@ func (o *InitOptions) validate() error {
 	if errs := validation.IsDNS1123Subdomain(o.Domain); len(errs) > 0 {
 		return &OptionError{Flag: "--domain", Value: o.Domain, Reason: "must be a DNS-1123 subdomain (the suffix of the API groups): " + strings.Join(errs, "; ")}
 	}
+	if o.SDKVersion == "" {
+		return &OptionError{Flag: "--sdk-version", Reason: "is required: the version of " + SDKModule + " go.mod requires " +
+			"(reconciler-sdk run as go run " + SDKModule + "/cmd/reconciler-sdk@VERSION knows its own; a local build does not)"}
+	}
 	if !semverRE.MatchString(o.SDKVersion) {
 		return &OptionError{Flag: "--sdk-version", Value: o.SDKVersion, Reason: "must be a semantic version of " + SDKModule + ", such as v0.4.0 (no build metadata)"}
 	}
