@@ -48,10 +48,14 @@
 //
 // # The checks and what they promise
 //
-//   - Convergence: each valid sample becomes Ready as kstatus reads it —
-//     status.observedGeneration (when the CR has it) equals metadata.generation, and
-//     the Ready condition is True with the current observedGeneration — within
-//     Options.MaxPasses passes and Options.Timeout.
+//   - Convergence: each valid sample converges within Options.MaxPasses passes and
+//     Options.Timeout: kstatus (sigs.k8s.io/cli-utils/pkg/kstatus/status, which Flux's
+//     health checks use) reads it as Current — not being deleted,
+//     status.observedGeneration (when the CR has it) equal to metadata.generation, no
+//     Reconciling or Stalled condition True, no Ready condition False or Unknown — and
+//     its Ready condition is True with observedGeneration equal to metadata.generation
+//     (kstatus alone calls a CR that has no such conditions yet Current). A violation
+//     names the CR and what kstatus said, its status and message.
 //   - Quiescence: once Ready, a pass writes nothing (no POST, PUT, PATCH or DELETE, by
 //     the pass or outside it while it runs) and moves no resourceVersion of the CR or a
 //     child through the operator's field manager; with Options.ExpectNoRequests it sends

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/apply"
@@ -47,26 +48,33 @@ func conditionsOf(u *unstructured.Unstructured) ([]metav1.Condition, error) {
 	return out, nil
 }
 
-// ready tells whether a CR is Ready as kstatus reads it: status.observedGeneration (when
-// present) is current, and Ready is True for the current generation. Otherwise it
-// says why not.
+// ready tells whether a CR has converged, and says why not otherwise. Two readings
+// must agree. kstatus (status.Compute of sigs.k8s.io/cli-utils/pkg/kstatus/status) must
+// read it as Current: not being deleted, status.observedGeneration (when the CR has
+// it) equal to metadata.generation, no Reconciling or Stalled condition True, and no
+// Ready condition False or Unknown. And its Ready condition must be True with
+// observedGeneration equal to metadata.generation: kstatus alone calls a CR Current
+// before any Ready condition is written, and reads no condition's observedGeneration.
 func ready(u *unstructured.Unstructured) (bool, string) {
-	gen := u.GetGeneration()
-	if og, found, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); found && og != gen {
-		return false, fmt.Sprintf("status.observedGeneration is %d, metadata.generation %d", og, gen)
+	res, err := status.Compute(u)
+	if err != nil {
+		return false, fmt.Sprintf("kstatus cannot read it: %v", err)
+	}
+	if res.Status != status.CurrentStatus {
+		return false, fmt.Sprintf("kstatus says %s (%q)", res.Status, res.Message)
 	}
 	conds, err := conditionsOf(u)
 	if err != nil {
 		return false, err.Error()
 	}
+	gen := u.GetGeneration()
 	c := meta.FindStatusCondition(conds, reconcile.ConditionReady)
 	switch {
-	case c == nil:
-		return false, "status.conditions holds no Ready condition"
-	case c.Status != metav1.ConditionTrue:
-		return false, fmt.Sprintf("Ready is %s (%s: %s)", c.Status, c.Reason, c.Message)
+	case c == nil || c.Status != metav1.ConditionTrue:
+		return false, fmt.Sprintf("kstatus says Current (%q) but status.conditions holds no Ready condition that is True", res.Message)
 	case c.ObservedGeneration != gen:
-		return false, fmt.Sprintf("Ready is True but its observedGeneration is %d, metadata.generation %d", c.ObservedGeneration, gen)
+		return false, fmt.Sprintf("kstatus says Current (%q) but Ready is True for observedGeneration %d, metadata.generation is %d",
+			res.Message, c.ObservedGeneration, gen)
 	}
 	return true, ""
 }

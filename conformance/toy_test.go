@@ -116,6 +116,7 @@ type mode string
 // The ways the toy can be broken, each against one check.
 const (
 	modeNeverReady      mode = "never-ready"       // Convergence
+	modeStalled         mode = "stalled"           // Convergence: Ready True, and Stalled True as well
 	modeWriteEveryPass  mode = "write-every-pass"  // Quiescence
 	modeNoOwner         mode = "no-owner"          // Ownership, Deletion
 	modeOtherNamespace  mode = "other-namespace"   // Ownership
@@ -177,6 +178,9 @@ func (r *toyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	if r.mode == modeReadyMismatch {
 		reconcile.MarkFalse(toy, "Audited", "AuditPending", "no audit has run")
+	}
+	if r.mode == modeStalled {
+		reconcile.MarkTrue(toy, "Stalled", "QuotaExhausted", "gave up: the quota is exhausted")
 	}
 	if !equality.Semantic.DeepEqual(before.Status, toy.Status) {
 		if serr := r.c.Status().Update(ctx, toy); serr != nil {

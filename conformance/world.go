@@ -379,9 +379,10 @@ func (w *world) startAndConverge(cfg *rest.Config) (*replica, error) {
 	return r, w.converge(nil)
 }
 
-// converge waits until every CR of the world is Ready for its current generation,
-// calling MakeReady on every poll, within Options.Timeout and Options.MaxPasses passes
-// of each CR. A CR that is not Ready in time is a Convergence violation. With drive
+// converge waits until every CR of the world has converged (ready: Current as kstatus
+// reads it, and Ready=True for its current generation), calling MakeReady on every
+// poll, within Options.Timeout and Options.MaxPasses passes of each CR. A CR that has
+// not converged in time is a Convergence violation. With drive
 // set, the suite also runs a pass of drive for each CR that is not Ready every
 // second: after a pass of the suite's own failed, no requeue of the manager follows.
 func (w *world) converge(drive *replica) error {
@@ -451,9 +452,10 @@ func (w *world) notConverged(cr *unstructured.Unstructured, why string, passes [
 		b.WriteString("\nno pass ran for it: does the controller watch this kind in this namespace?")
 	}
 	return w.violation(describe(cr), "status.conditions[Ready]",
-		"a CR whose dependencies are ready must reach Ready=True with observedGeneration = metadata.generation "+
-			"(and status.observedGeneration current, if the CR has it); make the steps that block it succeed, or make "+
-			"Options.MakeReady play the dependency that is missing", "%s", b.String())
+		"a CR whose dependencies are ready must be Current as kstatus reads it (status.observedGeneration current, "+
+			"if the CR has it; no Reconciling or Stalled condition True) and reach Ready=True with observedGeneration = "+
+			"metadata.generation; make the steps that block it succeed, or make Options.MakeReady play the dependency "+
+			"that is missing", "%s", b.String())
 }
 
 // describe renders obj as "Kind namespace/name".
