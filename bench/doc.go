@@ -48,9 +48,10 @@
 //
 //	go test ./bench -run '^TestReport$' -count=1 -timeout 60m -v -args -report
 //
-// which writes docs/bench.md (the tables), docs/bench.png (bar charts drawn with the
-// standard library) and the table between the bench markers of README.md. The
-// environment sets the size: BENCH_OWNERS (comma-separated owner counts, default 50),
-// BENCH_PASSES (converged passes averaged, default 3) and BENCH_UNRELATED (unrelated
-// Secrets, and as many ConfigMaps, before the tenfold growth; default 200).
+// which writes docs/bench.md (the tables), docs/bench.png (grouped bar charts with axes,
+// values and a legend, drawn with gonum.org/v1/plot) and the table between the bench
+// markers of README.md. The environment sets the size: BENCH_OWNERS (comma-separated
+// owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3) and
+// BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
+// growth; default 200).
 package bench
