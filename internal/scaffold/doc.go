@@ -1,6 +1,7 @@
 // Package scaffold writes a new operator built on the SDK, laid out as the quick start
 // (examples/quickstart) and as kubebuilder users expect: [Init] writes the project
-// (go.mod requiring the SDK, cmd/main.go on operator.Run, a Makefile, the
+// (go.mod requiring the SDK, with its commands envtest and reconciler-sdk as tool
+// directives, cmd/main.go on operator.Run, a Makefile, the
 // config/default, config/manager and config/rbac kustomize layers, a README and a
 // PROJECT file holding its settings), and [CreateAPI] adds one custom resource to it
 // (its api/<version> types with kubebuilder markers, a controller whose pipeline applies
