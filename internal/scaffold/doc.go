@@ -1,12 +1,12 @@
 // Package scaffold writes a new operator built on the SDK, laid out as the quick start
-// (examples/quickstart) and as kubebuilder users expect: [Init] writes the project
-// (go.mod requiring the SDK, with its commands envtest and reconciler-sdk as tool
-// directives, cmd/main.go on operator.Run, a Makefile, the
-// config/default, config/manager and config/rbac kustomize layers, a README and a
-// PROJECT file holding its settings), and [CreateAPI] adds one custom resource to it
-// (its api/<version> types with kubebuilder markers, a controller whose pipeline applies
-// one owned ConfigMap, its envtest and conformance tests, a sample, and the wiring into
-// cmd/main.go and the test mains).
+// (examples/quickstart) and as kubebuilder users expect. [Init] writes the project:
+// go.mod requiring the SDK (its commands envtest and reconciler-sdk as tool
+// directives), cmd/main.go on operator.Run, a Makefile, the config/default,
+// config/manager and config/rbac kustomize layers, a README and a PROJECT file holding
+// its settings. [CreateAPI] adds one custom resource to it: its api/<version> types
+// with kubebuilder markers, a controller whose pipeline applies one owned ConfigMap,
+// its envtest and conformance tests, a sample, and the wiring into cmd/main.go and the
+// test mains.
 //
 // The templates are embedded (embed.FS, text/template); every rendered .go file goes
 // through go/format. Both functions validate their options first, returning an
