@@ -35,6 +35,7 @@ func Example() {
 	// api/v1alpha1/groupversion_info.go
 	// api/v1alpha1/memo_types.go
 	// cmd/main.go
+	// cmd/main_test.go
 	// config/crd/kustomization.yaml
 	// config/samples/memo_v1alpha1_memo.yaml
 	// conformance/main_test.go

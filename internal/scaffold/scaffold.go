@@ -379,7 +379,8 @@ type wiring struct {
 // CreateAPI adds the API of opts to the project in dir (see ReadProject): its
 // api/<version> types (with doc.go and groupversion_info.go for a new version), the
 // controller/<kind>_controller.go whose pipeline applies one owned ConfigMap, its
-// envtest and conformance tests, a sample in config/samples, config/crd's
+// envtest and conformance tests (for the first API also cmd/main_test.go, which runs
+// what main runs as the generated ClusterRole), a sample in config/samples, config/crd's
 // kustomization, the wiring into cmd/main.go and the test mains (before their
 // +kubebuilder:scaffold markers) and the resource in PROJECT. It returns the paths it
 // wrote or changed, relative to dir and sorted. Invalid options are an *OptionError, a
@@ -418,6 +419,7 @@ func CreateAPI(dir string, opts APIOptions) ([]string, error) {
 		create["api/"+r.Version+"/groupversion_info.go"] = "api/api/groupversion_info.go.tmpl"
 	}
 	if firstAPI {
+		create["cmd/main_test.go"] = "api/cmd/main_test.go.tmpl"
 		create["controller/main_test.go"] = "api/controller/main_test.go.tmpl"
 		create["conformance/main_test.go"] = "api/conformance/main_test.go.tmpl"
 		create["config/crd/kustomization.yaml"] = "api/config/crd_kustomization.yaml.tmpl"
