@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/c5c3/reconciler-sdk/internal/deploy"
 	"github.com/c5c3/reconciler-sdk/internal/scaffold"
 )
 
@@ -124,6 +127,7 @@ func TestScaffoldedOperatorPasses(t *testing.T) {
 			t.Errorf("make generate changed %s after create api", name)
 		}
 	}
+	expectDeployable(t, filepath.Join(dir, "config", "default"))
 	vetTime := runIn(t, dir, "go", "vet", "./...")
 	// go.mod's tool directives keep what the Makefile's image and deploy targets run
 	// buildable without -mod=mod.
@@ -132,6 +136,47 @@ func TestScaffoldedOperatorPasses(t *testing.T) {
 	t.Logf("init %v, create api %v, make generate %v, go vet %v, go run reconciler-sdk %v, make test %v",
 		initTime.Round(time.Second), apiTime.Round(time.Second), genTime.Round(time.Second),
 		vetTime.Round(time.Second), toolTime.Round(time.Second), testTime.Round(time.Second))
+}
+
+// expectDeployable builds the scaffolded config/default as `make deploy` does and
+// checks what it renders: the CRD, the manager in the project's namespace with the
+// image given, and the generated ClusterRole bound to the manager's ServiceAccount.
+func expectDeployable(t *testing.T, dir string) {
+	t.Helper()
+	const image = "registry.example/memo-operator:v0.1.0"
+	objs, err := deploy.Build(dir, deploy.BuildOptions{Image: image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		got[o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName()] = o
+	}
+	for _, want := range []string{
+		"Namespace /memo-operator-system",
+		"CustomResourceDefinition /memos.memo.example.com",
+		"ServiceAccount memo-operator-system/memo-operator-controller-manager",
+		"ClusterRole /memo-operator-manager-role",
+		"ClusterRoleBinding /memo-operator-manager-rolebinding",
+		"Role memo-operator-system/memo-operator-leader-election-role",
+		"Service memo-operator-system/memo-operator-controller-manager-metrics-service",
+		"Deployment memo-operator-system/memo-operator-controller-manager",
+	} {
+		if got[want] == nil {
+			t.Errorf("config/default renders no %s", want)
+		}
+	}
+	if d := got["Deployment memo-operator-system/memo-operator-controller-manager"]; d != nil {
+		containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+		if len(containers) != 1 || containers[0].(map[string]any)["image"] != image {
+			t.Errorf("the manager's containers %v, want one running %s", containers, image)
+		}
+	}
+	if b := got["ClusterRoleBinding /memo-operator-manager-rolebinding"]; b != nil {
+		if role, _, _ := unstructured.NestedString(b.Object, "roleRef", "name"); role != "memo-operator-manager-role" {
+			t.Errorf("the manager's ClusterRoleBinding binds %q, want the generated memo-operator-manager-role", role)
+		}
+	}
 }
 
 func fileExists(p string) bool {
