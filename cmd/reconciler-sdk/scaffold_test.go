@@ -140,7 +140,8 @@ func TestScaffoldedOperatorPasses(t *testing.T) {
 
 // expectDeployable builds the scaffolded config/default as `make deploy` does and
 // checks what it renders: the CRD, the manager in the project's namespace with the
-// image given, and the generated ClusterRole bound to the manager's ServiceAccount.
+// image given, and the generated ClusterRole bound to the manager's ServiceAccount;
+// and config/crd as `make install` does: the CRD alone.
 func expectDeployable(t *testing.T, dir string) {
 	t.Helper()
 	const image = "registry.example/memo-operator:v0.1.0"
@@ -171,6 +172,14 @@ func expectDeployable(t *testing.T, dir string) {
 		if len(containers) != 1 || containers[0].(map[string]any)["image"] != image {
 			t.Errorf("the manager's containers %v, want one running %s", containers, image)
 		}
+	}
+	// make install: the CRDs alone.
+	crds, err := deploy.Build(filepath.Join(dir, "..", "crd"), deploy.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crds) != 1 || crds[0].GetName() != "memos.memo.example.com" {
+		t.Errorf("config/crd renders %d objects, want the CRD memos.memo.example.com", len(crds))
 	}
 	if b := got["ClusterRoleBinding /memo-operator-manager-rolebinding"]; b != nil {
 		if role, _, _ := unstructured.NestedString(b.Object, "roleRef", "name"); role != "memo-operator-manager-role" {
