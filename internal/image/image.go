@@ -302,7 +302,9 @@ func FromLayout(dir, ref string) (v1.Image, error) {
 
 // WriteTarball writes img to the file path as a tarball that `docker load` and `kind
 // load image-archive` accept, tagged ref (such as "quickstart:dev"; a ref without a
-// tag gets ":latest").
+// tag gets ":latest"). The format (docker save's) holds the config and the layers but
+// no manifest, so what a reader of the tarball sees as the image's identity is its
+// config digest (the image ID `docker images` shows), not the manifest digest.
 func WriteTarball(path, ref string, img v1.Image) error {
 	tag, err := name.NewTag(ref)
 	if err != nil {
