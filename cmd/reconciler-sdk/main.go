@@ -53,12 +53,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c, rest, ok := lookup(args)
 	if !ok {
-		fmt.Fprintf(stderr, "reconciler-sdk: unknown command %q\n\n", strings.Join(args[:min(2, len(args))], " "))
+		_, _ = fmt.Fprintf(stderr, "reconciler-sdk: unknown command %q\n\n", strings.Join(args[:min(2, len(args))], " "))
 		usage(stderr)
 		return 2
 	}
 	if err := c.run(ctx, rest, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "reconciler-sdk %s: %v\n", c.name, err)
+		_, _ = fmt.Fprintf(stderr, "reconciler-sdk %s: %v\n", c.name, err)
 		if errors.Is(err, errUsage) {
 			return 2
 		}
@@ -78,16 +78,16 @@ func lookup(args []string) (command, []string, bool) {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "reconciler-sdk: scaffold, build and deploy operators built on github.com/c5c3/reconciler-sdk")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: reconciler-sdk <command> [flags]   (reconciler-sdk <command> -h for its flags)")
-	fmt.Fprintln(w)
+	_, _ = fmt.Fprintln(w, "reconciler-sdk: scaffold, build and deploy operators built on github.com/c5c3/reconciler-sdk")
+	_, _ = fmt.Fprintln(w)
+	_, _ = fmt.Fprintln(w, "Usage: reconciler-sdk <command> [flags]   (reconciler-sdk <command> -h for its flags)")
+	_, _ = fmt.Fprintln(w)
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+		_, _ = fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 }
