@@ -1,0 +1,171 @@
+package deploy_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	horizonv1alpha1 "github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	horizon "github.com/c5c3/reconciler-sdk/examples/horizon/controller"
+	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	memov1alpha1 "github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/health"
+	"github.com/c5c3/reconciler-sdk/internal/deploy"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/simulate"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
+)
+
+// shipped builds e's config/default, applies all of it but the manager Deployment and
+// the webhook configurations (applyAllButManager), and runs the binary of e's image
+// (built from the main package pkg) as the Deployment would, as its ServiceAccount with
+// only the shipped RBAC.
+func shipped(t *testing.T, e example, pkg string, mounts ...string) {
+	t.Helper()
+	objs, err := deploy.Build(e.config+"/default", deploy.BuildOptions{Image: e.image()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAllButManager(t, objs)
+	d := manager(t, objs)
+	dirs := map[string]string{}
+	for _, m := range mounts {
+		dirs[m] = writeConfigMap(t, d, m)
+	}
+	startOperator(t, imageBinary(t, pkg), d, dirs)
+}
+
+// The quick-start operator's binary, out of its image, as the shipped ServiceAccount:
+// the sample Memo turns Ready (its Deployment rolls out on the fake node).
+func TestShippedQuickstart(t *testing.T) {
+	shipped(t, examples[0], "./examples/quickstart/cmd")
+	memo := testenv.ReadSample(t, "../quickstart/config/samples/quickstart_v1alpha1_memo.yaml", &memov1alpha1.Memo{})
+	memo.Namespace = env.Namespace(t)
+	if err := env.Client.Create(t.Context(), memo); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectCondition(t, env.Client, memo, reconcile.ConditionReady, metav1.ConditionTrue)
+}
+
+// The Horizon operator's binary, out of its image, as the shipped ServiceAccount: a
+// Horizon reading its SECRET_KEY through a SecretStore of its namespace (played by the
+// world) gets every step up to its Deployment (rolled out on the fake node) True. The
+// health check requests the cluster-local Service URL, which this machine cannot
+// resolve or reach, so HorizonAPIReady (and so Ready) stays False for a reason of an
+// unreachable endpoint: that is as far as a process outside the cluster can get.
+func TestShippedHorizon(t *testing.T) {
+	shipped(t, examples[1], "./examples/horizon/cmd")
+	ns := env.Namespace(t)
+	store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
+		Spec: esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()}}
+	h := &horizonv1alpha1.Horizon{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dashboard"}, Spec: horizonv1alpha1.HorizonSpec{
+		Image:            "registry.example/horizon:2025.1",
+		KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
+		SecretKey:        horizonv1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
+		SecretStoreRef:   &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: store.Name},
+	}}
+	for _, obj := range []client.Object{store, h} {
+		if err := env.Client.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	play := world.New(env.Client, world.WithSecret("horizon/secret-key", map[string][]byte{"secret_key": []byte("k")})).Hook(h)
+	for _, c := range []string{horizon.ConditionSecretsReady, horizon.ConditionConfigReady, horizon.ConditionDeploymentReady} {
+		testenv.ExpectConditionWhile(t, env.Client, h, c, metav1.ConditionTrue, play)
+	}
+	testenv.ExpectCondition(t, env.Client, h, horizon.ConditionHorizonAPIReady, metav1.ConditionFalse)
+	expectUnreachable(t, meta.FindStatusCondition(h.Status.Conditions, horizon.ConditionHorizonAPIReady))
+}
+
+// The Keystone operator's binary, out of its image, as the shipped ServiceAccount: a
+// Keystone whose dependencies (the default ClusterSecretStore, the admin password,
+// MariaDB) the world plays gets every step up to its Deployment True, its key-rotation
+// CronJobs running the image the Deployment declares (OPERATOR_IMAGE); KeystoneAPIReady
+// stays False for an unreachable endpoint, as for Horizon.
+func TestShippedKeystone(t *testing.T) {
+	e := examples[2]
+	shipped(t, e, "./examples/keystone/cmd")
+	ns := env.Namespace(t)
+	k := &keystonev1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "keystone"}, Spec: keystonev1alpha1.KeystoneSpec{
+		Image:          "registry.example/keystone:2025.1",
+		SecretStoreRef: &commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: world.DefaultClusterSecretStore},
+		Database:       keystonev1alpha1.DatabaseSpec{MariaDBRef: keystonev1alpha1.MariaDBRef{Name: "mariadb", Namespace: ns}},
+		Bootstrap:      keystonev1alpha1.BootstrapSpec{AdminPassword: keystonev1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
+	}}
+	if err := env.Client.Create(t.Context(), k); err != nil {
+		t.Fatal(err)
+	}
+	play := world.New(env.Client, world.WithMariaDB("mariadb"),
+		world.WithSecret("openstack/keystone/admin", map[string][]byte{"password": []byte("pw")})).Hook(k)
+	for _, c := range []string{keystone.ConditionSecretsReady, keystone.ConditionConfigReady,
+		keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady, keystone.ConditionIdentityBackendsReady,
+		keystone.ConditionDatabaseReady, keystone.ConditionDeploymentReady} {
+		testenv.ExpectConditionWhile(t, env.Client, k, c, metav1.ConditionTrue, play)
+	}
+	testenv.ExpectConditionWhile(t, env.Client, k, keystone.ConditionKeystoneAPIReady, metav1.ConditionFalse, play)
+	expectUnreachable(t, meta.FindStatusCondition(k.Status.Conditions, keystone.ConditionKeystoneAPIReady))
+	keyOpts := keystone.KeyStepOptions{FieldManager: keystone.FieldManager, OperatorImage: e.image()}
+	for _, name := range []string{keystone.NewFernetKeysStep(keyOpts).CronJobName(k), keystone.NewCredentialKeysStep(keyOpts).CronJobName(k)} {
+		cj := &unstructured.Unstructured{}
+		cj.SetAPIVersion("batch/v1")
+		cj.SetKind("CronJob")
+		get(t, ns, name, cj)
+		containers, _, _ := unstructured.NestedSlice(cj.Object, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+		if len(containers) != 1 || containers[0].(map[string]any)["image"] != e.image() {
+			t.Errorf("CronJob %s runs %v, want the operator's own image %s", name, containers, e.image())
+		}
+	}
+}
+
+// The Katalog engine's binary, out of its image, as the shipped ServiceAccount, running
+// the Katalogs of the ConfigMap the Deployment mounts: the sample Database and
+// RegionalApp turn Ready with phase Ready once their Deployments roll out. (The sample
+// Application checks its image at the registry platform.yaml names, which does not
+// exist here.)
+func TestShippedKatalog(t *testing.T) {
+	shipped(t, examples[3], "./cmd/katalog", "/etc/katalog")
+	ns := env.Namespace(t)
+	var samples []*unstructured.Unstructured
+	for _, path := range []string{"../katalog/samples/database.yaml", "../katalog/samples/regionalapp.yaml"} {
+		u := testenv.ReadSample(t, path, &unstructured.Unstructured{})
+		u.SetNamespace(ns)
+		if err := env.Client.Create(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, u)
+	}
+	for _, u := range samples {
+		// The engine's conditions carry no observedGeneration: read Ready and the phase.
+		testenv.Eventually(t, 2*time.Minute, u.GetKind()+" "+u.GetName()+" Ready with phase Ready", func(ctx context.Context) (bool, error) {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+				return false, err
+			}
+			phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			ready := slices.ContainsFunc(conds, func(c any) bool {
+				m, ok := c.(map[string]any)
+				return ok && m["type"] == "Ready" && m["status"] == string(metav1.ConditionTrue)
+			})
+			return ready && phase == "Ready", nil
+		})
+	}
+}
+
+// expectUnreachable: the API health condition is False for a reason of an endpoint this
+// machine cannot reach.
+func expectUnreachable(t *testing.T, c *metav1.Condition) {
+	t.Helper()
+	if c == nil || !slices.Contains([]string{health.ReasonEndpointNotReady, health.ReasonConnectionFailed, health.ReasonTimeout}, c.Reason) {
+		t.Errorf("API health condition %+v, want False for an unreachable endpoint", c)
+	}
+}
