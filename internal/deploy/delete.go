@@ -50,7 +50,8 @@ type DeleteReport struct {
 // opts.Wait it then waits until every deleted object is gone. The first failure stops
 // it with an error naming the object; the report holds what was done until then.
 //
-// Deleting a Namespace deletes everything in it, as kubectl delete does.
+// As with kubectl delete, deleting a Namespace deletes everything in it, and deleting a
+// CustomResourceDefinition every custom resource of its kind.
 func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, opts DeleteOptions) (DeleteReport, error) {
 	var report DeleteReport
 	ordered := Ordered(objs)
