@@ -33,7 +33,18 @@ BENCH_OWNERS ?= 50
 BENCH_PASSES ?= 3
 BENCH_UNRELATED ?= 200
 
-.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate api
+# The example operators that ship as an image and config/default: `make image deploy EXAMPLE=horizon IMG=...`.
+EXAMPLE ?= quickstart
+IMG ?= $(EXAMPLE):dev
+IMAGES := quickstart horizon keystone katalog
+IMAGE_PKG_quickstart := ./examples/quickstart/cmd
+IMAGE_PKG_horizon := ./examples/horizon/cmd
+IMAGE_PKG_keystone := ./examples/keystone/cmd
+IMAGE_PKG_katalog := ./cmd/katalog
+IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+IMAGE_FLAGS ?=
+
+.PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate api image images deploy undeploy
 
 all: lint test
 
@@ -51,6 +62,16 @@ test: ## Run every test, including the envtest suites, on a real kube-apiserver 
 
 api: ## Write docs/api.txt, the exported API of every package (TestAPIFileIsCurrent fails when it is stale).
 	$(GO) run ./hack/api -o docs/api.txt
+
+image: ## Build EXAMPLE's image (quickstart|horizon|keystone|katalog) as IMG (default EXAMPLE:dev): bin/images/EXAMPLE/ (OCI layout) and bin/images/EXAMPLE.tar (docker load, kind load image-archive); IMAGE_FLAGS=-push also pushes IMG.
+	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	@mkdir -p bin/images
+	$(GO) run ./cmd/reconciler-sdk image -t $(IMG) -o bin/images/$(EXAMPLE) -tar bin/images/$(EXAMPLE).tar \
+		-source https://github.com/c5c3/reconciler-sdk -revision '$(IMAGE_REVISION)' -title $(EXAMPLE) \
+		$(IMAGE_FLAGS) $(IMAGE_PKG_$(EXAMPLE))
+
+images: ## Build the images of the three example operators and katalog (see image), each as <name>:dev.
+	@for e in $(IMAGES); do $(MAKE) --no-print-directory image EXAMPLE=$$e IMG=$$e:dev || exit 1; done
 
 fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
 	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
