@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -39,8 +40,9 @@ type ApplyOptions struct {
 }
 
 // Apply applies objs server-side under [FieldManager], Namespaces first, then
-// CustomResourceDefinitions, then (once every CRD of objs is Established, so that the
-// custom resources after it find their API) the others in their order; objs are not
+// CustomResourceDefinitions, then (once every CRD of objs is Established and c's
+// RESTMapper finds its kind, so that the custom resources after it find their API) the
+// others in their order; objs are not
 // changed. The first failure stops it, with an
 // error naming the object; a conflict wraps [ErrConflict] and names the field managers
 // the server reported.
@@ -143,6 +145,20 @@ func waitEstablished(ctx context.Context, c client.Client, crds []*unstructured.
 		})
 		if err != nil {
 			return fmt.Errorf("deploy: waiting for %s to be Established: %w", Describe(obj), err)
+		}
+		// Discovery serves a new API a moment after Established: wait until the
+		// client's RESTMapper finds the kind, or its custom resources are "no match".
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		err = wait.PollUntilContextCancel(ctx, interval, true, func(context.Context) (bool, error) {
+			_, err := c.RESTMapper().RESTMapping(schema.GroupKind{Group: group, Kind: kind})
+			if meta.IsNoMatchError(err) {
+				return false, nil
+			}
+			return err == nil, err
+		})
+		if err != nil {
+			return fmt.Errorf("deploy: waiting for the API of %s: %w", Describe(obj), err)
 		}
 	}
 	return nil
