@@ -73,6 +73,16 @@ image: ## Build EXAMPLE's image (quickstart|horizon|keystone|katalog) as IMG (de
 images: ## Build the images of the three example operators and katalog (see image), each as <name>:dev.
 	@for e in $(IMAGES); do $(MAKE) --no-print-directory image EXAMPLE=$$e IMG=$$e:dev || exit 1; done
 
+DEPLOY_FLAGS ?=
+UNDEPLOY_FLAGS ?=
+deploy: ## Deploy examples/EXAMPLE/config/default with the manager image IMG to $KUBECONFIG's cluster (server-side apply as reconciler-sdk-deploy, CRDs first; DEPLOY_FLAGS=-force-conflicts; horizon/keystone need cert-manager).
+	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	$(GO) run ./cmd/reconciler-sdk deploy -img $(IMG) $(DEPLOY_FLAGS) examples/$(EXAMPLE)/config/default
+
+undeploy: ## Delete what make deploy applied for EXAMPLE and wait until it is gone (objects it did not apply stay, and are listed).
+	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	$(GO) run ./cmd/reconciler-sdk undeploy -wait $(UNDEPLOY_FLAGS) examples/$(EXAMPLE)/config/default
+
 fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
 	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
