@@ -52,11 +52,11 @@ func (f *clusterFlags) client() (client.Client, error) {
 func parseDir(fs *flag.FlagSet, args []string, stderr io.Writer) (string, error) {
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%w: %w", errUsage, err)
+		return "", usageError{err}
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return "", fmt.Errorf("%w: want one kustomize directory (such as config/default), got %d arguments", errUsage, fs.NArg())
+		return "", usageError{fmt.Errorf("want one kustomize directory (such as config/default), got %d arguments", fs.NArg())}
 	}
 	return fs.Arg(0), nil
 }

@@ -44,7 +44,7 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usageError{err}
 	}
 	switch {
 	case *mainPkg != "" && fs.NArg() == 0:
@@ -53,15 +53,15 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Main = fs.Arg(0)
 	default:
 		fs.Usage()
-		return fmt.Errorf("%w: want one main package, as -main or as the argument, got %d arguments and -main %q", errUsage, fs.NArg(), *mainPkg)
+		return usageError{fmt.Errorf("want one main package, as -main or as the argument, got %d arguments and -main %q", fs.NArg(), *mainPkg)}
 	}
 	if *layoutDir == "" && *tarPath == "" && !*push {
 		fs.Usage()
-		return fmt.Errorf("%w: nothing to write: give -o, -tar or -push", errUsage)
+		return usageError{errors.New("nothing to write: give -o, -tar or -push")}
 	}
 	if tag == "" && (*tarPath != "" || *push) {
 		fs.Usage()
-		return fmt.Errorf("%w: -tar and -push need the image reference -t", errUsage)
+		return usageError{errors.New("-tar and -push need the image reference -t")}
 	}
 	opts.Labels = map[string]string{image.LabelSource: *source, image.LabelRevision: *revision, image.LabelTitle: *title}
 

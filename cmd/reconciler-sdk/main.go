@@ -34,6 +34,13 @@ func register(c command) {
 // errUsage marks an error whose message is about how the command was called.
 var errUsage = errors.New("usage")
 
+// usageError is an error about how the command was called: it is errUsage (run exits 2
+// for it) and reads as the error it wraps.
+type usageError struct{ err error }
+
+func (e usageError) Error() string   { return e.err.Error() }
+func (e usageError) Unwrap() []error { return []error{e.err, errUsage} }
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

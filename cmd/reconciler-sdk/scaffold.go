@@ -19,12 +19,6 @@ func init() {
 	register(command{name: "create api", summary: "add a custom resource, its controller and tests to the project, then generate", run: runCreateAPI})
 }
 
-// usageError is an error about how the command was called: run exits 2 for it.
-type usageError struct{ err error }
-
-func (e usageError) Error() string   { return e.err.Error() }
-func (e usageError) Unwrap() []error { return []error{e.err, errUsage} }
-
 // parseInterleaved parses args with fs, allowing flags after the positional arguments
 // (`init DIR --repo R` as well as `init --repo R DIR`), and returns the positional ones.
 // -h is flag.ErrHelp.
@@ -43,6 +37,18 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// oneDir is the project directory of the positional arguments: "." when there are none,
+// a usage error when there are more than one.
+func oneDir(pos []string) (string, error) {
+	switch len(pos) {
+	case 0:
+		return ".", nil
+	case 1:
+		return pos[0], nil
+	}
+	return "", usageError{fmt.Errorf("at most one directory, got %q", pos)}
 }
 
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -65,12 +71,9 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usageError{fmt.Errorf("at most one directory, got %q", pos)}
-	}
-	dir := "."
-	if len(pos) == 1 {
-		dir = pos[0]
+	dir, err := oneDir(pos)
+	if err != nil {
+		return err
 	}
 	if opts.SDKVersion == "" {
 		opts.SDKVersion = binarySDKVersion(opts.SDKReplace != "") // "" is refused, naming the flag
@@ -106,12 +109,9 @@ func runCreateAPI(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usageError{fmt.Errorf("at most one directory, got %q", pos)}
-	}
-	dir := "."
-	if len(pos) == 1 {
-		dir = pos[0]
+	dir, err := oneDir(pos)
+	if err != nil {
+		return err
 	}
 	written, err := scaffold.CreateAPI(dir, opts)
 	if err != nil {
