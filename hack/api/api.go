@@ -204,8 +204,8 @@ func parsePackage(path, name, dir string, files []string) (*pkgAPI, error) {
 func (p *pkgAPI) addGenDecl(d *ast.GenDecl) {
 	switch d.Tok {
 	case token.CONST:
-		// An implicitly repeated constant inherits the type and values of the last
-		// specification that has them.
+		// A constant line without a type or values repeats the type and value expressions
+		// of the nearest line above it in the group that has them (iota then counts on).
 		var typ ast.Expr
 		var values []ast.Expr
 		for iota, spec := range d.Specs {
