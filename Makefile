@@ -43,6 +43,8 @@ IMAGE_PKG_keystone := ./examples/keystone/cmd
 IMAGE_PKG_katalog := ./cmd/katalog
 IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 IMAGE_FLAGS ?=
+# CHECK_EXAMPLE stops a recipe at once when EXAMPLE names no example operator.
+CHECK_EXAMPLE = test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
 
 .PHONY: all test fuzz envtest lint fmt vet golangci-lint bench demo katalog-demo downstream tidy help generate verify-generate api image images deploy undeploy
 
@@ -64,7 +66,7 @@ api: ## Write docs/api.txt, the exported API of every package (TestAPIFileIsCurr
 	$(GO) run ./hack/api -o docs/api.txt
 
 image: ## Build EXAMPLE's image (quickstart|horizon|keystone|katalog) as IMG (default EXAMPLE:dev): bin/images/EXAMPLE/ (OCI layout) and bin/images/EXAMPLE.tar (docker load, kind load image-archive); IMAGE_FLAGS=-push also pushes IMG.
-	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	@$(CHECK_EXAMPLE)
 	@mkdir -p bin/images
 	$(GO) run ./cmd/reconciler-sdk image -t $(IMG) -o bin/images/$(EXAMPLE) -tar bin/images/$(EXAMPLE).tar \
 		-source https://github.com/c5c3/reconciler-sdk -revision '$(IMAGE_REVISION)' -title $(EXAMPLE) \
@@ -76,11 +78,11 @@ images: ## Build the images of the three example operators and katalog (see imag
 DEPLOY_FLAGS ?=
 UNDEPLOY_FLAGS ?=
 deploy: ## Deploy examples/EXAMPLE/config/default with the manager image IMG to $KUBECONFIG's cluster (server-side apply as reconciler-sdk-deploy, CRDs first; DEPLOY_FLAGS=-force-conflicts; horizon/keystone need cert-manager).
-	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	@$(CHECK_EXAMPLE)
 	$(GO) run ./cmd/reconciler-sdk deploy -img $(IMG) $(DEPLOY_FLAGS) examples/$(EXAMPLE)/config/default
 
 undeploy: ## Delete what make deploy applied for EXAMPLE and wait until it is gone (objects it did not apply stay, and are listed).
-	@test -n "$(IMAGE_PKG_$(EXAMPLE))" || { echo "EXAMPLE=$(EXAMPLE): want one of $(IMAGES)" >&2; exit 2; }
+	@$(CHECK_EXAMPLE)
 	$(GO) run ./cmd/reconciler-sdk undeploy -wait $(UNDEPLOY_FLAGS) examples/$(EXAMPLE)/config/default
 
 fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
