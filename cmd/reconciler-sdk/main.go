@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,7 +50,7 @@ func main() {
 }
 
 // run dispatches args to the subcommand they name (the longest match of one or two words)
-// and returns the process exit code: 0 on success, 2 for a usage error, 1 otherwise.
+// and returns the process exit code: 0 on success or -h, 2 for a usage error, 1 otherwise.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stderr)
@@ -64,7 +65,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if err := c.run(ctx, rest, stdout, stderr); err != nil {
+	err := c.run(ctx, rest, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the flag set has printed the command's usage
+	}
+	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "reconciler-sdk %s: %v\n", c.name, err)
 		if errors.Is(err, errUsage) {
 			return 2

@@ -19,29 +19,25 @@ func init() {
 	register(command{name: "create api", summary: "add a custom resource, its controller and tests to the project, then generate", run: runCreateAPI})
 }
 
-// parseInterleaved parses args with fs, allowing flags after the positional arguments
-// (`init DIR --repo R` as well as `init --repo R DIR`), and returns the positional ones.
-// -h is flag.ErrHelp.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+// projectDir parses args with fs, allowing flags after the positional argument
+// (`init DIR --repo R` as well as `init --repo R DIR`), and returns the project
+// directory: the one positional argument, "." without one. -h is flag.ErrHelp; a bad flag
+// or a second directory is a usage error.
+func projectDir(fs *flag.FlagSet, args []string) (string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return "", err
 			}
-			return nil, usageError{err}
+			return "", usageError{err}
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-}
-
-// oneDir is the project directory of the positional arguments: "." when there are none,
-// a usage error when there are more than one.
-func oneDir(pos []string) (string, error) {
 	switch len(pos) {
 	case 0:
 		return ".", nil
@@ -64,14 +60,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		_, _ = fmt.Fprintln(stderr, "Writes a new operator project into DIR (default the current directory) and runs go mod tidy there.")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	dir, err := oneDir(pos)
+	dir, err := projectDir(fs, args)
 	if err != nil {
 		return err
 	}
@@ -102,14 +91,7 @@ func runCreateAPI(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		_, _ = fmt.Fprintln(stderr, "Adds a custom resource to the project in DIR (default the current directory), then runs go mod tidy and make generate there.")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	dir, err := oneDir(pos)
+	dir, err := projectDir(fs, args)
 	if err != nil {
 		return err
 	}
