@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/blang/semver/v4"
 )
 
 // modulePath prefixes every import path of docs/api.txt; CHANGELOG.md names an
@@ -239,26 +241,20 @@ func TestChangelogNamesEveryIncompatibleChange(t *testing.T) {
 	}
 }
 
-// semverLess orders docs/api-vMAJOR.MINOR.PATCH.txt by version.
+// semverLess orders docs/api-vMAJOR.MINOR.PATCH.txt by version; a name that is no
+// version sorts first.
 func semverLess(a, b string) bool {
-	va, vb := versionParts(a), versionParts(b)
-	for i := range va {
-		if i >= len(vb) {
-			return false
-		}
-		if len(va[i]) != len(vb[i]) {
-			return len(va[i]) < len(vb[i])
-		}
-		if va[i] != vb[i] {
-			return va[i] < vb[i]
-		}
+	va, erra := semver.Parse(fileVersion(a))
+	vb, errb := semver.Parse(fileVersion(b))
+	if erra != nil || errb != nil {
+		return erra != nil && errb == nil
 	}
-	return len(va) < len(vb)
+	return va.LT(vb)
 }
 
-func versionParts(file string) []string {
-	v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "api-v"), ".txt")
-	return strings.Split(v, ".")
+// fileVersion is the version a docs/api-vX.Y.Z.txt file name carries, without the v.
+func fileVersion(file string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "api-v"), ".txt")
 }
 
 func TestParseAPIAndIncompatible(t *testing.T) {
