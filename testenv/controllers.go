@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/reconciler-sdk/testenv/assets"
 )
 
 // ErrNoControllerBinaries reports that [Options.Controllers] is set but the assets
@@ -40,18 +42,13 @@ var controllerBinaries = []string{"kube-controller-manager", "kube-scheduler", "
 
 // checkControllerBinaries returns an error wrapping [ErrNoControllerBinaries] that
 // names the missing binaries and says how to get them.
-func checkControllerBinaries(assets string) error {
-	var missing []string
-	for _, b := range controllerBinaries {
-		if !hasBinary(assets, b) {
-			missing = append(missing, b)
-		}
-	}
+func checkControllerBinaries(dir string) error {
+	missing := assets.Missing(dir, controllerBinaries)
 	if len(missing) == 0 {
 		return nil
 	}
 	return fmt.Errorf("testenv: %w: Options.Controllers needs %s in %s, next to kube-apiserver: run `KUBEBUILDER_ASSETS=$(go run github.com/c5c3/reconciler-sdk/cmd/envtest -no-download)` in your module with KUBEBUILDER_ASSETS unset (`make envtest` in the reconciler-sdk repository), which builds all of them into %s (setup-envtest ships none of them)",
-		ErrNoControllerBinaries, strings.Join(missing, ", "), assets, DefaultAssetsDir())
+		ErrNoControllerBinaries, strings.Join(missing, ", "), dir, DefaultAssetsDir())
 }
 
 // startControllers runs kube-controller-manager, kube-scheduler and kwok against te's

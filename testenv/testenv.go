@@ -122,18 +122,13 @@ func AssetsDir(override string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("testenv: assets directory %q: %w", dir, err)
 		}
-		if hasBinary(abs, "kube-apiserver") && hasBinary(abs, "etcd") {
+		if len(assets.Missing(abs, assets.CoreBinaries)) == 0 {
 			return abs, nil
 		}
 		tried = append(tried, abs)
 	}
 	return "", fmt.Errorf("testenv: %w in %v: run `export KUBEBUILDER_ASSETS=$(go run github.com/c5c3/reconciler-sdk/cmd/envtest)` in your module (`make envtest` in the reconciler-sdk repository), or `setup-envtest use %s`",
 		ErrNoAssets, tried, KubernetesVersion)
-}
-
-func hasBinary(dir, name string) bool {
-	fi, err := os.Stat(filepath.Join(dir, name))
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // Start brings up kube-apiserver and etcd, installs the CRDs, with
