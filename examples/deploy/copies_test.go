@@ -10,8 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/internal/deploy"
@@ -113,22 +111,6 @@ func TestKeystoneOperatorImage(t *testing.T) {
 			t.Errorf("%s: image %q, env %q; want both %s", name, c.Image, env, img)
 		}
 	}
-	check("deploy -img", managerOf(t, fromDeploy))
-	check("config/manager images", managerOf(t, fromManager))
-}
-
-// managerOf returns the manager Deployment of objs.
-func managerOf(t *testing.T, objs []*unstructured.Unstructured) *appsv1.Deployment {
-	t.Helper()
-	for _, obj := range objs {
-		if obj.GetKind() == "Deployment" {
-			d := &appsv1.Deployment{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, d); err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
-	}
-	t.Fatal("no Deployment")
-	return nil
+	check("deploy -img", manager(t, fromDeploy))
+	check("config/manager images", manager(t, fromManager))
 }
