@@ -49,8 +49,7 @@ func (f *clusterFlags) client() (client.Client, error) {
 }
 
 // parseDir parses args on fs and returns the one directory argument.
-func parseDir(fs *flag.FlagSet, args []string, stderr io.Writer) (string, error) {
-	fs.SetOutput(stderr)
+func parseDir(fs *flag.FlagSet, args []string) (string, error) {
 	if err := fs.Parse(args); err != nil {
 		return "", usageError{err}
 	}
@@ -64,17 +63,13 @@ func parseDir(fs *flag.FlagSet, args []string, stderr io.Writer) (string, error)
 // runDeploy is `reconciler-sdk deploy [-img IMG] [-kubeconfig K] [-force-conflicts] DIR`:
 // deploy.Build of DIR with the manager image set to IMG, then deploy.Apply.
 func runDeploy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("deploy", flag.ContinueOnError)
+	fs := newFlagSet("deploy", "deploy [-img IMG] [-kubeconfig FILE] [-force-conflicts] DIR",
+		"Builds the kustomize directory DIR (such as config/default) and applies it server-side as field manager "+deploy.FieldManager+".", stderr)
 	var cf clusterFlags
 	cf.bind(fs)
 	img := fs.String("img", "", "the manager's `image`, in place of the placeholder "+deploy.PlaceholderImage+" (default: kept)")
 	force := fs.Bool("force-conflicts", false, "take over fields another field manager owns (default: a conflict is an error)")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(fs.Output(), "Usage: reconciler-sdk deploy [-img IMG] [-kubeconfig FILE] [-force-conflicts] DIR")
-		_, _ = fmt.Fprintln(fs.Output(), "\nBuilds the kustomize directory DIR (such as config/default) and applies it server-side as field manager "+deploy.FieldManager+".")
-		fs.PrintDefaults()
-	}
-	dir, err := parseDir(fs, args, stderr)
+	dir, err := parseDir(fs, args)
 	if err != nil {
 		return err
 	}
@@ -102,16 +97,12 @@ func runDeploy(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // runUndeploy is `reconciler-sdk undeploy [-kubeconfig K] [-wait] DIR`: deploy.Delete of
 // what deploy.Build renders from DIR.
 func runUndeploy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("undeploy", flag.ContinueOnError)
+	fs := newFlagSet("undeploy", "undeploy [-kubeconfig FILE] [-wait] DIR",
+		"Deletes the objects of the kustomize directory DIR that deploy applied (field manager "+deploy.FieldManager+"), and leaves the others.", stderr)
 	var cf clusterFlags
 	cf.bind(fs)
 	wait := fs.Bool("wait", false, "return only once every deleted object is gone")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(fs.Output(), "Usage: reconciler-sdk undeploy [-kubeconfig FILE] [-wait] DIR")
-		_, _ = fmt.Fprintln(fs.Output(), "\nDeletes the objects of the kustomize directory DIR that deploy applied (field manager "+deploy.FieldManager+"), and leaves the others.")
-		fs.PrintDefaults()
-	}
-	dir, err := parseDir(fs, args, stderr)
+	dir, err := parseDir(fs, args)
 	if err != nil {
 		return err
 	}

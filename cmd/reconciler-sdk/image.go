@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -20,8 +19,10 @@ func init() {
 // [-source URL] [-revision REV] [-title T] [-main] PKG`: image.Build of PKG, then
 // image.WriteLayout, image.WriteTarball and image.Push for the outputs the flags ask for.
 func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("image", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("image", "image [-t IMG] [-o DIR] [-tar FILE] [-push] [-arch GOARCH] [-source URL] [-revision REV] [-title NAME] PKG",
+		"Builds the main package PKG (in the current directory's module) into a static linux binary at "+image.BinaryPath+
+			"\non an empty image, run as "+image.User+", and writes it where -o, -tar and -push say (at least one).\n$SOURCE_DATE_EPOCH, when set, is the time of its files and of the image.",
+		stderr)
 	var tag string
 	fs.StringVar(&tag, "t", "", "the image's `reference` (such as registry.example/memo:v1): the tarball's tag, the layout's ref name, where -push pushes")
 	fs.StringVar(&tag, "tag", "", "the same as -t")
@@ -37,12 +38,6 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	source := fs.String("source", "", "the label "+image.LabelSource+" (the source repository's `URL`)")
 	revision := fs.String("revision", "", "the label "+image.LabelRevision+" (the `commit` built; mark a dirty tree, such as with a -dirty suffix)")
 	title := fs.String("title", "", "the label "+image.LabelTitle+" (the image's `name`)")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(fs.Output(), "Usage: reconciler-sdk image [-t IMG] [-o DIR] [-tar FILE] [-push] [-arch GOARCH] [-source URL] [-revision REV] [-title NAME] PKG")
-		_, _ = fmt.Fprintln(fs.Output(), "\nBuilds the main package PKG (in the current directory's module) into a static linux binary at "+image.BinaryPath+
-			"\non an empty image, run as "+image.User+", and writes it where -o, -tar and -push say (at least one).\n$SOURCE_DATE_EPOCH, when set, is the time of its files and of the image.")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}

@@ -42,6 +42,19 @@ type usageError struct{ err error }
 func (e usageError) Error() string   { return e.err.Error() }
 func (e usageError) Unwrap() []error { return []error{e.err, errUsage} }
 
+// newFlagSet returns the flag set of the subcommand name, writing to stderr and
+// returning parse errors (ContinueOnError). Its usage text is "Usage: reconciler-sdk "
+// followed by synopsis, a blank line, about and the flags with their defaults.
+func newFlagSet(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		_, _ = fmt.Fprintf(stderr, "Usage: reconciler-sdk %s\n\n%s\n", synopsis, about)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

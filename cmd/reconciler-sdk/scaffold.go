@@ -48,18 +48,13 @@ func projectDir(fs *flag.FlagSet, args []string) (string, error) {
 }
 
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("init", "init --repo MODULE [--domain DOMAIN] [--sdk-version V] [--sdk-replace PATH] [DIR]",
+		"Writes a new operator project into DIR (default the current directory) and runs go mod tidy there.", stderr)
 	var opts scaffold.InitOptions
 	fs.StringVar(&opts.Repo, "repo", "", "the Go module path of the new operator, e.g. example.com/memo-operator (required)")
 	fs.StringVar(&opts.Domain, "domain", scaffold.DefaultDomain, "the domain of the API groups: group G is G.<domain>")
 	fs.StringVar(&opts.SDKVersion, "sdk-version", "", "the SDK version go.mod requires (default: this binary's, as `go run ...@VERSION` records it)")
 	fs.StringVar(&opts.SDKReplace, "sdk-replace", "", "a local checkout of the SDK for go.mod's replace directive")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "Usage: reconciler-sdk init --repo MODULE [--domain DOMAIN] [--sdk-version V] [--sdk-replace PATH] [DIR]")
-		_, _ = fmt.Fprintln(stderr, "Writes a new operator project into DIR (default the current directory) and runs go mod tidy there.")
-		fs.PrintDefaults()
-	}
 	dir, err := projectDir(fs, args)
 	if err != nil {
 		return err
@@ -80,17 +75,12 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func runCreateAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("create api", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("create api", "create api --group GROUP --version VERSION --kind KIND [DIR]",
+		"Adds a custom resource to the project in DIR (default the current directory), then runs go mod tidy and make generate there.", stderr)
 	var opts scaffold.APIOptions
 	fs.StringVar(&opts.Group, "group", "", "the API group without the project's domain, e.g. memo (required)")
 	fs.StringVar(&opts.Version, "version", "", "the API version, e.g. v1alpha1 (required)")
 	fs.StringVar(&opts.Kind, "kind", "", "the kind, in UpperCamelCase, e.g. Memo (required)")
-	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "Usage: reconciler-sdk create api --group GROUP --version VERSION --kind KIND [DIR]")
-		_, _ = fmt.Fprintln(stderr, "Adds a custom resource to the project in DIR (default the current directory), then runs go mod tidy and make generate there.")
-		fs.PrintDefaults()
-	}
 	dir, err := projectDir(fs, args)
 	if err != nil {
 		return err
