@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,19 +34,24 @@ func (f *clusterFlags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "give up after this `duration`")
 }
 
-// client returns a client of the cluster the flags name.
-func (f *clusterFlags) client() (client.Client, error) {
+// target returns what deploy and undeploy act on: the objects deploy.Build renders from
+// dir with opts, and a client of the cluster the flags name.
+func (f *clusterFlags) target(dir string, opts deploy.BuildOptions) ([]*unstructured.Unstructured, client.Client, error) {
+	objs, err := deploy.Build(dir, opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("client of %s: %w", cfg.Host, err)
+		return nil, nil, fmt.Errorf("client of %s: %w", cfg.Host, err)
 	}
-	return c, nil
+	return objs, c, nil
 }
 
 // parseDir parses args on fs and returns the one directory argument.
@@ -73,11 +79,7 @@ func runDeploy(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	objs, err := deploy.Build(dir, deploy.BuildOptions{Image: *img})
-	if err != nil {
-		return err
-	}
-	c, err := cf.client()
+	objs, c, err := cf.target(dir, deploy.BuildOptions{Image: *img})
 	if err != nil {
 		return err
 	}
@@ -106,11 +108,7 @@ func runUndeploy(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	objs, err := deploy.Build(dir, deploy.BuildOptions{})
-	if err != nil {
-		return err
-	}
-	c, err := cf.client()
+	objs, c, err := cf.target(dir, deploy.BuildOptions{})
 	if err != nil {
 		return err
 	}
