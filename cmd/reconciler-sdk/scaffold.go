@@ -21,15 +21,12 @@ func init() {
 
 // projectDir parses args with fs, allowing flags after the positional argument
 // (`init DIR --repo R` as well as `init --repo R DIR`), and returns the project
-// directory: the one positional argument, "." without one. -h is flag.ErrHelp; a bad flag
-// or a second directory is a usage error.
+// directory: the one positional argument, "." without one. A bad flag, -h (flag.ErrHelp,
+// which run treats as success) or a second directory is a usage error.
 func projectDir(fs *flag.FlagSet, args []string) (string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", err
-			}
 			return "", usageError{err}
 		}
 		if fs.NArg() == 0 {
