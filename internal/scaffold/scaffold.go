@@ -446,22 +446,18 @@ func CreateAPI(dir string, opts APIOptions) ([]string, error) {
 	}
 	update := map[string][]byte{}
 	for _, w := range wires {
-		src, ok := files[w.file]
-		if !ok {
-			if src, ok = update[w.file]; !ok {
-				if src, err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(w.file))); err != nil {
+		// A file this call creates is wired in files; an existing one is read once into update.
+		into := files
+		if _, created := files[w.file]; !created {
+			into = update
+			if _, read := update[w.file]; !read {
+				if update[w.file], err = os.ReadFile(filepath.Join(dir, filepath.FromSlash(w.file))); err != nil {
 					return nil, fmt.Errorf("scaffold: wiring the %s into %s: %w", r.Kind, w.file, err)
 				}
 			}
 		}
-		out, err := insertBefore(src, w.marker, w.line)
-		if err != nil {
+		if into[w.file], err = insertBefore(into[w.file], w.marker, w.line); err != nil {
 			return nil, fmt.Errorf("scaffold: wiring the %s into %s: %w", r.Kind, filepath.Join(dir, w.file), err)
-		}
-		if _, created := files[w.file]; created {
-			files[w.file] = out
-		} else {
-			update[w.file] = out
 		}
 	}
 	if err := formatGo(files, dir); err != nil {
