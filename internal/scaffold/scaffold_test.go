@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 )
 
 // initOptions are valid Init options that need no SDK checkout.
@@ -128,21 +126,9 @@ func TestCreateAPIValidatesOptions(t *testing.T) {
 		_, err := CreateAPI(dir, tc.opts)
 		expectOptionError(t, err, tc.flag)
 	}
-	if after := tree(t, dir); !mapsEqual(before, after) {
+	if after := tree(t, dir); !maps.Equal(before, after) {
 		t.Errorf("an invalid create api changed the project")
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v != w {
-			return false
-		}
-	}
-	return true
 }
 
 // Init and CreateAPI refuse to overwrite a file, name it, and write nothing else.
@@ -177,7 +163,7 @@ func TestRefusesToOverwrite(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Path != mine || !strings.Contains(err.Error(), mine) {
 			t.Fatalf("CreateAPI over a controller: %v, want an *ExistsError naming %s", err, mine)
 		}
-		if after := tree(t, dir); !mapsEqual(before, after) {
+		if after := tree(t, dir); !maps.Equal(before, after) {
 			t.Errorf("CreateAPI changed the project although it refused")
 		}
 	})
@@ -207,12 +193,7 @@ func TestRenderedFilesAreClean(t *testing.T) {
 				t.Errorf("%s is not gofmt-clean", name)
 			}
 		case strings.HasSuffix(name, ".yaml"), name == ProjectFile:
-			for i, doc := range strings.Split(body, "\n---\n") {
-				var v any
-				if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
-					t.Errorf("%s, document %d: %v", name, i, err)
-				}
-			}
+			yamlDocs(t, name, body)
 		}
 	}
 	for _, want := range []string{"api/v1alpha1/policy_types.go", "api/v1beta1/box_types.go",
@@ -281,7 +262,7 @@ func TestCreateAPIErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), main) || !strings.Contains(err.Error(), "+kubebuilder:scaffold:setups") {
 		t.Errorf("CreateAPI without the setups marker: %v", err)
 	}
-	if after := tree(t, dir); !mapsEqual(before, after) {
+	if after := tree(t, dir); !maps.Equal(before, after) {
 		t.Errorf("CreateAPI changed the project although it failed")
 	}
 }
