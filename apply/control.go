@@ -130,17 +130,19 @@ func checkExisting(ctx context.Context, c client.Client, owner, obj client.Objec
 	if !Unclaimed(c, existing) {
 		return nil, err
 	}
+	// An object this operator applied before and that lost its controller reference
+	// since (someone removed it) is ours: re-asserting the reference takes nothing else.
 	if existing.GetAnnotations()[AdoptAnnotation] == "true" ||
-		(remoteOf(c) == nil && appliedBy(existing, fieldManager)) {
+		(remoteOf(c) == nil && AppliedBy(existing, fieldManager)) {
 		return existing, nil
 	}
 	return nil, err
 }
 
-// appliedBy reports whether fieldManager has applied to obj before: the object was made
-// by this operator and lost its controller reference since (someone removed it), so
-// re-asserting the reference takes nothing that is not ours.
-func appliedBy(obj client.Object, fieldManager string) bool {
+// AppliedBy reports whether obj's managedFields hold an Apply entry of fieldManager:
+// fieldManager has applied to obj before. An object applied with nothing but its name
+// owns no field and has no such entry.
+func AppliedBy(obj client.Object, fieldManager string) bool {
 	for _, mf := range obj.GetManagedFields() {
 		if mf.Manager == fieldManager && mf.Operation == metav1.ManagedFieldsOperationApply {
 			return true

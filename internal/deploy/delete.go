@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 )
 
 // DeleteOptions configure [Delete].
@@ -68,7 +70,7 @@ func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 		if err != nil {
 			return report, fmt.Errorf("deploy: reading %s: %w", Describe(obj), err)
 		}
-		if !AppliedBy(live, FieldManager) {
+		if !apply.AppliedBy(live, FieldManager) {
 			report.Skipped = append(report.Skipped, Skipped{Object: Describe(obj), Managers: managers(live)})
 			continue
 		}
@@ -111,18 +113,6 @@ func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 		}
 	}
 	return report, nil
-}
-
-// AppliedBy reports whether obj's managedFields hold an Apply entry of manager. An
-// object applied with nothing but its name owns no field and has no such entry: give
-// every object of a configuration a label (kubebuilder's app.kubernetes.io/name).
-func AppliedBy(obj client.Object, manager string) bool {
-	for _, f := range obj.GetManagedFields() {
-		if f.Manager == manager && f.Operation == metav1.ManagedFieldsOperationApply {
-			return true
-		}
-	}
-	return false
 }
 
 // managers lists obj's field managers as "manager/Operation".

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/internal/deploy"
 	"github.com/c5c3/reconciler-sdk/testenv"
 	"github.com/c5c3/reconciler-sdk/testenv/faults"
@@ -170,7 +171,7 @@ func TestApply(t *testing.T) {
 		if got == nil {
 			t.Fatalf("%s missing after Apply", deploy.Describe(obj))
 		}
-		if !deploy.AppliedBy(got, deploy.FieldManager) {
+		if !apply.AppliedBy(got, deploy.FieldManager) {
 			t.Errorf("%s: field managers %v, want an Apply of %s", deploy.Describe(obj), testenv.FieldManagers(got), deploy.FieldManager)
 		}
 		first[deploy.Describe(obj)] = got.GetResourceVersion() + fmt.Sprint(testenv.FieldManagers(got))
