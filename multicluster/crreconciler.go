@@ -45,7 +45,10 @@ type ReconcilerOptions[T reconcile.Object] struct {
 	ProbeURL func(T) string
 	// ProbeBase, when set and ProbeURL is nil, makes the default ProbeURL request the
 	// health check's path below ProbeBase instead of below the CR's endpoint, once the
-	// CR has published one: for a local stand-in of the endpoint.
+	// CR has published one: for an operator outside the cluster network, or a local
+	// stand-in of the endpoint. It must be an absolute http or https URL without user
+	// info, query or fragment; --health-check-base-url ([ReconcilerOptions.BindFlags])
+	// sets it.
 	ProbeBase string
 	// Recorder records the target-cluster sweep's events on the CR; nil records none.
 	Recorder events.EventRecorder
@@ -69,7 +72,9 @@ type HealthCheck[T any] struct {
 // Default checks o and fills the health check's defaults from check: an empty
 // FieldManager is an error wrapping [ErrInvalidOptions]; a nil Prober becomes one with
 // health.DefaultOptions, check.Validate and Outbound; a nil ProbeURL requests
-// check.Path below check.Endpoint (below ProbeBase when that is set).
+// check.Path below check.Endpoint (below ProbeBase when that is set; a ProbeBase that
+// is not an absolute http or https URL without user info, query or fragment is an error
+// wrapping [ErrInvalidOptions]).
 func (o *ReconcilerOptions[T]) Default(check HealthCheck[T]) error {
 	if o.FieldManager == "" {
 		return fmt.Errorf("%w: Options.FieldManager is empty", ErrInvalidOptions)
@@ -83,7 +88,11 @@ func (o *ReconcilerOptions[T]) Default(check HealthCheck[T]) error {
 		if check.Endpoint == nil {
 			return fmt.Errorf("%w: HealthCheck.Endpoint is nil and Options.ProbeURL unset", ErrInvalidOptions)
 		}
-		endpoint, base := check.Endpoint, o.ProbeBase
+		base, err := o.probeBase()
+		if err != nil {
+			return err
+		}
+		endpoint := check.Endpoint
 		o.ProbeURL = func(obj T) string {
 			if base != "" && endpoint(obj) != "" {
 				return base + check.Path

@@ -162,6 +162,10 @@ func TestCRReconcilerOptions(t *testing.T) {
 			o := multicluster.ReconcilerOptions[*Gadget]{FieldManager: "f"}
 			return o.Default(multicluster.HealthCheck[*Gadget]{Path: "/v3"})
 		},
+		"ProbeBase with user info": func() error {
+			o := multicluster.ReconcilerOptions[*Gadget]{FieldManager: "f", ProbeBase: "http://u:p@127.0.0.1"}
+			return o.Default(multicluster.HealthCheck[*Gadget]{Path: "/v3", Endpoint: func(*Gadget) string { return "" }})
+		},
 	} {
 		if err := build(); !errors.Is(err, multicluster.ErrInvalidOptions) {
 			t.Errorf("%s: err = %v, want ErrInvalidOptions", name, err)
@@ -177,6 +181,7 @@ func TestCRReconcilerOptions(t *testing.T) {
 		{"no endpoint yet", "", "", ""},
 		{"stand-in", "http://127.0.0.1:1234", "http://gadget.ns.svc:5000", "http://127.0.0.1:1234/v3"},
 		{"stand-in before the endpoint", "http://127.0.0.1:1234", "", ""},
+		{"proxy path with a trailing slash", "https://proxy.example/gadget/", "http://gadget.ns.svc:5000", "https://proxy.example/gadget/v3"},
 	} {
 		o := multicluster.ReconcilerOptions[*Gadget]{FieldManager: "f", ProbeBase: tc.base}
 		if err := o.Default(multicluster.HealthCheck[*Gadget]{Path: "/v3", Endpoint: endpoint, Validate: validate}); err != nil {

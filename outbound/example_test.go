@@ -2,6 +2,7 @@ package outbound_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -34,4 +35,17 @@ func Example() {
 	// true loopback
 	// true 200
 	// https://api.example.com/v3
+}
+
+// An operator's command line opens the policy of its outbound requests only where the
+// administrator says so.
+func ExampleBindFlags() {
+	var p outbound.Policy
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	outbound.BindFlags(fs, &p, "health checks")
+	if err := fs.Parse([]string{"--outbound-allow", "10.0.0.0/8,registry.internal"}); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(p.AllowCIDRs, p.AllowHosts, p.AllowCrossHostRedirects)
+	// Output: [10.0.0.0/8] [registry.internal] false
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/c5c3/reconciler-sdk/katalog"
 	"github.com/c5c3/reconciler-sdk/outbound"
@@ -18,21 +17,7 @@ var errCallsPerPass = errors.New("want a whole number of at least 1")
 // connect (EngineOptions.Outbound) and how many one pass makes
 // (EngineOptions.ExternalCallsPerPass).
 func (o *options) bindOutbound(fs *flag.FlagSet) {
-	fs.Func("outbound-allow",
-		"destinations external calls may reach although they are loopback, link-local, unspecified or multicast: "+
-			"CIDRs (169.254.0.0/16), addresses (127.0.0.1) or host names (registry.internal, whatever they resolve to); "+
-			"repeat the flag or give a comma-separated list (default: none)",
-		func(v string) error {
-			cidrs, hosts, err := outbound.ParseAllowList(strings.Split(v, ","))
-			if err != nil {
-				return err
-			}
-			o.engine.Outbound.AllowCIDRs = append(o.engine.Outbound.AllowCIDRs, cidrs...)
-			o.engine.Outbound.AllowHosts = append(o.engine.Outbound.AllowHosts, hosts...)
-			return nil
-		})
-	fs.BoolVar(&o.engine.Outbound.AllowCrossHostRedirects, "outbound-allow-cross-host-redirects", o.engine.Outbound.AllowCrossHostRedirects,
-		"let external calls follow redirects to another host or from https to http (default: not followed)")
+	outbound.BindFlags(fs, &o.engine.Outbound, "external calls")
 	fs.Func("external-calls-per-pass",
 		fmt.Sprintf("the most external calls one pass over a custom resource makes; past it the pass fails (default %d)", katalog.DefaultExternalCallsPerPass),
 		func(v string) error {

@@ -361,7 +361,10 @@ func undeploy(t *testing.T, e example, objs []*unstructured.Unstructured) {
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), theirs) })
 
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // bounds the wait for the Namespace, not an assertion
+	// Bounds the wait, not an assertion: on a loaded machine the API server's CRD
+	// finalizer can take minutes to remove a CRD made seconds before (it retries with
+	// backoff while the kind's storage initializes); Delete's error then says so.
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	report, err := deploy.Delete(wctx, env.Client, objs, deploy.DeleteOptions{Wait: true})
 	if err != nil {

@@ -110,10 +110,11 @@ func manager(t *testing.T, objs []*unstructured.Unstructured) *appsv1.Deployment
 // on this machine does not is given instead: the kubeconfig (a pod's mounted token), the
 // Lease's namespace (a pod's own), free local addresses for the probes and metrics (the
 // pod's network namespace has its own ports), and the files args name under a mounted
-// ConfigMap (mounts maps a mount path to the directory to read instead). The webhook
+// ConfigMap (mounts maps a mount path to the directory to read instead). extra are
+// flags an administrator would add to the manifest's args. The webhook
 // server's flags are left out: its certificate Secret is not there (cert-manager does
 // not run) and the API server is not told to call it.
-func startOperator(t *testing.T, bin string, d *appsv1.Deployment, mounts map[string]string) *operatorProcess {
+func startOperator(t *testing.T, bin string, d *appsv1.Deployment, mounts map[string]string, extra ...string) *operatorProcess {
 	t.Helper()
 	c := d.Spec.Template.Spec.Containers[0]
 	ns := d.Namespace
@@ -134,6 +135,7 @@ func startOperator(t *testing.T, bin string, d *appsv1.Deployment, mounts map[st
 		}
 		args = append(args, a)
 	}
+	args = append(args, extra...)
 	logFile, err := os.Create(p.log)
 	if err != nil {
 		t.Fatal(err)

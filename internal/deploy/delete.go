@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -95,6 +96,7 @@ func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 		interval = DefaultPollInterval
 	}
 	for _, obj := range deleted {
+		var last *unstructured.Unstructured // the object as the last read found it
 		err := wait.PollUntilContextCancel(ctx, interval, true, func(ctx context.Context) (bool, error) {
 			live := &unstructured.Unstructured{}
 			live.SetGroupVersionKind(obj.GroupVersionKind())
@@ -105,14 +107,46 @@ func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 			case err != nil:
 				return false, err
 			default:
+				last = live
 				return live.GetUID() != obj.GetUID(), nil // made again by someone else: ours is gone
 			}
 		})
 		if err != nil {
-			return report, fmt.Errorf("deploy: waiting for %s to be gone: %w", Describe(obj), err)
+			return report, fmt.Errorf("deploy: waiting for %s to be gone%s: %w", Describe(obj), pending(last), err)
 		}
 	}
 	return report, nil
+}
+
+// pending says what still holds live, the last read of an object being deleted: its
+// finalizers (a Namespace's spec.finalizers too) and the status conditions that are True (Terminating, NamespaceDeletion...),
+// with their reasons and messages, as kubectl describe would show them. It is empty
+// when there was no read.
+func pending(live *unstructured.Unstructured) string {
+	if live == nil {
+		return ""
+	}
+	var held []string
+	f := live.GetFinalizers()
+	if live.GroupVersionKind().GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
+		spec, _, _ := unstructured.NestedStringSlice(live.Object, "spec", "finalizers") // the namespace controller's
+		f = append(slices.Clone(f), spec...)
+	}
+	if len(f) > 0 {
+		held = append(held, "finalizers "+strings.Join(f, ", "))
+	}
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["status"] != string(metav1.ConditionTrue) {
+			continue
+		}
+		held = append(held, fmt.Sprintf("%v %v: %v", m["type"], m["reason"], m["message"]))
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(held, "; ") + ")"
 }
 
 // managers lists obj's field managers as "manager/Operation".

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -268,6 +269,51 @@ func TestDelete(t *testing.T) {
 	}
 	if len(report.Deleted) != 1 || report.Deleted[0] != "Namespace "+ns || len(report.Skipped) != 1 || len(report.Absent) != 3 {
 		t.Errorf("second Delete: %+v, want only the Namespace deleted, the ConfigMap skipped, the rest absent", report)
+	}
+}
+
+// A Wait that ends before an object is gone names the object and what holds it: its
+// finalizers (a Namespace's spec.finalizers, which only a namespace controller clears,
+// and this control plane has none).
+func TestDeleteWaitNamesWhatHoldsIt(t *testing.T) {
+	objs, ns := build(t)
+	if err := deploy.Apply(t.Context(), env.Client, objs, deploy.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "app-settings"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Finalizers = append(cm.Finalizers, "example.com/hold")
+	if err := env.Client.Update(t.Context(), cm, client.FieldOwner("holder")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm); err == nil {
+			cm.Finalizers = nil
+			_ = env.Client.Update(context.Background(), cm)
+		}
+	})
+	for i, want := range []string{
+		"deploy: waiting for ConfigMap " + ns + "/app-settings to be gone (finalizers example.com/hold): context deadline exceeded",
+		"deploy: waiting for Namespace " + ns + " to be gone (finalizers kubernetes): context deadline exceeded",
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second) // ends the wait; the object stays regardless
+		_, err := deploy.Delete(ctx, env.Client, objs, deploy.DeleteOptions{Wait: true, PollInterval: 100 * time.Millisecond})
+		cancel()
+		if err == nil || err.Error() != want {
+			t.Errorf("Delete with Wait: %v, want %s", err, want)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Delete with Wait: %v, want it to wrap context.DeadlineExceeded", err)
+		}
+		if i == 0 { // the ConfigMap goes; the Namespace holds the second Delete
+			get := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cm), cm)
+			cm.Finalizers = nil
+			if err := errors.Join(get, env.Client.Update(t.Context(), cm)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

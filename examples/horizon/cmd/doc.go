@@ -10,6 +10,14 @@
 // deprecated name --webhook-cert-dir) names its serving certificate, and -v for more logs;
 // operator.Main and multicluster.RunOperator do the rest.
 //
+// The health check requests each Horizon's login page below the endpoint it publishes,
+// dialling only where the SDK's outbound policy admits (no loopback, link-local,
+// unspecified or multicast address, no redirect to another host). An administrator
+// opens it with --outbound-allow LIST (CIDRs, addresses, host names) and
+// --outbound-allow-cross-host-redirects, and points the checks of an operator that runs
+// outside the cluster network at a proxy or port-forward with --health-check-base-url
+// URL (an absolute http or https URL; the policy still applies to it).
+//
 //	go run ./examples/horizon/cmd --namespace openstack --leader-elect=false
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRD is in

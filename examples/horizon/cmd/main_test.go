@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
+	"io"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -39,7 +42,7 @@ func TestRun(t *testing.T) {
 	opts := defaultOptions()
 	opts.Namespace, opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = ns, false, "0", "0"
 	opts.WebhookCertDir, opts.WebhookPort = env.WebhookFlags(t)
-	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, opts) })
+	testenv.Go(t, func(ctx context.Context) error { return run(ctx, env.Config, opts, controller.DefaultOptions()) })
 	if err := env.WaitForWebhookServer(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +111,29 @@ func newHorizon(ns, name string) *v1alpha1.Horizon {
 		KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
 		SecretKey:        v1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
 	}}
+}
+
+// The health check's flags reach the reconciler's options: --health-check-base-url
+// sets the URL its checks request below, --outbound-allow opens the policy they dial
+// through; without them it requests the published endpoint through the safe policy.
+func TestHealthCheckFlags(t *testing.T) {
+	parse := func(args ...string) controller.Options {
+		t.Helper()
+		opts, ropts := defaultOptions(), controller.DefaultOptions()
+		fs := flag.NewFlagSet("horizon-operator", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		bindFlags(&opts, &ropts, fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return ropts
+	}
+	if got := parse(); got.ProbeBase != "" || len(got.Outbound.AllowCIDRs) != 0 || len(got.Outbound.AllowHosts) != 0 || got.Outbound.AllowCrossHostRedirects {
+		t.Errorf("without flags: base %q, policy %+v; want none and the default policy", got.ProbeBase, got.Outbound)
+	}
+	got := parse("--health-check-base-url", "http://127.0.0.1:8080", "--outbound-allow", "127.0.0.1", "--outbound-allow-cross-host-redirects")
+	if got.ProbeBase != "http://127.0.0.1:8080" || !slices.Equal(got.Outbound.AllowCIDRs, []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}) ||
+		!got.Outbound.AllowCrossHostRedirects {
+		t.Errorf("with flags: base %q, policy %+v", got.ProbeBase, got.Outbound)
+	}
 }

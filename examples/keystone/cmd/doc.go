@@ -20,6 +20,15 @@
 // (default $OPERATOR_IMAGE, which ../config/manager sets to the manager container's
 // image): without either the operator refuses to start.
 //
+// The health check requests each Keystone's /v3 version document below the endpoint it
+// publishes, dialling only where the SDK's outbound policy admits (no loopback,
+// link-local, unspecified or multicast address, no redirect to another host). An
+// administrator opens it with --outbound-allow LIST (CIDRs, addresses, host names) and
+// --outbound-allow-cross-host-redirects, and points the checks of an operator that runs
+// outside the cluster network at a proxy or port-forward with --health-check-base-url
+// URL (an absolute http or https URL; the policy still applies to it). The identity
+// backends' Keystone API client keeps the default policy.
+//
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRDs are in
 // ../config/crd/bases and the webhook configurations in ../config/webhook.
 package main

@@ -24,10 +24,11 @@ import (
 )
 
 // flags are the operator's command-line settings: those every operator on
-// multicluster.RunOperator shares (the admission webhooks' among them) and the rotation
-// CronJobs'.
+// multicluster.RunOperator shares (the admission webhooks' among them), the health
+// check's (reconciler: its outbound policy and base URL) and the rotation CronJobs'.
 type flags struct {
 	multicluster.OperatorOptions
+	reconciler    keystone.Options
 	operatorImage string
 	rotationSA    string
 }
@@ -46,17 +47,19 @@ var errNoOperatorImage = errors.New("the operator's own image is unknown: set --
 // $OPERATOR_IMAGE names, and whose admission webhooks (../config/webhook) are served
 // once --webhook-cert-path names their certificate.
 func defaultFlags() flags {
-	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), operatorImage: os.Getenv(operatorImageEnv)}
+	f := flags{OperatorOptions: multicluster.DefaultOperatorOptions(), reconciler: keystone.DefaultOptions(), operatorImage: os.Getenv(operatorImageEnv)}
 	f.FieldManager, f.LeaderElectionID = keystone.FieldManager, "keystone-operator.keystone.openstack.c5c3.io"
 	f.AddToScheme = []func(*runtime.Scheme) error{v1alpha1.AddToScheme}
 	f.SetupWebhooks = webhook.SetupWebhookWithManager
 	return f
 }
 
-// bind binds the flags of f on fs, --webhook-cert-dir as the deprecated name of
-// --webhook-cert-path.
+// bind binds the flags of f on fs (the health check's: --outbound-allow,
+// --outbound-allow-cross-host-redirects, --health-check-base-url), --webhook-cert-dir as
+// the deprecated name of --webhook-cert-path.
 func (f *flags) bind(fs *flag.FlagSet) {
 	f.BindFlags(fs)
+	f.reconciler.BindFlags(fs)
 	fs.Lookup("namespace").Usage = "reconcile the Keystones of this namespace only (all namespaces when empty); ClusterSecretStores are then not supported"
 	fs.StringVar(&f.WebhookCertDir, "webhook-cert-dir", f.WebhookCertDir, "deprecated: use --webhook-cert-path")
 	fs.StringVar(&f.operatorImage, "operator-image", f.operatorImage, "image of this operator, which the key- and password-rotation CronJobs run (default $"+operatorImageEnv+"; required)")
@@ -83,7 +86,7 @@ func run(ctx context.Context, cfg *rest.Config, f flags) error {
 		return errNoOperatorImage
 	}
 	return multicluster.RunOperator(ctx, cfg, f.OperatorOptions, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-		ropts := keystone.DefaultOptions()
+		ropts := f.reconciler
 		ropts.NamespaceScoped, ropts.OperatorImage, ropts.RotationServiceAccount = f.Namespace != "", f.operatorImage, f.rotationSA
 		ropts.Recorder = mgr.GetLocalManager().GetEventRecorder(keystone.FieldManager)
 		var err error

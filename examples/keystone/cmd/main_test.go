@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -137,7 +138,7 @@ func parse(t *testing.T, args ...string) flags {
 
 // TestFlags: the webhook is served from --webhook-cert-path (or its deprecated name
 // --webhook-cert-dir) on --webhook-port (9443 by default), none without a certificate
-// directory; the rotation CronJobs' flags set their fields.
+// directory; the rotation CronJobs' and the health check's flags set their fields.
 func TestFlags(t *testing.T) {
 	cases := map[string]struct {
 		args []string
@@ -150,6 +151,11 @@ func TestFlags(t *testing.T) {
 			want: func(f *flags) { f.WebhookCertDir = "/tmp/k8s-webhook-server/serving-certs" }},
 		"Rotation": {args: []string{"--operator-image", "registry.example/keystone-operator:1", "--rotation-service-account", "rotator"},
 			want: func(f *flags) { f.operatorImage, f.rotationSA = "registry.example/keystone-operator:1", "rotator" }},
+		"HealthCheck": {args: []string{"--health-check-base-url", "http://127.0.0.1:5000", "--outbound-allow", "127.0.0.1"},
+			want: func(f *flags) {
+				f.reconciler.ProbeBase = "http://127.0.0.1:5000"
+				f.reconciler.Outbound.AllowCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+			}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -161,6 +167,10 @@ func TestFlags(t *testing.T) {
 				t.Errorf("parse(%q): cert dir %q, port %d, image %q, service account %q; want %q, %d, %q, %q", tc.args,
 					got.WebhookCertDir, got.WebhookPort, got.operatorImage, got.rotationSA,
 					want.WebhookCertDir, want.WebhookPort, want.operatorImage, want.rotationSA)
+			}
+			if got.reconciler.ProbeBase != want.reconciler.ProbeBase || !slices.Equal(got.reconciler.Outbound.AllowCIDRs, want.reconciler.Outbound.AllowCIDRs) {
+				t.Errorf("parse(%q): health check base %q, allowed %v; want %q, %v", tc.args, got.reconciler.ProbeBase,
+					got.reconciler.Outbound.AllowCIDRs, want.reconciler.ProbeBase, want.reconciler.Outbound.AllowCIDRs)
 			}
 			if got.Operator().ServesWebhooks() != (want.WebhookCertDir != "") {
 				t.Errorf("parse(%q): serves webhooks %v", tc.args, got.Operator().ServesWebhooks())
