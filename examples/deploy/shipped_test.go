@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	horizonv1alpha1 "github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	horizon "github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -18,9 +17,7 @@ import (
 	memov1alpha1 "github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/internal/deploy"
 	"github.com/c5c3/reconciler-sdk/reconcile"
-	esov1 "github.com/c5c3/reconciler-sdk/secrets/eso/v1"
 	"github.com/c5c3/reconciler-sdk/testenv"
-	"github.com/c5c3/reconciler-sdk/testenv/simulate"
 	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
@@ -62,40 +59,32 @@ func healthCheckFlags(standIn *testenv.StandIn) []string {
 	return []string{"--health-check-base-url=" + standIn.URL(""), "--outbound-allow=127.0.0.1"}
 }
 
-// The Horizon operator's binary, out of its image, as the shipped ServiceAccount: a
-// Horizon reading its SECRET_KEY through a SecretStore of its namespace (played by the
-// world) gets every step up to its Deployment (rolled out on the fake node) True, and,
-// its health check pointed at a stand-in of the login page (healthCheckFlags), turns
-// Ready. Without those flags the check would request the cluster-local Service URL,
-// which this machine cannot resolve.
+// The Horizon operator's binary, out of its image, as the shipped ServiceAccount: the
+// minimal sample, its SECRET_KEY read through the shared ClusterSecretStore (played by
+// the world), gets every step up to its Deployment (rolled out on the fake node) True,
+// and, its health check pointed at a stand-in of the login page (healthCheckFlags),
+// turns Ready. Without those flags the check would request the cluster-local Service
+// URL, which this machine cannot resolve.
 func TestShippedHorizon(t *testing.T) {
 	login := testenv.NewStandIn(t, testenv.Answer{ContentType: "text/html; charset=utf-8",
 		Body: `<html><body><form method="post" action="` + horizon.LoginPath + `"></form></body></html>`})
 	shipped(t, examples[1], "./examples/horizon/cmd", nil, healthCheckFlags(login)...)
-	ns := env.Namespace(t)
-	store := &esov1.SecretStore{ObjectMeta: metav1.ObjectMeta{Name: "openbao", Namespace: ns},
-		Spec: esov1.SecretStoreSpec{Provider: simulate.OpenBaoProvider()}}
-	h := &horizonv1alpha1.Horizon{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dashboard"}, Spec: horizonv1alpha1.HorizonSpec{
-		Image:            "registry.example/horizon:2025.1",
-		KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
-		SecretKey:        horizonv1alpha1.SecretKeySpec{RemoteKey: "horizon/secret-key"},
-		SecretStoreRef:   &commonv1.SecretStoreRefSpec{Kind: commonv1.SecretStoreKind, Name: store.Name},
-	}}
-	for _, obj := range []client.Object{store, h} {
-		if err := env.Client.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
+	h := testenv.ReadSample(t, "../horizon/config/samples/horizon_v1alpha1_horizon_minimal.yaml", &horizonv1alpha1.Horizon{})
+	h.Namespace = env.Namespace(t)
+	if err := env.Client.Create(t.Context(), h); err != nil {
+		t.Fatal(err)
 	}
-	play := world.New(env.Client, world.WithSecret("horizon/secret-key", map[string][]byte{"secret_key": []byte("k")})).Hook(h)
+	play := world.New(env.Client, world.WithSecret(h.Spec.SecretKey.RemoteKey,
+		map[string][]byte{"secret_key": []byte("shipped-horizon-secret-key-0123456789abcdef")})).Hook(h)
 	for _, c := range []string{horizon.ConditionSecretsReady, horizon.ConditionConfigReady, horizon.ConditionDeploymentReady} {
 		testenv.ExpectConditionWhile(t, env.Client, h, c, metav1.ConditionTrue, play)
 	}
 	testenv.ExpectConditionWhile(t, env.Client, h, reconcile.ConditionReady, metav1.ConditionTrue, play)
 }
 
-// The Keystone operator's binary, out of its image, as the shipped ServiceAccount: a
-// Keystone whose dependencies (the default ClusterSecretStore, the admin password,
-// MariaDB) the world plays gets every step up to its Deployment True, its key-rotation
+// The Keystone operator's binary, out of its image, as the shipped ServiceAccount: the
+// minimal sample, whose dependencies (the shared ClusterSecretStore, the admin password,
+// MariaDB) the world plays, gets every step up to its Deployment True, its key-rotation
 // CronJobs running the image the Deployment declares (OPERATOR_IMAGE), and, its health
 // check pointed at a stand-in of the /v3 version document, turns Ready.
 func TestShippedKeystone(t *testing.T) {
@@ -103,17 +92,13 @@ func TestShippedKeystone(t *testing.T) {
 	versions := testenv.NewStandIn(t, testenv.Answer{ContentType: "application/json", Body: `{"version": {"id": "v3.14", "status": "stable"}}`})
 	shipped(t, e, "./examples/keystone/cmd", nil, healthCheckFlags(versions)...)
 	ns := env.Namespace(t)
-	k := &keystonev1alpha1.Keystone{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "keystone"}, Spec: keystonev1alpha1.KeystoneSpec{
-		Image:          "registry.example/keystone:2025.1",
-		SecretStoreRef: &commonv1.SecretStoreRefSpec{Kind: commonv1.ClusterSecretStoreKind, Name: world.DefaultClusterSecretStore},
-		Database:       keystonev1alpha1.DatabaseSpec{MariaDBRef: keystonev1alpha1.MariaDBRef{Name: "mariadb", Namespace: ns}},
-		Bootstrap:      keystonev1alpha1.BootstrapSpec{AdminPassword: keystonev1alpha1.RemoteKeySpec{RemoteKey: "openstack/keystone/admin"}},
-	}}
+	k := testenv.ReadSample(t, "../keystone/config/samples/keystone_v1alpha1_keystone_minimal.yaml", &keystonev1alpha1.Keystone{})
+	k.Namespace = ns
 	if err := env.Client.Create(t.Context(), k); err != nil {
 		t.Fatal(err)
 	}
-	play := world.New(env.Client, world.WithMariaDB("mariadb"),
-		world.WithSecret("openstack/keystone/admin", map[string][]byte{"password": []byte("pw")})).Hook(k)
+	play := world.New(env.Client, world.WithMariaDB(k.Spec.Database.MariaDBRef.Name),
+		world.WithSecret(k.Spec.Bootstrap.AdminPassword.RemoteKey, map[string][]byte{"password": []byte("pw")})).Hook(k)
 	for _, c := range []string{keystone.ConditionSecretsReady, keystone.ConditionConfigReady,
 		keystone.ConditionFernetKeysReady, keystone.ConditionCredentialKeysReady, keystone.ConditionIdentityBackendsReady,
 		keystone.ConditionDatabaseReady, keystone.ConditionDeploymentReady} {
