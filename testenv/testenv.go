@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,6 +69,10 @@ type Options struct {
 	// assets directory next to kube-apiserver; see the package documentation for
 	// what the mode costs and what it cannot do.
 	Controllers bool
+	// FeatureGates are kube-apiserver feature gates to set, as "Name=true" or
+	// "Name=false" (ShardedListAndWatch=true serves ListOptions.shardSelector); nil
+	// leaves the binary's defaults.
+	FeatureGates []string
 }
 
 // Env is a running control plane with a client for it.
@@ -186,6 +191,9 @@ func Start(opts Options) (*Env, error) {
 		return nil, fmt.Errorf("testenv: kube-apiserver certificate directory: %w", err)
 	}
 	te.ControlPlane.GetAPIServer().CertDir = certDir
+	if len(opts.FeatureGates) > 0 {
+		te.ControlPlane.GetAPIServer().Configure().Set("feature-gates", strings.Join(opts.FeatureGates, ","))
+	}
 	abort := func(err error) (*Env, error) {
 		_ = te.Stop()
 		_ = os.RemoveAll(certDir)

@@ -1,0 +1,142 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+)
+
+// The ring's hash and ranges are the API server's: for random UIDs, Ranges.Owns agrees
+// with apimachinery's shard selector parsed from the same bounds.
+func TestHashMatchesTheServersSelector(t *testing.T) {
+	split := Assign([]string{"a", "b", "c"}, 0)
+	for m, rs := range split {
+		var reqs []sharding.ShardRangeRequirement
+		for _, r := range rs {
+			start, end := bounds(r)
+			reqs = append(reqs, sharding.ShardRangeRequirement{Key: UIDField, Start: start, End: end})
+		}
+		sel := sharding.NewSelector(reqs...)
+		for range 2000 {
+			obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{UID: uuid.NewUUID()}}
+			want, err := sel.Matches(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rs.Owns(obj.UID); got != want {
+				t.Fatalf("member %s, UID %s (hash %#x): Owns %v, the server's selector %v", m, obj.UID, Hash(obj.UID), got, want)
+			}
+		}
+	}
+	if got, want := Full().Selector(), "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')"; got != want {
+		t.Errorf("Full().Selector() = %s, want %s", got, want)
+	}
+	if got := (Ranges{}).Selector(); got != "" {
+		t.Errorf("empty Selector() = %q, want none", got)
+	}
+}
+
+// Assign covers the whole space with disjoint ranges, the same way for every order of
+// the members; with 64 points each, three members' shares stay near a third; a member
+// joining takes only from the others (nobody else's ranges move), and leaving gives only
+// its own.
+func TestAssign(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		var members []string
+		for i := range n {
+			members = append(members, fmt.Sprintf("operator-%d", i))
+		}
+		split := Assign(members, 0)
+		var all Ranges
+		for _, rs := range split {
+			if len(Intersect(all, rs)) > 0 {
+				t.Fatalf("%d members: ranges overlap: %v", n, split)
+			}
+			all = Union(all, rs)
+		}
+		if diff := cmp.Diff(Full(), all); diff != "" {
+			t.Errorf("%d members: union -full, +got:\n%s", n, diff)
+		}
+		rev := slices.Clone(members)
+		slices.Reverse(rev)
+		reversed := Assign(rev, 0)
+		if diff := cmp.Diff(split, reversed); diff != "" {
+			t.Errorf("%d members: the order of members changed the split:\n%s", n, diff)
+		}
+	}
+	three := Assign([]string{"operator-0", "operator-1", "operator-2"}, 0)
+	for m, rs := range three {
+		if s := rs.Size(); s < 0.25 || s > 0.42 {
+			t.Errorf("member %s owns %.3f of the space, want about a third", m, s)
+		}
+	}
+	four := Assign([]string{"operator-0", "operator-1", "operator-2", "operator-3"}, 0)
+	for m, rs := range three {
+		if moved := Subtract(four[m], rs); len(moved) > 0 {
+			t.Errorf("a fourth member joining gave %s ranges it did not own: %v", m, moved)
+		}
+	}
+	if got := Assign(nil, 0); len(got) != 0 {
+		t.Errorf("Assign(nil) = %v, want no ranges", got)
+	}
+}
+
+// Ranges.String and ParseRanges round-trip; a malformed annotation is ErrBadRanges
+// naming the part.
+func TestParseRanges(t *testing.T) {
+	for _, rs := range []Ranges{nil, Full(), {{First: 0, Last: 9}, {First: 0x8000000000000000, Last: math.MaxUint64}}, {{First: 5, Last: 5}}} {
+		got, err := ParseRanges(rs.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(rs, got); diff != "" {
+			t.Errorf("ParseRanges(%q): -want, +got:\n%s", rs.String(), diff)
+		}
+	}
+	for _, bad := range []string{"x", "0x10-0x5", "0x0-0x0", "0x0000000000000000", "0xzz-0x10"} {
+		if _, err := ParseRanges(bad); !errors.Is(err, ErrBadRanges) {
+			t.Errorf("ParseRanges(%q): %v, want ErrBadRanges", bad, err)
+		}
+	}
+}
+
+// The set operations on ranges, at the edges of the space.
+func TestRangeSets(t *testing.T) {
+	r := func(first, last uint64) Range { return Range{First: first, Last: last} }
+	tests := map[string]struct {
+		got, want Ranges
+	}{
+		"union merges adjacent": {Union(Ranges{r(0, 9)}, Ranges{r(10, 19)}), Ranges{r(0, 19)}},
+		"union keeps gaps":      {Union(Ranges{r(20, 29)}, Ranges{r(0, 9)}), Ranges{r(0, 9), r(20, 29)}},
+		"union up to the end":   {Union(Ranges{r(0, 9)}, Ranges{r(5, math.MaxUint64)}), Full()},
+		"intersect":             {Intersect(Ranges{r(0, 19)}, Ranges{r(10, 29), r(40, 50)}), Ranges{r(10, 19)}},
+		"intersect disjoint":    {Intersect(Ranges{r(0, 9)}, Ranges{r(10, 19)}), nil},
+		"subtract middle":       {Subtract(Full(), Ranges{r(10, 19)}), Ranges{r(0, 9), r(20, math.MaxUint64)}},
+		"subtract all":          {Subtract(Ranges{r(10, 19)}, Full()), nil},
+		"subtract the end":      {Subtract(Full(), Ranges{r(math.MaxUint64, math.MaxUint64)}), Ranges{r(0, math.MaxUint64-1)}},
+		"subtract nothing":      {Subtract(Ranges{r(3, 4)}, nil), Ranges{r(3, 4)}},
+	}
+	for name, tc := range tests {
+		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+			t.Errorf("%s: -want, +got:\n%s", name, diff)
+		}
+	}
+	rs := Ranges{r(10, 19), r(30, 39)}
+	for h, want := range map[uint64]bool{9: false, 10: true, 19: true, 25: false, 39: true, 40: false} {
+		if rs.Contains(h) != want {
+			t.Errorf("%v.Contains(%d) = %v, want %v", rs, h, !want, want)
+		}
+	}
+	if !Full().Owns(types.UID("anything")) {
+		t.Error("Full does not own a UID")
+	}
+}
