@@ -35,7 +35,9 @@ type ApplierOptions struct {
 	// APIReader (the manager's GetAPIReader()) confirms a not-found answer of the
 	// wrapped client for the kinds CacheOptions caches by label only (Secrets and
 	// ConfigMaps): such a cache does not hold an object without the label, so a Get it
-	// cannot answer is read from the API server. Nil reads only through the client.
+	// cannot answer is read from the API server. EnsureObject reads through it only
+	// once a create-only apply has found an object (package documentation, "Cache
+	// memory that does not grow with the cluster"). Nil reads only through the client.
 	APIReader client.Reader
 	// Remote, when set, makes the Applier write to a target cluster whose owners live on
 	// the management cluster Remote names: the helpers claim children with labels
@@ -167,10 +169,38 @@ func (a *Applier) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opt
 // operator did not label (a user's Secret, an override ConfigMap) is still found.
 func (a *Applier) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	err := a.Client.Get(ctx, key, obj, opts...)
-	if apierrors.IsNotFound(err) && a.opts.APIReader != nil && labelFiltered(obj) {
+	if apierrors.IsNotFound(err) && a.opts.APIReader != nil && labelFiltered(obj) && !unconfirmed(ctx) {
 		return a.opts.APIReader.Get(ctx, key, obj, opts...)
 	}
 	return err
+}
+
+// unconfirmedKey marks a context whose Gets through an Applier answer a miss of a
+// label-filtered cache with the cache's not-found, without reading through the
+// APIReader.
+type unconfirmedKey struct{}
+
+func withUnconfirmed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unconfirmedKey{}, true)
+}
+
+func unconfirmed(ctx context.Context) bool {
+	v, _ := ctx.Value(unconfirmedKey{}).(bool)
+	return v
+}
+
+// createsUnconfirmed reports whether EnsureObject of obj (at key) through a may take a
+// miss of the label-filtered cache for missing and send a create-only apply
+// ([applyCreateOnly]) instead of confirming the miss through the APIReader first: the
+// kind is label-filtered, an APIReader is set, and the Applier does not remember
+// applying the object (a remembered one missing from the cache is more likely an
+// informer that has not caught up than a missing object).
+func (a *Applier) createsUnconfirmed(obj client.Object, k skipKey) bool {
+	if a == nil || a.opts.APIReader == nil || !labelFiltered(obj) {
+		return false
+	}
+	_, known := a.state.get(k)
+	return !known
 }
 
 // Delete deletes obj and forgets what the Applier remembered of it.

@@ -172,7 +172,16 @@
 // carry it, so the operator does not hold every Secret and ConfigMap of the cluster;
 // with ApplierOptions.APIReader set, a Get of one the operator did not write (a user's
 // Secret, an override ConfigMap) misses the cache and is read from the API server (one
-// GET), never taken for missing. A List of Secrets or ConfigMaps through such a cache
+// GET), never taken for missing. EnsureObject of a Secret or ConfigMap the cache does
+// not hold, and that the Applier does not remember applying, skips that GET: it sends
+// the apply create-only (with a resourceVersion no object has, which the API server
+// takes as a precondition), so the apply creates the object when there is none, and
+// an existing one fails it with Conflict, unwritten; only then is the object read
+// through the APIReader and checked as under "Ownership" (refused, adopted or applied
+// to). Creating costs one apply, as for any other kind; an existing object the cache
+// does not hold costs the failed apply, the GET, and the apply when it is ours. A
+// mutating admission webhook sees the failed apply as an update request that is then
+// refused. A List of Secrets or ConfigMaps through such a cache
 // sees only the labelled ones: the SDK lists them only to prune what it created itself.
 // Pods and ControllerRevisions are better not cached at all (reconcile.UncachedObjects).
 //
@@ -209,8 +218,10 @@
 //   - [DeleteObject]: deletes the object; no read. RBAC: delete.
 //   - [Applier]: adds no request of its own but one: with ApplierOptions.APIReader set, a
 //     Get that misses a label-filtered cache ([CacheOptions]) is read again through the
-//     APIReader (no informer). [CacheOptions] restricts the Secret and ConfigMap
-//     informers to objects carrying [ManagedByLabel].
+//     APIReader (no informer). EnsureObject sends that read only after its create-only
+//     apply found an object ("Cache memory that does not grow with the cluster"), so
+//     creating a Secret or ConfigMap costs the apply alone. [CacheOptions] restricts the
+//     Secret and ConfigMap informers to objects carrying [ManagedByLabel].
 //   - [CheckControlled], [CheckScheme], [Validate], [ValidateOwner], [WithWrites],
 //     [Record], [WithoutSkip], [FieldManagerFor], [SetOwnership], [IsControlled],
 //     [Unclaimed], [ClaimLabels], [ClaimOf], [ClaimLabelValue], [OwnershipFields],

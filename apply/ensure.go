@@ -2,10 +2,12 @@ package apply
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"reflect"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -90,12 +92,16 @@ func EnsureObject[T client.Object](
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 
 	fieldManager = fieldManagerFor(c, fieldManager)
-	existing, err := checkExisting(ctx, c, owner, obj, gvk, fieldManager)
+	applier := ApplierOf(c)
+	key := skipKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}
+	createOnly := applier.createsUnconfirmed(obj, key)
+	lookupCtx := ctx
+	if createOnly {
+		lookupCtx = withUnconfirmed(ctx)
+	}
+	existing, err := checkExisting(lookupCtx, c, owner, obj, gvk, fieldManager)
 	if err != nil {
-		if errors.Is(err, ErrNotControlled) {
-			return err
-		}
-		return fmt.Errorf("apply %s: %w", desc, err)
+		return checkError(desc, err)
 	}
 
 	u, err := desiredUnstructured(obj)
@@ -104,28 +110,42 @@ func EnsureObject[T client.Object](
 	}
 	u.SetGroupVersionKind(gvk)
 
-	applier := ApplierOf(c)
 	if applier != nil {
 		applier.label(u)
 	}
 	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
-	key := skipKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}
 	var desired [32]byte
 	if skipping {
 		if desired, err = digestDesired(u, fieldManager); err != nil {
 			return fmt.Errorf("apply %s: digest: %w", desc, err)
 		}
-		if existing != nil && applier.state.converged(key, existing, desired, fieldManager) {
-			if err := copyInto(existing, obj); err != nil {
-				return fmt.Errorf("apply %s: read cached object: %w", desc, err)
-			}
-			obj.GetObjectKind().SetGroupVersionKind(gvk)
-			Record(ctx, Write{Action: ActionSkipped, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
-			return nil
-		}
 	}
 
 	body := u
+	if createOnly && existing == nil {
+		// The cache's not-found was not confirmed: the apply creates the object or
+		// fails, and only when it finds one is that object read and checked.
+		created, err := applyCreateOnly(ctx, c, body, fieldManager)
+		switch {
+		case err == nil:
+			return finishApply(ctx, applier, skipping, key, gvk, body, nil, created, desired, fieldManager, obj, desc)
+		case !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err):
+			return fmt.Errorf("apply %s: %w", desc, err)
+		}
+		if existing, err = checkExisting(ctx, c, owner, obj, gvk, fieldManager); err != nil {
+			return checkError(desc, err)
+		}
+	}
+
+	if skipping && existing != nil && applier.state.converged(key, existing, desired, fieldManager) {
+		if err := copyInto(existing, obj); err != nil {
+			return fmt.Errorf("apply %s: read cached object: %w", desc, err)
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		Record(ctx, Write{Action: ActionSkipped, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
+		return nil
+	}
+
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		// Apply decodes the response into its argument: work on a copy so that a retry
 		// sends the same desired body again.
@@ -143,6 +163,24 @@ func EnsureObject[T client.Object](
 		}
 		return fmt.Errorf("apply %s: %w", desc, err)
 	}
+	return finishApply(ctx, applier, skipping, key, gvk, body, existing, u, desired, fieldManager, obj, desc)
+}
+
+// checkError wraps an error of checkExisting for EnsureObject; a *NotControlledError
+// names the object itself and is returned as it is.
+func checkError(desc string, err error) error {
+	if errors.Is(err, ErrNotControlled) {
+		return err
+	}
+	return fmt.Errorf("apply %s: %w", desc, err)
+}
+
+// finishApply records the server's answer u to the apply of body (existing is what was
+// there before, nil when nothing was), remembers it for the skip and decodes it into obj.
+func finishApply(ctx context.Context, applier *Applier, skipping bool, key skipKey, gvk schema.GroupVersionKind,
+	body *unstructured.Unstructured, existing client.Object, u *unstructured.Unstructured,
+	desired [sha256.Size]byte, fieldManager string, obj client.Object, desc string,
+) error {
 	Record(ctx, applyWrite(gvk, body, existing, u))
 	if skipping {
 		applier.state.remember(key, u, desired, fieldManager)
@@ -152,6 +190,26 @@ func EnsureObject[T client.Object](
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return nil
+}
+
+// createOnlyResourceVersion is the resourceVersion a create-only apply carries. On an
+// existing object the API server takes a resourceVersion in an applied body as a
+// precondition and answers Conflict without writing, unless it is the object's own; no
+// object has this one (storage revisions are counted up from 1 and never reach it). A
+// create ignores it.
+const createOnlyResourceVersion = "9223372036854775807"
+
+// applyCreateOnly sends body as an apply (under fieldManager, ForceOwnership) that
+// creates the object when none exists and, when one exists, fails with Conflict and
+// changes nothing. It returns the server's answer.
+func applyCreateOnly(ctx context.Context, c client.Client, body *unstructured.Unstructured, fieldManager string) (*unstructured.Unstructured, error) {
+	applied := body.DeepCopy()
+	applied.SetResourceVersion(createOnlyResourceVersion)
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
+		client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
+		return nil, err
+	}
+	return applied, nil
 }
 
 // Validate refuses, before any API call, the input EnsureObject refuses without a
