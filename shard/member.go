@@ -92,8 +92,9 @@ type Member struct {
 	drained   chan struct{} // closed and replaced whenever a pass ends
 	observed  map[string]observation
 	lease     *coordinationv1.Lease
-	listeners []chan Ranges
-	lastSent  Ranges
+	listeners  []chan Ranges
+	transports []*shardTransport
+	lastSent   Ranges
 }
 
 // observation is when a member last saw another member's Lease change, by its own clock.
@@ -436,8 +437,11 @@ func (m *Member) notify() {
 		return
 	}
 	m.lastSent = active
-	listeners := slices.Clone(m.listeners)
+	listeners, transports := slices.Clone(m.listeners), slices.Clone(m.transports)
 	m.mu.Unlock()
+	for _, t := range transports {
+		t.changed(active)
+	}
 	for _, ch := range listeners {
 		select {
 		case <-ch:

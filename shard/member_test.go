@@ -152,7 +152,9 @@ func expectSplit(t *testing.T, within time.Duration, rs ...*replica) {
 	}
 	want := Assign(names, 0)
 	began := time.Now()
-	defer func() { t.Logf("split among %s after %s", strings.Join(names, ", "), time.Since(began).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("split among %s after %s", strings.Join(names, ", "), time.Since(began).Round(time.Millisecond))
+	}()
 	testenv.Eventually(t, within, "the ring split among "+strings.Join(names, ", "), func(context.Context) (bool, error) {
 		for _, r := range rs {
 			if !cmp.Equal(want[r.Identity()], r.Active()) {

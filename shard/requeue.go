@@ -19,6 +19,10 @@ import (
 // that a range taken over is reconciled although its objects' events went to another
 // replica (or to none during the hand-off). At its start it enqueues the objects of the
 // ranges already active.
+//
+// It is for informers that hold every object (client-side filtering). An informer
+// behind [Member.ServerSideTransport] lists again when the ranges change, and the
+// objects gained arrive as additions: watching Requeue too would reconcile them twice.
 func Requeue(m *Member, c client.Reader, newList func() client.ObjectList) source.Source {
 	return &requeue{m: m, c: c, newList: newList}
 }

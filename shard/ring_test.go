@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -138,5 +139,23 @@ func TestRangeSets(t *testing.T) {
 	}
 	if !Full().Owns(types.UID("anything")) {
 		t.Error("Full does not own a UID")
+	}
+}
+
+// collection names the group and resource of collection paths only.
+func TestCollection(t *testing.T) {
+	for path, want := range map[string]schema.GroupResource{
+		"/api/v1/configmaps":                           {Resource: "configmaps"},
+		"/api/v1/namespaces/ns/configmaps":             {Resource: "configmaps"},
+		"/apis/platform.io/v1/databases":               {Group: "platform.io", Resource: "databases"},
+		"/apis/platform.io/v1/namespaces/ns/databases": {Group: "platform.io", Resource: "databases"},
+		"/api/v1/namespaces/ns/configmaps/one":         {},
+		"/api/v1/namespaces/ns":                        {},
+		"/apis/platform.io/v1":                         {},
+		"/healthz":                                     {},
+	} {
+		if got := collection(path); got != want {
+			t.Errorf("collection(%s) = %v, want %v", path, got, want)
+		}
 	}
 }
