@@ -82,16 +82,16 @@ type Member struct {
 	opts Options
 	name string // its Lease's name
 
-	mu        sync.Mutex
-	held      Ranges    // the ranges this replica reconciles, or drains
-	target    Ranges    // what the ring assigns it as it last read the ring
-	claimed   Ranges    // asked for, not held yet
-	written   Ranges    // the claims its Lease showed when the ring was last read
-	fence     time.Time // passes are admitted until then: the last renewal's start + LeaseDuration - RenewPeriod
-	inFlight  map[uint64]int
-	drained   chan struct{} // closed and replaced whenever a pass ends
-	observed  map[string]observation
-	lease     *coordinationv1.Lease
+	mu         sync.Mutex
+	held       Ranges    // the ranges this replica reconciles, or drains
+	target     Ranges    // what the ring assigns it as it last read the ring
+	claimed    Ranges    // asked for, not held yet
+	written    Ranges    // the claims its Lease showed when the ring was last read
+	fence      time.Time // passes are admitted until then: the last renewal's start + LeaseDuration - RenewPeriod
+	inFlight   map[uint64]int
+	drained    chan struct{} // closed and replaced whenever a pass ends
+	observed   map[string]observation
+	lease      *coordinationv1.Lease
 	listeners  []chan Ranges
 	transports []*shardTransport
 	lastSent   Ranges
@@ -301,7 +301,7 @@ func (m *Member) round(ctx context.Context) (claimedMore bool, err error) {
 	}
 	now := time.Now()
 	live := []string{m.opts.Identity}
-	var occupied Ranges       // what the other live members hold or claim
+	var occupied Ranges          // what the other live members hold or claim
 	lower := map[string]Ranges{} // the claims of live members named before this one
 	seen := map[string]bool{}
 	for i := range leases.Items {

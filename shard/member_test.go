@@ -13,8 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/testenv"
@@ -335,5 +337,37 @@ func TestNewMemberOptions(t *testing.T) {
 	}
 	if _, err := NewMember(nil, good); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("nil client: %v, want ErrInvalidOptions", err)
+	}
+}
+
+// The Lease of a member gone for ten Lease durations is deleted; a Lease of another
+// ring, as old, is left alone.
+func TestDepartedLeasesAreCollected(t *testing.T) {
+	ns := env.Namespace(t)
+	ghost := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ring-ghost", Labels: map[string]string{LabelRing: "ring"}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("ghost")}}
+	other := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "other-ghost", Labels: map[string]string{LabelRing: "other"}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("ghost")}}
+	for _, l := range []*coordinationv1.Lease{ghost, other} {
+		if err := env.Client.Create(t.Context(), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := fast(ns, "a")
+	o.LeaseDuration, o.RenewPeriod = time.Second, 250*time.Millisecond
+	m, err := NewMember(env.Client, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { _ = m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	testenv.Eventually(t, time.Minute, "the departed member's Lease deleted", func(ctx context.Context) (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(ghost), &coordinationv1.Lease{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(other), &coordinationv1.Lease{}); err != nil {
+		t.Errorf("the other ring's Lease: %v, want it kept", err)
 	}
 }

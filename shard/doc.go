@@ -1,0 +1,73 @@
+// Package shard lets N active replicas of one operator split its custom resources
+// between them, each reconciling a disjoint slice, with no component besides the
+// replicas themselves.
+//
+// # The ring
+//
+// The slices are ranges of the 64-bit FNV-1a hash of a custom resource's UID ([Hash]),
+// the hash the API server's shard selector compares (ListOptions.shardSelector,
+// shardRange(object.metadata.uid, ...)). Each replica is a [Member] of a ring: it holds a
+// Lease (coordination.k8s.io/v1) named <ring>-<identity> in the operator's namespace,
+// labelled [LabelRing], renewed every RenewPeriod. The members alive are those whose
+// Lease changed within LeaseDuration, as each member measures it with its own clock
+// since it last saw the Lease change (no clock comparison between replicas). [Assign]
+// splits the space among them by consistent hashing (64 points each): every member
+// computes the same split from the same members, and a member joining or leaving moves
+// only the ranges next to its points.
+//
+// # Hand-off without overlap
+//
+// A member's Lease records what it holds ([AnnotationHeld]) and what it asks for
+// ([AnnotationClaimed]). In each round it renews its Lease, lists the ring's Leases
+// from the API server (a linearizable read, so the client must not be a cache), and:
+//
+//   - releases a held range the ring no longer assigns it once every pass admitted in
+//     that range is done (it admits no new pass there at once);
+//   - confirms a claim its Lease showed before the read where no other live member holds
+//     or claims anything: of two members that both claim a hash, neither can confirm
+//     before seeing the other's claim, so at most one ever holds it; on a collision the
+//     member whose name sorts first keeps its claim and the other withdraws;
+//   - claims what the ring assigns it and nobody holds or claims.
+//
+// A member passes over an object only while its hash lies in [Member.Active] (held and
+// assigned) and its own last renewal is fresh: it stops admitting passes RenewPeriod
+// before the others could count its Lease expired, and every pass runs under a context
+// that ends then ([Member.Admit]). So a replica that dies, or loses the API server,
+// without releasing its ranges is taken over once its Lease expires: within
+// LeaseDuration plus two RenewPeriods, less than two Lease durations (RenewPeriod is at
+// most a quarter of LeaseDuration). A member that could not renew in time holds nothing
+// when it comes back and claims its share anew. On a graceful stop ([Member.Run]'s
+// context ends) it drains its passes and deletes its Lease, and the others take over
+// within a round. A Lease left behind by a replica gone for ten Lease durations is
+// deleted by the others.
+//
+// # Wiring a controller
+//
+// [Gate] wraps the controller's reconciler: a request whose object lies outside the
+// member's active ranges is dropped, so every replica may receive every event. Two ways
+// keep the others' objects away from a replica:
+//
+//   - Client-side filtering: every informer holds every object, the Gate drops the
+//     others' requests, and [Requeue] (a source the controller watches) enqueues the
+//     objects of the ranges a member gains, whose events went elsewhere. It works on any
+//     API server; memory and watch traffic are those of a single replica.
+//   - Server-side selectors: the manager's rest.Config wrapped with
+//     [Member.ServerSideTransport] sends every list and watch of the custom resource with
+//     the member's shardSelector, so the API server sends each replica only its slice; on
+//     a range change the informer lists again (the gained objects arrive as additions, and
+//     predicate.ResourceVersionChangedPredicate drops the replays of the kept ones). It
+//     needs Kubernetes 1.36 or later with the ShardedListAndWatch feature gate (alpha);
+//     [ServesShardSelector] asks the API server whether it honours the selector, from the
+//     shardInfo its answer echoes. Where it does not, use client-side filtering: the
+//     answers are the same, only the traffic differs.
+//
+// The API server shards by UID or namespace only, so children (Deployments, Secrets, ...)
+// are not selected this way: their informers hold every child and their events map to
+// the owning custom resource, which the Gate then drops on the replicas that do not own
+// it.
+//
+// # Permissions
+//
+// Each replica needs get, list, create, update and delete on leases.coordination.k8s.io
+// in the namespace of the ring.
+package shard
