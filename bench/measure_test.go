@@ -108,6 +108,9 @@ type result struct {
 	convergeTime     time.Duration
 	convergeRequests int
 	convergeWrites   int
+	// convergeCPU is kube-apiserver's CPU time over the converging passes; NaN when
+	// /proc cannot tell.
+	convergeCPU float64
 
 	// Per converged pass over all owners, averaged over benchPasses() passes.
 	passRequests float64
@@ -140,17 +143,23 @@ func measureWay(ctx context.Context, tb testing.TB, w way, n int) (result, []*Be
 	}
 
 	op.counter.Reset()
+	cpu0, cpuErr := apiserverCPUSeconds()
 	start := time.Now()
 	if r.convergePasses, err = settle(ctx, op, owners); err != nil {
 		return r, nil, fmt.Errorf("%s: converge: %w", w, err)
 	}
 	r.convergeTime = time.Since(start)
+	cpu1, cpuErr2 := apiserverCPUSeconds()
+	r.convergeCPU = cpu1 - cpu0
+	if cpuErr != nil || cpuErr2 != nil {
+		r.convergeCPU = math.NaN()
+	}
 	r.convergeRequests = op.counter.Total()
 	r.convergeWrites = op.counter.Writes()
 
 	k := benchPasses()
 	op.counter.Reset()
-	cpu0, cpuErr := apiserverCPUSeconds()
+	cpu0, cpuErr = apiserverCPUSeconds()
 	start = time.Now()
 	for range k {
 		if _, err := op.pass(ctx, owners); err != nil {
@@ -158,7 +167,7 @@ func measureWay(ctx context.Context, tb testing.TB, w way, n int) (result, []*Be
 		}
 	}
 	r.passTime = time.Since(start) / time.Duration(k)
-	cpu1, cpuErr2 := apiserverCPUSeconds()
+	cpu1, cpuErr2 = apiserverCPUSeconds()
 	r.apiserverCPU = (cpu1 - cpu0) / float64(k)
 	if cpuErr != nil || cpuErr2 != nil {
 		r.apiserverCPU = math.NaN()
