@@ -8,15 +8,18 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/health"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // ReconcilerOptions are the options every reconciler of a custom resource kind T on a
@@ -234,15 +237,54 @@ func (r *CRReconciler[T]) NewController(ctx context.Context, mgr mcmanager.Manag
 	for _, gvk := range notServed {
 		log.FromContext(ctx).Info("kind not served by the management cluster: not watched", "kind", gvk)
 	}
+	if m := r.resolver.Shard(); m != nil {
+		if b, err = r.shardWatch(b, m, local); err != nil {
+			return nil, err
+		}
+	}
 	return AddChildWatches(b, local.GetScheme(), r.kind.New(), r.resolver.Remote(), owned...)
 }
 
+// shardWatch makes the CR kind's informer hold only the member's slice when the member
+// shards on the server (its selector then names the kind), and otherwise watches
+// shard.RequeueFor, which enqueues the CRs of the ranges the member gains.
+func (r *CRReconciler[T]) shardWatch(b *mcbuilder.Builder, m *shard.Member, local ctrl.Manager) (*mcbuilder.Builder, error) {
+	gvk, err := apiutil.GVKForObject(r.kind.New(), local.GetScheme())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidOptions, r.kind.Name, err)
+	}
+	if m.ServerSide() {
+		mapping, err := local.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the resource of %s: %w", r.kind.Name, gvk, err)
+		}
+		m.Select(mapping.Resource.GroupResource())
+		return b, nil
+	}
+	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	newList := func() client.ObjectList {
+		list, _ := local.GetScheme().New(listGVK)
+		l, _ := list.(client.ObjectList)
+		return l
+	}
+	if newList() == nil {
+		return nil, fmt.Errorf("%w: %s: no %s in the scheme", ErrInvalidOptions, r.kind.Name, listGVK)
+	}
+	return b.WatchesRawSource(shard.RequeueFor(m, local.GetClient(), newList, func(key client.ObjectKey) mcreconcile.Request {
+		return mcreconcile.Request{Request: crreconcile.Request{NamespacedName: key}}
+	})), nil
+}
+
 // Complete registers r on b through [LocalReconciler], wrapped by
-// ReconcilerOptions.Wrap when that is set.
+// ReconcilerOptions.Wrap when that is set, and gated by the resolver's shard member
+// (shard.Gate: only the CRs of its ranges) when the operator is sharded.
 func (r *CRReconciler[T]) Complete(b *mcbuilder.Builder) error {
 	var rec crreconcile.Reconciler = r
 	if r.wrap != nil {
 		rec = r.wrap(r)
+	}
+	if m := r.resolver.Shard(); m != nil {
+		rec = shard.Gate(m, r.client, r.kind.New, rec)
 	}
 	return b.Complete(LocalReconciler(rec))
 }

@@ -18,6 +18,7 @@ import (
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // Defaults of [ResolverOptions].
@@ -49,6 +50,10 @@ type ResolverOptions struct {
 	ReachabilityTTL time.Duration
 	// ProbeTimeout bounds one reachability probe; zero means DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// Shard, when set, makes every [CRReconciler] of the resolver reconcile only the CRs
+	// of the member's ranges (shard.Gate, and shard.Requeue or the member's server-side
+	// selector for the CR kind); RunOperator sets it with OperatorOptions.Sharded.
+	Shard *shard.Member
 }
 
 // DefaultResolverOptions returns the options NewResolver uses for zero-valued fields.
@@ -175,6 +180,10 @@ func (r *ClusterResolver) Remote() apply.RemoteOwnership { return r.remote }
 
 // Local returns the management cluster's target.
 func (r *ClusterResolver) Local() *Target { return r.local }
+
+// Shard is ResolverOptions.Shard: the ring member of this replica, nil when the operator
+// is not sharded.
+func (r *ClusterResolver) Shard() *shard.Member { return r.opts.Shard }
 
 // TargetOf returns the target of the pass ctx belongs to ([TargetFrom]), and the
 // management cluster ([ClusterResolver.Local]) for a step run outside a pass. Inside a

@@ -1,18 +1,24 @@
 package multicluster
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/operator"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // Defaults of [OperatorOptions], as [DefaultOperatorOptions] sets them.
@@ -68,6 +74,16 @@ type OperatorOptions struct {
 	// Kubeconfig bounds what those Secrets may make the operator do
 	// ([KubeconfigOptions]; the --insecure-kubeconfig-* flags).
 	Kubeconfig KubeconfigOptions
+	// Sharded (--sharded) runs every replica of the Deployment active: each is a member
+	// of a ring (package shard) named after FieldManager, whose Leases live in
+	// LeaderElectionNamespace (in a cluster: the pod's namespace), and its CRReconcilers
+	// reconcile only the CRs of its ranges. Leader election is then off. Where the API
+	// server serves shardSelector (ShardedListAndWatch), the CR informers hold only the
+	// replica's slice; elsewhere they hold every CR and the others' are filtered.
+	Sharded bool
+	// Shard tunes the ring of Sharded: empty Namespace and Ring take the values above,
+	// an empty Identity the host name (the pod's name), zero durations shard's defaults.
+	Shard shard.Options
 	// Manager is operator.Options.Manager; the cache is [CacheOptions] for
 	// FieldManager, ClustersNamespace and Namespace.
 	Manager ctrl.Options
@@ -123,6 +139,8 @@ func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ClustersNamespace, "clusters-namespace", o.ClustersNamespace,
 		"namespace of the kubeconfig Secrets that register target clusters (none when empty)")
 	o.Kubeconfig.BindFlags(fs)
+	fs.BoolVar(&o.Sharded, "sharded", o.Sharded,
+		"run every replica active, each reconciling the custom resources of its shard of the UID hash space (Leases in the leader election namespace); turns leader election off")
 }
 
 // sharedFlag is a flag of operator.Options (Value, bound to a field of *shared) that
@@ -215,6 +233,13 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 		return err
 	}
 	opts.Manager.Scheme = scheme
+	var member *shard.Member
+	if opts.Sharded {
+		opts.LeaderElect = false
+		if member, cfg, err = joinRing(ctx, cfg, opts); err != nil {
+			return err
+		}
+	}
 	mgr, err := NewManager(cfg, opts.ManagerOptions(),
 		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager, Kubeconfig: opts.Kubeconfig})
 	if err != nil {
@@ -226,6 +251,12 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	resolverOpts := opts.Resolver
 	if resolverOpts.Applier.FieldManager == "" {
 		resolverOpts.Applier.FieldManager = opts.FieldManager
+	}
+	if member != nil {
+		resolverOpts.Shard = member
+		if err := mgr.GetLocalManager().Add(ringRunnable{member}); err != nil {
+			return release(mgr, err)
+		}
 	}
 	resolver, err := NewResolver(ctx, mgr, resolverOpts)
 	if err != nil {
@@ -256,3 +287,61 @@ func release(mgr mcmanager.Manager, err error) error {
 	_ = mgr.Start(ctx)
 	return err
 }
+
+// inClusterNamespace is where a pod's own namespace is mounted.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// joinRing builds this replica's member of the ring of opts.FieldManager and, when the
+// API server honours shardSelector, the config whose list and watch requests of the CR
+// kinds carry the member's ranges (shard.Member.ServerSideTransport).
+func joinRing(ctx context.Context, cfg *rest.Config, opts OperatorOptions) (*shard.Member, *rest.Config, error) {
+	ns := cmp.Or(opts.Shard.Namespace, opts.LeaderElectionNamespace)
+	if ns == "" {
+		b, err := os.ReadFile(inClusterNamespace)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: --sharded outside a cluster needs --leader-election-namespace (the namespace of the ring's Leases)", ErrInvalidOptions)
+		}
+		ns = strings.TrimSpace(string(b))
+	}
+	c, err := client.New(cfg, client.Options{Scheme: opts.Manager.Scheme})
+	if err != nil {
+		return nil, nil, fmt.Errorf("shard ring client: %w", err)
+	}
+	so := opts.Shard
+	if so.Namespace == "" {
+		so.Namespace = ns
+	}
+	if so.Ring == "" {
+		so.Ring = opts.FieldManager
+	}
+	member, err := shard.NewMember(c, so)
+	if err != nil {
+		return nil, nil, err
+	}
+	served, err := shard.ServesShardSelector(ctx, c, &coordinationv1.LeaseList{}, client.InNamespace(ns))
+	if err != nil {
+		return nil, nil, err
+	}
+	log.FromContext(ctx).Info("joining the shard ring", "ring", so.Ring, "namespace", so.Namespace,
+		"member", member.Identity(), "serverSideSelectors", served)
+	if served {
+		cfg = rest.CopyConfig(cfg)
+		cfg.Wrap(member.ServerSideTransport())
+	}
+	return member, cfg, nil
+}
+
+// ringRunnable runs a shard member in the manager, leader or not: on the way out it
+// drains its passes and deletes its Lease (a failure is logged: its Lease then expires).
+type ringRunnable struct{ m *shard.Member }
+
+// Start implements manager.Runnable.
+func (r ringRunnable) Start(ctx context.Context) error {
+	if err := r.m.Run(ctx); err != nil {
+		log.FromContext(ctx).Error(err, "leaving the shard ring")
+	}
+	return nil
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: every replica runs it.
+func (ringRunnable) NeedLeaderElection() bool { return false }

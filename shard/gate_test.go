@@ -1,4 +1,4 @@
-package shard
+package shard_test
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	. "github.com/c5c3/reconciler-sdk/shard"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 

@@ -1,4 +1,4 @@
-package shard
+package shard_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	. "github.com/c5c3/reconciler-sdk/shard"
 	"github.com/c5c3/reconciler-sdk/testenv"
 	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
@@ -121,19 +122,17 @@ func overlapWatch(t *testing.T, replicas *[]*replica, mu *sync.Mutex) {
 			mu.Lock()
 			rs := append([]*replica{}, *replicas...)
 			mu.Unlock()
-			for _, r := range rs {
-				r.mu.Lock()
+			members := make([]*Member, len(rs))
+			for i, r := range rs {
+				members[i] = r.Member
 			}
 			var union Ranges
 			var clash string
-			for _, r := range rs {
-				if both := Intersect(union, r.held); len(both) > 0 && clash == "" {
-					clash = fmt.Sprintf("%s holds %v, held by another at the same time", r.opts.Identity, both)
+			for i, held := range SnapshotHeld(members) {
+				if both := Intersect(union, held); len(both) > 0 && clash == "" {
+					clash = fmt.Sprintf("%s holds %v, held by another at the same time", rs[i].Identity(), both)
 				}
-				union = Union(union, r.held)
-			}
-			for _, r := range rs {
-				r.mu.Unlock()
+				union = Union(union, held)
 			}
 			if clash != "" {
 				t.Error(clash)
@@ -287,15 +286,15 @@ func TestRoundFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			if verb == faults.VerbUpdate || verb == faults.VerbDelete {
-				if err := m.tick(t.Context()); err != nil { // makes the Lease: the next renewal updates it
+				if err := m.Tick(t.Context()); err != nil { // makes the Lease: the next renewal updates it
 					t.Fatal(err)
 				}
 			}
 			inj.Arm(verb, 1, faults.Internal)
 			if verb == faults.VerbDelete {
-				err = m.leave(t.Context())
+				err = m.Leave(t.Context())
 			} else {
-				err = m.tick(t.Context())
+				err = m.Tick(t.Context())
 			}
 			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !strings.Contains(err.Error(), "ring-a") && !strings.Contains(err.Error(), "ring ring") {
 				t.Fatalf("%s failing: %v, want an error naming the Lease or ring and wrapping the fault", verb, err)
@@ -304,7 +303,7 @@ func TestRoundFaults(t *testing.T) {
 				return
 			}
 			for range 2 {
-				if err := m.tick(t.Context()); err != nil {
+				if err := m.Tick(t.Context()); err != nil {
 					t.Fatal(err)
 				}
 			}

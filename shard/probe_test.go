@@ -1,4 +1,4 @@
-package shard
+package shard_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	. "github.com/c5c3/reconciler-sdk/shard"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 

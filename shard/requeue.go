@@ -24,17 +24,26 @@ import (
 // behind [Member.ServerSideTransport] lists again when the ranges change, and the
 // objects gained arrive as additions: watching Requeue too would reconcile them twice.
 func Requeue(m *Member, c client.Reader, newList func() client.ObjectList) source.Source {
-	return &requeue{m: m, c: c, newList: newList}
+	return RequeueFor(m, c, newList, func(key client.ObjectKey) reconcile.Request {
+		return reconcile.Request{NamespacedName: key}
+	})
 }
 
-type requeue struct {
+// RequeueFor is [Requeue] for a controller of another request type (a multicluster
+// controller's), whose request for the object of key request returns.
+func RequeueFor[R comparable](m *Member, c client.Reader, newList func() client.ObjectList, request func(client.ObjectKey) R) source.TypedSource[R] {
+	return &requeue[R]{m: m, c: c, newList: newList, request: request}
+}
+
+type requeue[R comparable] struct {
 	m       *Member
 	c       client.Reader
 	newList func() client.ObjectList
+	request func(client.ObjectKey) R
 }
 
 // Start implements source.Source.
-func (s *requeue) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+func (s *requeue[R]) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[R]) error {
 	changes := s.m.Subscribe()
 	go func() {
 		var before Ranges
@@ -57,7 +66,7 @@ func (s *requeue) Start(ctx context.Context, q workqueue.TypedRateLimitingInterf
 }
 
 // enqueue adds a request for every object of the kind whose UID lies in rs.
-func (s *requeue) enqueue(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], rs Ranges) error {
+func (s *requeue[R]) enqueue(ctx context.Context, q workqueue.TypedRateLimitingInterface[R], rs Ranges) error {
 	list := s.newList()
 	if err := s.c.List(ctx, list); err != nil {
 		return fmt.Errorf("shard: listing to requeue: %w", err)
@@ -65,11 +74,11 @@ func (s *requeue) enqueue(ctx context.Context, q workqueue.TypedRateLimitingInte
 	return meta.EachListItem(list, func(o runtime.Object) error {
 		obj, ok := o.(client.Object)
 		if ok && rs.Owns(obj.GetUID()) {
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			q.Add(s.request(client.ObjectKeyFromObject(obj)))
 		}
 		return nil
 	})
 }
 
 // String implements fmt.Stringer for the controller's logs.
-func (s *requeue) String() string { return "shard.Requeue(" + s.m.opts.Ring + ")" }
+func (s *requeue[R]) String() string { return "shard.Requeue(" + s.m.opts.Ring + ")" }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -43,16 +44,40 @@ func (m *Member) ServerSideTransport(resources ...schema.GroupResource) transpor
 	}
 }
 
-type shardTransport struct {
-	next      http.RoundTripper
-	m         *Member
-	resources map[schema.GroupResource]bool
+// Select adds resources to those every transport of [Member.ServerSideTransport] shards,
+// for a kind known only once the manager exists; call it before the kind's informer
+// starts.
+func (m *Member) Select(resources ...schema.GroupResource) {
+	m.mu.Lock()
+	transports := slices.Clone(m.transports)
+	m.mu.Unlock()
+	for _, t := range transports {
+		t.mu.Lock()
+		for _, gr := range resources {
+			t.resources[gr] = true
+		}
+		t.mu.Unlock()
+	}
+}
 
-	mu       sync.Mutex
-	gen      uint64            // bumped whenever the member's active ranges change
-	selector string            // the selector of gen
-	listed   map[string]uint64 // the gen each collection (path) was last listed at
-	open     map[*watchBody]bool
+// ServerSide reports whether a transport of [Member.ServerSideTransport] was built: the
+// informers behind it hold only the member's slice.
+func (m *Member) ServerSide() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.transports) > 0
+}
+
+type shardTransport struct {
+	next http.RoundTripper
+	m    *Member
+
+	mu        sync.Mutex
+	resources map[schema.GroupResource]bool
+	gen       uint64            // bumped whenever the member's active ranges change
+	selector  string            // the selector of gen
+	listed    map[string]uint64 // the gen each collection (path) was last listed at
+	open      map[*watchBody]bool
 }
 
 // changed records the member's new active ranges and closes the watches opened before.
@@ -73,7 +98,10 @@ func (t *shardTransport) changed(active Ranges) {
 
 // RoundTrip implements http.RoundTripper.
 func (t *shardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || !t.resources[collection(req.URL.Path)] {
+	t.mu.Lock()
+	sharded := req.Method == http.MethodGet && t.resources[collection(req.URL.Path)]
+	t.mu.Unlock()
+	if !sharded {
 		return t.next.RoundTrip(req)
 	}
 	q := req.URL.Query()

@@ -1,0 +1,193 @@
+package multicluster_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+
+	"github.com/c5c3/reconciler-sdk/multicluster"
+	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// gadgetPass is one pass a replica ran over a Gadget.
+type gadgetPass struct {
+	replica    string
+	uid        types.UID
+	start, end time.Time
+}
+
+// shardedReplica is one replica of the sharded Gadget operator.
+type shardedReplica struct {
+	name  string
+	stop  context.CancelFunc
+	done  chan error
+	mgr   atomic.Pointer[mcmanager.Manager]
+	shard atomic.Pointer[shard.Member]
+}
+
+// runSharded runs replica name of a Gadget operator with --sharded on e, recording its
+// passes in passes.
+func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, passes *[]gadgetPass) *shardedReplica {
+	t.Helper()
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
+	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts.Manager.Scheme = e.Scheme
+	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
+	opts.Namespace, opts.LeaderElectionNamespace, opts.Sharded = ns, ns, true
+	opts.Shard.Identity, opts.Shard.LeaseDuration, opts.Shard.RenewPeriod = name, 4*time.Second, 500*time.Millisecond
+	r := &shardedReplica{name: name, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stop = cancel
+	go func() {
+		r.done <- multicluster.RunOperator(ctx, e.Config, opts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
+			r.mgr.Store(&mgr)
+			r.shard.Store(resolver.Shard())
+			var cr *multicluster.CRReconciler[*Gadget]
+			p, err := reconcile.NewPipeline(nil, configStep(&cr))
+			if err != nil {
+				return err
+			}
+			ropts := multicluster.ReconcilerOptions[*Gadget]{FieldManager: "gadget-operator",
+				Wrap: func(next crreconcile.Reconciler) crreconcile.Reconciler {
+					return crreconcile.Func(func(ctx context.Context, req crreconcile.Request) (ctrl.Result, error) {
+						g := &Gadget{}
+						if err := mgr.GetLocalManager().GetClient().Get(ctx, req.NamespacedName, g); err == nil {
+							p := gadgetPass{replica: name, uid: g.UID, start: time.Now()}
+							defer func() { p.end = time.Now(); mu.Lock(); *passes = append(*passes, p); mu.Unlock() }()
+						}
+						return next.Reconcile(ctx, req)
+					})
+				}}
+			var observed atomic.Int64
+			var prepared atomic.Int32
+			if cr, err = multicluster.NewCRReconciler(resolver, p, gadgetKind(&observed, &prepared), ropts); err != nil {
+				return err
+			}
+			b, err := cr.NewController(ctx, mgr)
+			if err != nil {
+				return err
+			}
+			return cr.Complete(b)
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-r.done })
+	return r
+}
+
+// An operator on RunOperator with Sharded runs every replica active: three replicas
+// over 60 Gadgets each reconcile only the Gadgets of their ranges, never one another's
+// at the same time, and every Gadget turns Ready; a replica stopping hands its Gadgets
+// to the others, which converge a change of every Gadget. With the API server's
+// shardSelector (ShardedListAndWatch on) each replica's cache holds only its slice;
+// without it the caches hold every Gadget and the answers are the same.
+func TestShardedOperator(t *testing.T) {
+	gated, err := testenv.Start(testenv.Options{Scheme: newScheme(), CRDPaths: []string{"testdata/crds"},
+		CRDSources: []testenv.CRDSource{}, FeatureGates: []string{"ShardedListAndWatch=true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gated.Stop() })
+	for name, e := range map[string]*testenv.Env{"client-side filtering": env, "server-side selectors": gated} {
+		t.Run(name, func(t *testing.T) { testShardedOperator(t, e, e == gated) })
+	}
+}
+
+func testShardedOperator(t *testing.T, e *testenv.Env, serverSide bool) {
+	ns := e.Namespace(t)
+	var mu sync.Mutex
+	var passes []gadgetPass
+	replicas := []*shardedReplica{runSharded(t, e, ns, "a", &mu, &passes), runSharded(t, e, ns, "b", &mu, &passes),
+		runSharded(t, e, ns, "c", &mu, &passes)}
+	split := shard.Assign([]string{"a", "b", "c"}, 0)
+	testenv.Eventually(t, time.Minute, "the ring split among a, b, c", func(context.Context) (bool, error) {
+		for _, r := range replicas {
+			m := r.shard.Load()
+			if m == nil || !cmpRanges(m.Active(), split[r.name]) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	var gadgets []*Gadget
+	for i := range 60 {
+		g := &Gadget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("g-%d", i), Namespace: ns}, Spec: GadgetSpec{Message: "one"}}
+		if err := e.Client.Create(t.Context(), g); err != nil {
+			t.Fatal(err)
+		}
+		gadgets = append(gadgets, g)
+	}
+	converged := func(message string) {
+		t.Helper()
+		testenv.Eventually(t, 2*time.Minute, "every Gadget's ConfigMap says "+message, func(ctx context.Context) (bool, error) {
+			for _, g := range gadgets {
+				cm := &corev1.ConfigMap{}
+				if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: g.Name + "-config"}, cm); err != nil || cm.Data["message"] != message {
+					return false, client.IgnoreNotFound(err)
+				}
+			}
+			return true, nil
+		})
+	}
+	converged("one")
+	mu.Lock()
+	for _, p := range passes {
+		if !split[p.replica].Owns(p.uid) {
+			t.Errorf("%s reconciled Gadget %s, outside its ranges", p.replica, p.uid)
+		}
+	}
+	mu.Unlock()
+	if serverSide {
+		for _, r := range replicas {
+			var list GadgetList
+			if err := (*r.mgr.Load()).GetLocalManager().GetCache().List(t.Context(), &list, client.InNamespace(ns)); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range list.Items {
+				if !split[r.name].Owns(g.UID) {
+					t.Errorf("%s's cache holds Gadget %s of another replica", r.name, g.Name)
+				}
+			}
+		}
+	}
+
+	replicas[2].stop()
+	if err := <-replicas[2].done; err != nil {
+		t.Fatalf("replica c stopping: %v", err)
+	}
+	replicas[2].done <- nil // for the cleanup
+	for _, g := range gadgets {
+		patch := client.MergeFrom(g.DeepCopyObject().(*Gadget))
+		g.Spec.Message = "two"
+		if err := e.Client.Patch(t.Context(), g, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	converged("two")
+	mu.Lock()
+	defer mu.Unlock()
+	for i, a := range passes {
+		for _, b := range passes[i+1:] {
+			if a.uid == b.uid && a.replica != b.replica && a.start.Before(b.end) && b.start.Before(a.end) {
+				t.Errorf("Gadget %s reconciled by %s and %s at once", a.uid, a.replica, b.replica)
+			}
+		}
+	}
+}
+
+// cmpRanges reports whether a and b are the same ranges.
+func cmpRanges(a, b shard.Ranges) bool { return a.String() == b.String() }
