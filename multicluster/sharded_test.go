@@ -85,7 +85,7 @@ func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, p
 			return cr.Complete(b)
 		})
 	}()
-	t.Cleanup(func() { cancel(); <-r.done })
+	t.Cleanup(func() { cancel(); _ = <-r.done })
 	return r
 }
 
