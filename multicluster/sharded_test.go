@@ -85,7 +85,12 @@ func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, p
 			return cr.Complete(b)
 		})
 	}()
-	t.Cleanup(func() { cancel(); _ = <-r.done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-r.done; err != nil {
+			t.Errorf("replica %s: %v", name, err)
+		}
+	})
 	return r
 }
 
