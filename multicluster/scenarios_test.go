@@ -155,8 +155,9 @@ func TestKubeconfigSecretRemoved(t *testing.T) {
 	})
 	// The next pass (the periodic recheck, or this spec change) finds the cluster gone
 	// and writes nothing: the child keeps the old message.
+	patch := client.MergeFrom(g.DeepCopyObject().(*Gadget)) // the spec alone: the operator may have written the status since
 	g.Spec.Message = "v2"
-	if err := env.Client.Update(context.Background(), g); err != nil {
+	if err := env.Client.Patch(context.Background(), g, patch); err != nil {
 		t.Fatal(err)
 	}
 	expectReason(t, env, g, multicluster.TargetClusterUnavailable, 30*time.Second, `target cluster "edge"`, "not registered")

@@ -37,9 +37,11 @@
 // LeaseDuration plus two RenewPeriods, less than two Lease durations (RenewPeriod is at
 // most a quarter of LeaseDuration). A member that could not renew in time holds nothing
 // when it comes back and claims its share anew. On a graceful stop ([Member.Run]'s
-// context ends) it drains its passes and deletes its Lease, and the others take over
-// within a round. A Lease left behind by a replica gone for ten Lease durations is
-// deleted by the others.
+// context ends) it drains its passes and releases its Lease (no holder, nothing held),
+// and the others take over within a round. A Lease deleted by someone else keeps what it
+// last showed occupied until it would have expired (its member may still pass over
+// those ranges until its next renewal fails, and then drops them). A Lease left behind
+// by a replica gone or released for ten Lease durations is deleted by the others.
 //
 // # Wiring a controller
 //

@@ -95,12 +95,15 @@ type Member struct {
 	listeners  []chan Ranges
 	transports []*shardTransport
 	lastSent   Ranges
+	released   bool // left the ring: its Lease has no holder
 }
 
-// observation is when a member last saw another member's Lease change, by its own clock.
+// observation is when a member last saw another member's Lease change, by its own
+// clock, and what that Lease then held or claimed.
 type observation struct {
 	resourceVersion string
 	at              time.Time
+	occupied        Ranges
 }
 
 // NewMember checks opts and returns the member of opts.Ring it describes. c must read
@@ -220,7 +223,8 @@ func (m *Member) busyLocked(rs Ranges) bool {
 
 // Run renews the member's Lease and follows the ring every RenewPeriod until ctx ends;
 // then it stops admitting passes, waits (up to LeaseDuration) for the admitted ones to
-// end, and deletes its Lease so that the others take its ranges over at once. A failed
+// end, and releases its Lease (no holder, nothing held) so that the others take its
+// ranges over at their next round. A failed
 // renewal or read is retried at the next period; the member keeps admitting passes only
 // while its last renewal is fresh.
 func (m *Member) Run(ctx context.Context) error {
@@ -239,7 +243,7 @@ func (m *Member) Run(ctx context.Context) error {
 	}
 }
 
-// leave stops admitting passes, waits for the admitted ones, and deletes the Lease.
+// leave stops admitting passes, waits for the admitted ones, and releases the Lease.
 func (m *Member) leave(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.LeaseDuration)
 	defer cancel()
@@ -255,18 +259,14 @@ func (m *Member) leave(ctx context.Context) error {
 		}
 		m.mu.Lock()
 	}
-	lease := m.lease
-	m.held, m.claimed = nil, nil
+	m.held, m.claimed, m.released = nil, nil, true
+	had := m.lease != nil
 	m.mu.Unlock()
 	m.notify()
-	if lease == nil {
+	if !had {
 		return nil
 	}
-	err := m.c.Delete(ctx, lease, client.Preconditions{UID: &lease.UID})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("shard: deleting Lease %s/%s: %w", m.opts.Namespace, m.name, err)
-	}
-	return nil
+	return m.renew(ctx)
 }
 
 // tick is one round: renew, read the ring, release, confirm and claim; when it claimed
@@ -306,23 +306,32 @@ func (m *Member) round(ctx context.Context) (claimedMore bool, err error) {
 	seen := map[string]bool{}
 	for i := range leases.Items {
 		l := &leases.Items[i]
-		if l.Name == m.name || l.Spec.HolderIdentity == nil {
+		if l.Name == m.name {
 			continue
 		}
 		seen[l.Name] = true
+		released := l.Spec.HolderIdentity == nil // its member left: it holds nothing
+		var held, claimed Ranges
+		if !released {
+			var err1, err2 error
+			held, err1 = ParseRanges(l.Annotations[AnnotationHeld])
+			claimed, err2 = ParseRanges(l.Annotations[AnnotationClaimed])
+			if err := errors.Join(err1, err2); err != nil {
+				return false, fmt.Errorf("shard: Lease %s/%s: %w", l.Namespace, l.Name, err)
+			}
+		}
 		o, ok := m.observed[l.Name]
 		if !ok || o.resourceVersion != l.ResourceVersion {
-			o = observation{resourceVersion: l.ResourceVersion, at: now}
+			o = observation{resourceVersion: l.ResourceVersion, at: now, occupied: Union(held, claimed)}
 			m.observed[l.Name] = o
+		}
+		if released {
+			m.collect(ctx, l, now.Sub(o.at))
+			continue
 		}
 		if now.Sub(o.at) >= m.opts.LeaseDuration {
 			m.collect(ctx, l, now.Sub(o.at))
 			continue // expired: it has stopped admitting passes
-		}
-		held, err1 := ParseRanges(l.Annotations[AnnotationHeld])
-		claimed, err2 := ParseRanges(l.Annotations[AnnotationClaimed])
-		if err := errors.Join(err1, err2); err != nil {
-			return false, fmt.Errorf("shard: Lease %s/%s: %w", l.Namespace, l.Name, err)
 		}
 		live = append(live, *l.Spec.HolderIdentity)
 		occupied = Union(occupied, Union(held, claimed))
@@ -330,8 +339,16 @@ func (m *Member) round(ctx context.Context) (claimedMore bool, err error) {
 			lower[l.Name] = claimed
 		}
 	}
-	for name := range m.observed {
-		if !seen[name] {
+	// A Lease gone from the list (deleted by someone else) keeps what it last held or
+	// claimed occupied until it would have expired: its member may not know yet that it
+	// is gone. A member leaving releases its Lease instead (no holder, nothing held), so
+	// its ranges are free at once.
+	for name, o := range m.observed {
+		switch {
+		case seen[name]:
+		case now.Sub(o.at) < m.opts.LeaseDuration:
+			occupied = Union(occupied, o.occupied)
+		default:
 			delete(m.observed, name)
 		}
 	}
@@ -370,8 +387,8 @@ func (m *Member) round(ctx context.Context) (claimedMore bool, err error) {
 	return len(fresh) > 0, nil
 }
 
-// collect deletes the Lease of a member gone for ten Lease durations, so that replicas
-// replaced under new names do not leave Leases behind. Its UID and resourceVersion are
+// collect deletes the Lease of a member gone (or left) for ten Lease durations, so that
+// replicas replaced under new names do not leave Leases behind. Its UID and resourceVersion are
 // preconditions: a member that came back meanwhile keeps its Lease.
 func (m *Member) collect(ctx context.Context, l *coordinationv1.Lease, gone time.Duration) {
 	if gone < 10*m.opts.LeaseDuration {
@@ -387,7 +404,7 @@ func (m *Member) collect(ctx context.Context, l *coordinationv1.Lease, gone time
 // The claims it writes are the ones the next read of the ring may confirm.
 func (m *Member) renew(ctx context.Context) error {
 	m.mu.Lock()
-	held, claimed, lease := m.held, m.claimed, m.lease
+	held, claimed, lease, released := m.held, m.claimed, m.lease, m.released
 	m.mu.Unlock()
 	if lease == nil {
 		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: m.opts.Namespace, Name: m.name}}
@@ -408,6 +425,9 @@ func (m *Member) renew(ctx context.Context) error {
 	}
 	next.Annotations[AnnotationHeld], next.Annotations[AnnotationClaimed] = held.String(), claimed.String()
 	next.Spec.HolderIdentity = ptr.To(m.opts.Identity)
+	if released {
+		next.Spec.HolderIdentity = nil
+	}
 	next.Spec.LeaseDurationSeconds = ptr.To(int32((m.opts.LeaseDuration + time.Second - 1) / time.Second))
 	next.Spec.RenewTime = ptr.To(metav1.NewMicroTime(time.Now()))
 	var err error
@@ -419,7 +439,13 @@ func (m *Member) renew(ctx context.Context) error {
 	if err != nil {
 		m.mu.Lock()
 		m.lease = nil // read it again next time
+		if apierrors.IsNotFound(err) {
+			// Someone deleted the Lease: the others may count this member gone, so it
+			// starts again from nothing.
+			m.held, m.claimed, m.target = nil, nil, nil
+		}
 		m.mu.Unlock()
+		m.notify()
 		return fmt.Errorf("shard: renewing Lease %s/%s: %w", m.opts.Namespace, m.name, err)
 	}
 	m.mu.Lock()

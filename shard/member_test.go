@@ -196,9 +196,10 @@ func TestRingHandOver(t *testing.T) {
 	if err := a.leave(); err != nil {
 		t.Fatalf("a graceful stop: %v", err)
 	}
-	err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ring-a"}, &coordinationv1.Lease{})
-	if !apierrors.IsNotFound(err) {
-		t.Errorf("Lease of a stopped replica: %v, want it deleted", err)
+	released := &coordinationv1.Lease{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ring-a"}, released); err != nil ||
+		released.Spec.HolderIdentity != nil || released.Annotations[AnnotationHeld] != "" {
+		t.Errorf("Lease of a stopped replica: %v, holder %v, held %q; want it released", err, released.Spec.HolderIdentity, released.Annotations[AnnotationHeld])
 	}
 	expectSplit(t, lease, b, d)
 }
@@ -274,32 +275,44 @@ func TestFencing(t *testing.T) {
 	expectSplit(t, time.Minute, a)
 }
 
-// A failed call of each verb the member makes stops its round with an error naming the
-// Lease or the ring, wrapping the cause; the next round succeeds.
+// A failed call of each verb the member makes stops its round (or its release on the way
+// out) with an error naming the Lease or the ring, wrapping the cause; the next round
+// succeeds.
 func TestRoundFaults(t *testing.T) {
-	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbCreate, faults.VerbList, faults.VerbUpdate, faults.VerbDelete} {
-		t.Run(string(verb), func(t *testing.T) {
+	tests := map[string]struct {
+		verb    faults.Verb
+		made    bool // the Lease exists before the fault: the renewal updates it
+		leaving bool
+	}{
+		"read":    {verb: faults.VerbGet},
+		"create":  {verb: faults.VerbCreate},
+		"list":    {verb: faults.VerbList},
+		"renew":   {verb: faults.VerbUpdate, made: true},
+		"release": {verb: faults.VerbUpdate, made: true, leaving: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
 			ns := env.Namespace(t)
 			inj := faults.NewInjector()
 			m, err := NewMember(inj.Client(env.Client), fast(ns, "a"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if verb == faults.VerbUpdate || verb == faults.VerbDelete {
-				if err := m.Tick(t.Context()); err != nil { // makes the Lease: the next renewal updates it
+			if tc.made {
+				if err := m.Tick(t.Context()); err != nil {
 					t.Fatal(err)
 				}
 			}
-			inj.Arm(verb, 1, faults.Internal)
-			if verb == faults.VerbDelete {
+			inj.Arm(tc.verb, 1, faults.Internal)
+			if tc.leaving {
 				err = m.Leave(t.Context())
 			} else {
 				err = m.Tick(t.Context())
 			}
 			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !strings.Contains(err.Error(), "ring-a") && !strings.Contains(err.Error(), "ring ring") {
-				t.Fatalf("%s failing: %v, want an error naming the Lease or ring and wrapping the fault", verb, err)
+				t.Fatalf("%s failing: %v, want an error naming the Lease or ring and wrapping the fault", tc.verb, err)
 			}
-			if verb == faults.VerbDelete {
+			if tc.leaving {
 				return
 			}
 			for range 2 {
@@ -369,4 +382,33 @@ func TestDepartedLeasesAreCollected(t *testing.T) {
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(other), &coordinationv1.Lease{}); err != nil {
 		t.Errorf("the other ring's Lease: %v, want it kept", err)
 	}
+}
+
+// A member's Lease deleted under it (by someone else) does not let another replica take
+// its ranges while it may still pass over them: the others keep them occupied until the
+// Lease would have expired, the member drops them at its next renewal, and the ring
+// then splits as before. At no instant do two replicas hold the same hash.
+func TestLeaseDeletedUnderAMember(t *testing.T) {
+	ns := env.Namespace(t)
+	var mu sync.Mutex
+	var replicas []*replica
+	overlapWatch(t, &replicas, &mu)
+	a, b := start(t, ns, "a"), start(t, ns, "b")
+	mu.Lock()
+	replicas = append(replicas, a, b)
+	mu.Unlock()
+	expectSplit(t, time.Minute, a, b)
+	lease := &coordinationv1.Lease{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ring-a"}, lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(t.Context(), lease); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, "a's Lease made again", func(ctx context.Context) (bool, error) {
+		again := &coordinationv1.Lease{}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(lease), again)
+		return err == nil && again.UID != lease.UID, client.IgnoreNotFound(err)
+	})
+	expectSplit(t, time.Minute, a, b)
 }
