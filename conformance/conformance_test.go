@@ -97,6 +97,8 @@ func TestChecksCatchBrokenOperators(t *testing.T) {
 			field: "ClusterRole rules", problem: "configmaps/first-config (Apply) -> 403", fix: "+kubebuilder:rbac"},
 		{name: "instances disagree", check: conformance.CheckTwoReplicas, mode: modeInstanceName,
 			object: "Toy ", field: "status.conditions", problem: "of instance", fix: "instance names"},
+		{name: "not sharded", check: conformance.CheckSharded, mode: modeUnsharded,
+			object: "Toy ", problem: "at the same time", fix: "shard.Gate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := toyOptions(tc.mode)
@@ -193,7 +195,7 @@ func TestOptionsRefused(t *testing.T) {
 // Checks lists every check once, in Run's order, and a Violation renders what to fix.
 func TestChecksAndViolation(t *testing.T) {
 	want := []string{"Convergence", "Quiescence", "Ownership", "Conditions", "Errors", "Drift", "Deletion",
-		"Validation", "Secrets", "LeastPrivilege", "TwoReplicas"}
+		"Validation", "Secrets", "LeastPrivilege", "TwoReplicas", "Sharded"}
 	if got := conformance.Checks(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Checks() = %v, want %v", got, want)
 	}

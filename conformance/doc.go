@@ -123,6 +123,9 @@
 //   - TwoReplicas: two instances reconciling the same CRs at once converge; passes of
 //     the two in turn change no condition, and leave the children as they were (no
 //     child replaced, none added).
+//   - Sharded: three instances started as members of one shard ring
+//     ([RunOptions.Sharded]: multicluster.OperatorOptions.Sharded, package shard)
+//     converge every sample, and no CR is reconciled by two of them at the same time.
 //
 // Options.Skip opts out of a check with a reason, which the skipped subtest reports; an
 // empty reason is refused.

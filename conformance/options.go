@@ -33,12 +33,13 @@ const (
 	CheckSecrets        = "Secrets"
 	CheckLeastPrivilege = "LeastPrivilege"
 	CheckTwoReplicas    = "TwoReplicas"
+	CheckSharded        = "Sharded"
 )
 
 // Checks returns the names of every check, in the order Run runs them.
 func Checks() []string {
 	return []string{CheckConvergence, CheckQuiescence, CheckOwnership, CheckConditions, CheckErrors,
-		CheckDrift, CheckDeletion, CheckValidation, CheckSecrets, CheckLeastPrivilege, CheckTwoReplicas}
+		CheckDrift, CheckDeletion, CheckValidation, CheckSecrets, CheckLeastPrivilege, CheckTwoReplicas, CheckSharded}
 }
 
 // Default bounds of [Options].
@@ -161,6 +162,11 @@ type RunOptions struct {
 	// Name is unique per started instance: use it as the controller's name, or skip
 	// controller name validation, when two instances run in one process.
 	Name string
+	// Sharded asks for the instance to run as a member of a shard ring (the Sharded
+	// check): every instance active, each reconciling only its share of the CRs
+	// (multicluster.OperatorOptions.Sharded, Name its identity, its Leases in
+	// Namespace). [RunOptions.OperatorOptions] sets it up.
+	Sharded bool
 }
 
 // withDefaults fills the zero bounds in.
@@ -270,6 +276,7 @@ var checks = map[string]func(*world) error{
 	CheckSecrets:        (*world).checkSecrets,
 	CheckLeastPrivilege: (*world).checkLeastPrivilege,
 	CheckTwoReplicas:    (*world).checkTwoReplicas,
+	CheckSharded:        (*world).checkSharded,
 }
 
 // Violation is one broken promise: what a check found, on which object and field, and

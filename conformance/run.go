@@ -18,6 +18,10 @@ func (r RunOptions) OperatorOptions(fieldManager string, scheme *runtime.Scheme)
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0"}
 	skip := true
 	opts.Manager.Scheme, opts.Manager.Logger, opts.Manager.Controller.SkipNameValidation = scheme, r.Logger, &skip
+	if r.Sharded {
+		opts.Sharded, opts.LeaderElectionNamespace = true, r.Namespace
+		opts.Shard.Identity, opts.Shard.LeaseDuration, opts.Shard.RenewPeriod = r.Name, ShardLeaseDuration, ShardLeaseDuration/8
+	}
 	return opts
 }
 

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // toyGV is the group and version of the Toy CRD in testdata/crd.
@@ -134,6 +136,7 @@ const (
 	modeLeakSecret      mode = "leak-secret"    // Secrets: in an event
 	modeLogSecretV7     mode = "log-secret-v7"  // Secrets: in a log line at V(7)
 	modeInstanceName    mode = "instance-name"  // TwoReplicas
+	modeUnsharded       mode = "unsharded"      // Sharded: ignores RunOptions.Sharded
 	modeNoWrap          mode = "no-wrap"        // every check: ErrStart
 )
 
@@ -352,11 +355,35 @@ func startToy(m mode) func(ctx context.Context, cfg *rest.Config, run conformanc
 		if m != modeNoWrap {
 			rec = run.Wrap(r)
 		}
-		if err := ctrl.NewControllerManagedBy(mgr).Named(run.Name).For(&Toy{}).Owns(&corev1.ConfigMap{}).Complete(rec); err != nil {
+		b := ctrl.NewControllerManagedBy(mgr).Named(run.Name).For(&Toy{}).Owns(&corev1.ConfigMap{})
+		if run.Sharded && m != modeUnsharded {
+			// A plain controller-runtime operator joins a shard ring in three calls: the
+			// member runs in the manager, gates the reconciler, and requeues what it gains.
+			member, err := toyMember(cfg, run)
+			if err != nil {
+				return err
+			}
+			if err := mgr.Add(manager.RunnableFunc(member.Run)); err != nil {
+				return err
+			}
+			rec = shard.Gate(member, mgr.GetClient(), func() *Toy { return &Toy{} }, rec)
+			b = b.WatchesRawSource(shard.Requeue(member, mgr.GetClient(), func() client.ObjectList { return &ToyList{} }))
+		}
+		if err := b.Complete(rec); err != nil {
 			return err
 		}
 		return mgr.Start(ctx)
 	}
+}
+
+// toyMember is the shard member of the toy instance run describes.
+func toyMember(cfg *rest.Config, run conformance.RunOptions) (*shard.Member, error) {
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	return shard.NewMember(c, shard.Options{Namespace: run.Namespace, Ring: "toy", Identity: run.Name,
+		LeaseDuration: conformance.ShardLeaseDuration, RenewPeriod: conformance.ShardLeaseDuration / 8})
 }
 
 // makeToyReady plays the credentials' provider: it creates the Secret the toy waits for.

@@ -118,6 +118,7 @@ type world struct {
 	mu         sync.Mutex
 	replicas   []*replica
 	passes     []*pass
+	sharded    bool      // the instances start as members of a shard ring (CheckSharded)
 	background []request // requests sent outside any pass
 	crs        []*unstructured.Unstructured
 	childKinds []resourceKind
@@ -171,6 +172,7 @@ func (w *world) start(name string, cfg *rest.Config) (*replica, error) {
 		Logger:     w.logger.WithValues("replica", name),
 		Registerer: w.metrics,
 		Name:       fmt.Sprintf("conformance-%s-%s-%d", strings.ToLower(w.check), name, instanceSeq.Add(1)),
+		Sharded:    w.sharded,
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
 	go func() {

@@ -30,6 +30,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/outbound"
 	sdkreconcile "github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // Labels and the finalizer the engine puts on what it manages.
@@ -134,6 +135,11 @@ type EngineOptions struct {
 	// FieldManager is the field manager of every write (children, mutation defaults,
 	// finalizers, status) and the name of the event recorder; default "katalog".
 	FieldManager string
+	// Shard, when set, makes this engine one of N active replicas: each CRD's controller
+	// reconciles only the custom resources of the member's ranges (shard.Gate) and
+	// requeues those of the ranges it gains (shard.Requeue). Its caches hold every
+	// custom resource, as cross references read them. katalog --sharded sets it.
+	Shard *shard.Member
 	// HealthWindow is the number N of most recent reconciles a CRD's health looks at:
 	// the CRD is healthy when its informer has synced and none of them failed. dependsOn
 	// healthy looks at the last N reconciles in the waiting custom resource's namespace.
@@ -332,7 +338,16 @@ func NewEngine(mgr manager.Manager, kats []*Katalog, opts EngineOptions) (*Engin
 		for _, other := range crossCRDs(c) {
 			b = b.Watches(newCR(e.crds[other]), handler.EnqueueRequestsFromMapFunc(e.enqueueCrossReaders(c, other)))
 		}
-		if err := b.Complete(r); err != nil {
+		var rec reconcile.Reconciler = r
+		if m := opts.Shard; m != nil {
+			rec = shard.Gate(m, mgr.GetClient(), func() *unstructured.Unstructured { return newCR(c) }, rec)
+			b = b.WatchesRawSource(shard.Requeue(m, mgr.GetClient(), func() client.ObjectList {
+				list := &unstructured.UnstructuredList{}
+				list.SetGroupVersionKind(c.GroupVersionKind().GroupVersion().WithKind(c.APITypes.Kind + "List"))
+				return list
+			}))
+		}
+		if err := b.Complete(rec); err != nil {
 			return nil, fmt.Errorf("%w: controller of CRD %s: %w", ErrEngine, name, err)
 		}
 	}

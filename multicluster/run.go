@@ -78,9 +78,16 @@ type OperatorOptions struct {
 	// of a ring (package shard) named after FieldManager, whose Leases live in
 	// LeaderElectionNamespace (in a cluster: the pod's namespace), and its CRReconcilers
 	// reconcile only the CRs of its ranges. Leader election is then off. Where the API
-	// server serves shardSelector (ShardedListAndWatch), the CR informers hold only the
-	// replica's slice; elsewhere they hold every CR and the others' are filtered.
+	// server serves shardSelector and ShardSelectors is set, the CR informers hold only
+	// the replica's slice; otherwise they hold every CR and the others' are filtered.
 	Sharded bool
+	// ShardSelectors (--shard-selectors) makes a Sharded replica's CR informers list and
+	// watch only its slice, with the API server's shardSelector, where the server serves
+	// it (Kubernetes 1.36+, feature gate ShardedListAndWatch); elsewhere, and without it,
+	// they hold every CR and the others' are filtered. Leave it off when a controller
+	// reads CRs of a sharded kind other than its own (a satellite's parent, a cross
+	// reference): those reads then miss the other replicas' CRs.
+	ShardSelectors bool
 	// Shard tunes the ring of Sharded: empty Namespace and Ring take the values above,
 	// an empty Identity the host name (the pod's name), zero durations shard's defaults.
 	Shard shard.Options
@@ -141,6 +148,8 @@ func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 	o.Kubeconfig.BindFlags(fs)
 	fs.BoolVar(&o.Sharded, "sharded", o.Sharded,
 		"run every replica active, each reconciling the custom resources of its shard of the UID hash space (Leases in the leader election namespace); turns leader election off")
+	fs.BoolVar(&o.ShardSelectors, "shard-selectors", o.ShardSelectors,
+		"with --sharded, have the API server send each replica only its custom resources (shardSelector, where served: Kubernetes 1.36+ with ShardedListAndWatch); not for operators whose controllers read other custom resources of a sharded kind")
 }
 
 // sharedFlag is a flag of operator.Options (Value, bound to a field of *shared) that
@@ -291,8 +300,8 @@ func release(mgr mcmanager.Manager, err error) error {
 // inClusterNamespace is where a pod's own namespace is mounted.
 const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// joinRing builds this replica's member of the ring of opts.FieldManager and, when the
-// API server honours shardSelector, the config whose list and watch requests of the CR
+// joinRing builds this replica's member of the ring of opts.FieldManager and, with
+// ShardSelectors where the API server honours shardSelector, the config whose list and watch requests of the CR
 // kinds carry the member's ranges (shard.Member.ServerSideTransport).
 func joinRing(ctx context.Context, cfg *rest.Config, opts OperatorOptions) (*shard.Member, *rest.Config, error) {
 	ns := cmp.Or(opts.Shard.Namespace, opts.LeaderElectionNamespace)
@@ -318,9 +327,11 @@ func joinRing(ctx context.Context, cfg *rest.Config, opts OperatorOptions) (*sha
 	if err != nil {
 		return nil, nil, err
 	}
-	served, err := shard.ServesShardSelector(ctx, c, &coordinationv1.LeaseList{}, client.InNamespace(ns))
-	if err != nil {
-		return nil, nil, err
+	served := false
+	if opts.ShardSelectors {
+		if served, err = shard.ServesShardSelector(ctx, c, &coordinationv1.LeaseList{}, client.InNamespace(ns)); err != nil {
+			return nil, nil, err
+		}
 	}
 	log.FromContext(ctx).Info("joining the shard ring", "ring", so.Ring, "namespace", so.Namespace,
 		"member", member.Identity(), "serverSideSelectors", served)

@@ -50,6 +50,7 @@ func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, p
 	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
 	opts.Namespace, opts.LeaderElectionNamespace, opts.Sharded = ns, ns, true
 	opts.Shard.Identity, opts.Shard.LeaseDuration, opts.Shard.RenewPeriod = name, 4*time.Second, 500*time.Millisecond
+	opts.ShardSelectors = true // served by the gated control plane only
 	r := &shardedReplica{name: name, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel

@@ -256,8 +256,9 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		}
 		engineOpts.Metrics = m
 	}
-	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mc mcmanager.Manager, _ *multicluster.ClusterResolver) error {
+	return multicluster.RunOperator(ctx, cfg, opts, func(ctx context.Context, mc mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		mgr := mc.GetLocalManager()
+		engineOpts.Shard = resolver.Shard() // --sharded
 		e, err := katalog.NewEngine(mgr, kats, engineOpts)
 		if err != nil {
 			return err
