@@ -91,7 +91,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (20s) each.
 bench: ## Run the benchmarks, then the side-by-side report: docs/bench.md, docs/bench.png, the README's table.
 	@assets="$$(hack/envtest.sh)"; \
 	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" $(GO) test -timeout 60m $(BENCHFLAGS) ./...; \
-	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" BENCH_PASSES="$(BENCH_PASSES)" BENCH_UNRELATED="$(BENCH_UNRELATED)" \
+	KUBEBUILDER_ASSETS="$$assets" BENCH_OWNERS="$(BENCH_OWNERS)" BENCH_PASSES="$(BENCH_PASSES)" BENCH_UNRELATED="$(BENCH_UNRELATED)" BENCH_SHARD_CRS="$(BENCH_SHARD_CRS)" \
 		$(GO) test ./bench -run '^TestReport$$' -count=1 -timeout 60m -v -args -report
 
 demo: ## Show the SDK at work against a local control plane (DEMO_FLAGS=-scene=horizon|keystone|all).

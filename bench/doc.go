@@ -40,6 +40,23 @@
 // TestDriftRepairedInOnePass that an edit is repaired by the first pass after the
 // informer saw it. No test asserts a duration.
 //
+// # Sharding
+//
+// The report also sets side by side, over N ShardApps (a custom resource of
+// testdata/crds with one ConfigMap child, reconciled by a multicluster.CRReconciler on
+// multicluster.RunOperator), one replica; three replicas sharded (OperatorOptions.Sharded)
+// with the API server's shardSelector (ShardSelectors, on a control plane of its own
+// with the ShardedListAndWatch feature gate); and three sharded replicas filtering on the
+// client. Per replica it counts, with a transport wrapper on the replica's rest.Config,
+// the watch events (newline-delimited JSON frames) and bytes the API server sent for
+// the ShardApp collection, and measures the heap its cache holds for the ShardApps, the
+// time until every ShardApp is Ready, the requests of a converged pass and, for a
+// replica cut off from the API server and stopped, the time until the others' active
+// ranges cover the whole hash space. TestShardedReplicasReceiveTheirSlice asserts, by
+// counts only, that each server-side replica receives fewer ShardApp watch events and
+// caches fewer ShardApps than the single replica, that each client-side one caches all
+// of them, and that a converged pass sends no request.
+//
 // # Running it
 //
 // `make bench` runs the Go benchmarks of every package (BenchmarkConvergedPass and
@@ -53,5 +70,6 @@
 // markers of README.md. The environment sets the size: BENCH_OWNERS (comma-separated
 // owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3) and
 // BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
-// growth; default 200).
+// growth; default 200) and BENCH_SHARD_CRS (ShardApps of the sharding comparison,
+// default 300; `make bench BENCH_SHARD_CRS=3000` for the full size).
 package bench

@@ -61,10 +61,10 @@ func (l *BenchAppList) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// newScheme returns the test kit's scheme with BenchApp registered.
+// newScheme returns the test kit's scheme with BenchApp and ShardApp registered.
 func newScheme() *runtime.Scheme {
 	s := testenv.NewScheme()
-	s.AddKnownTypes(benchAppGV, &BenchApp{}, &BenchAppList{})
+	s.AddKnownTypes(benchAppGV, &BenchApp{}, &BenchAppList{}, &ShardApp{}, &ShardAppList{})
 	metav1.AddToGroupVersion(s, benchAppGV)
 	return s
 }
