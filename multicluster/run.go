@@ -80,6 +80,8 @@ type OperatorOptions struct {
 	// reconcile only the CRs of its ranges. Leader election is then off. Where the API
 	// server serves shardSelector and ShardSelectors is set, the CR informers hold only
 	// the replica's slice; otherwise they hold every CR and the others' are filtered.
+	// RunOperator refuses to start when the setup gated no reconciler (shard.Gate: a
+	// CRReconciler does it).
 	Sharded bool
 	// ShardSelectors (--shard-selectors) makes a Sharded replica's CR informers list and
 	// watch only its slice, with the API server's shardSelector, where the server serves
@@ -273,6 +275,10 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	}
 	if err := setup(ctx, mgr, resolver); err != nil {
 		return release(mgr, fmt.Errorf("operator setup: %w", err))
+	}
+	if member != nil && member.Gated() == 0 {
+		return release(mgr, fmt.Errorf("%w: --sharded, but the setup gated no reconciler: every replica would reconcile every CR; "+
+			"build it with NewCRReconciler, or wrap it with shard.Gate(resolver.Shard(), ...)", ErrInvalidOptions))
 	}
 	if err := opts.Operator().RegisterWebhooks(mgr.GetLocalManager()); err != nil {
 		return release(mgr, err)

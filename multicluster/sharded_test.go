@@ -2,7 +2,9 @@ package multicluster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -197,3 +199,22 @@ func testShardedOperator(t *testing.T, e *testenv.Env, serverSide bool) {
 
 // cmpRanges reports whether a and b are the same ranges.
 func cmpRanges(a, b shard.Ranges) bool { return a.String() == b.String() }
+
+// With Sharded, a setup that registers a reconciler without the shard gate (a plain
+// controller) is refused before anything runs: every replica would reconcile every CR.
+func TestShardedOperatorRefusesAnUngatedSetup(t *testing.T) {
+	ns := env.Namespace(t)
+	opts := multicluster.DefaultOperatorOptions()
+	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
+	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts.Manager.Scheme = env.Scheme
+	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
+	opts.Namespace, opts.LeaderElectionNamespace, opts.Sharded, opts.Shard.Identity = ns, ns, true, "a"
+	err := multicluster.RunOperator(t.Context(), env.Config, opts, func(_ context.Context, mgr mcmanager.Manager, _ *multicluster.ClusterResolver) error {
+		return ctrl.NewControllerManagedBy(mgr.GetLocalManager()).Named("plain-gadgets").For(&Gadget{}).
+			Complete(crreconcile.Func(func(context.Context, crreconcile.Request) (ctrl.Result, error) { return ctrl.Result{}, nil }))
+	})
+	if !errors.Is(err, multicluster.ErrInvalidOptions) || !strings.Contains(err.Error(), "--sharded") || !strings.Contains(err.Error(), "shard.Gate") {
+		t.Fatalf("RunOperator with Sharded and an ungated setup: %v, want ErrInvalidOptions naming --sharded and shard.Gate", err)
+	}
+}

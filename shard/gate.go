@@ -18,6 +18,9 @@ import (
 // carries no UID to hash, and reconciling a deleted object is a no-op. A failed read is
 // returned, wrapped, naming the object.
 func Gate[T client.Object](m *Member, c client.Reader, newObj func() T, r reconcile.Reconciler) reconcile.Reconciler {
+	m.mu.Lock()
+	m.gated++
+	m.mu.Unlock()
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		obj := newObj()
 		if err := c.Get(ctx, req.NamespacedName, obj); err != nil {

@@ -96,6 +96,7 @@ type Member struct {
 	transports []*shardTransport
 	lastSent   Ranges
 	released   bool // left the ring: its Lease has no holder
+	gated      int  // reconcilers Gate wrapped with this member
 }
 
 // observation is when a member last saw another member's Lease change, by its own
@@ -142,6 +143,15 @@ func cmpOr[T comparable](v, def T) T {
 		return def
 	}
 	return v
+}
+
+// Gated is how many reconcilers [Gate] has wrapped with the member: a bootstrap that
+// runs replicas active refuses to start when none is, since nothing would keep two
+// replicas off one object.
+func (m *Member) Gated() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gated
 }
 
 // Identity is the member's name in the ring.
