@@ -63,6 +63,10 @@
 //     shardInfo its answer echoes. Where it does not, use client-side filtering: the
 //     answers are the same, only the traffic differs.
 //
+// multicluster.RunOperator with OperatorOptions.Sharded (--sharded) does all of this for
+// every CRReconciler (client-side filtering unless ShardSelectors), and refuses to start
+// a setup that gated no reconciler ([Member.Gated]).
+//
 // The API server shards by UID or namespace only, so children (Deployments, Secrets, ...)
 // are not selected this way: their informers hold every child and their events map to
 // the owning custom resource, which the Gate then drops on the replicas that do not own
