@@ -534,7 +534,7 @@ func shardSummary(results []shardResult) string {
 	}
 	b.WriteString("\nWith server-side selectors a replica receives and caches about its share of the custom resources; filtering\n")
 	b.WriteString("on the client, every replica receives and caches all of them, as one replica does, and only the passes are split.\n")
-	b.WriteString("The shares are `shard.Assign`'s split among the replicas' identities.")
+	b.WriteString("The shares are `shard.Assign`'s split among the replicas' identities.\n")
 	var events, heap, total int
 	for _, r := range results {
 		if r.way != serverSide {
@@ -548,8 +548,8 @@ func shardSummary(results []shardResult) string {
 			heap++
 		}
 	}
-	fmt.Fprintf(&b, " Against the target of at most 40%% of the single replica's, %d of %d server-side\n", events, total)
-	fmt.Fprintf(&b, "replicas stay within it for CR watch events and %d of %d for CR cache heap.\n", heap, total)
+	fmt.Fprintf(&b, "Against the target of at most 40%% of the single replica's, %d of %d server-side replicas stay\n", events, total)
+	fmt.Fprintf(&b, "within it for CR watch events and %d of %d for CR cache heap.\n", heap, total)
 	return b.String()
 }
 
