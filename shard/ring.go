@@ -2,6 +2,8 @@ package shard
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -194,8 +196,17 @@ func Subtract(a, b Ranges) Ranges {
 // three members' shares stay within a few percent of a third.
 const DefaultVirtualNodes = 64
 
+// pointOf is the place of member's i-th point on the ring: the first 8 bytes of the
+// SHA-256 of "<member>#<i>". (FNV-1a, right for the UIDs the API server hashes, clusters
+// the points of short, similar names such as "a#0", "b#0": three members got 10%, 81%
+// and 9% of the space.)
+func pointOf(member string, i int) uint64 {
+	sum := sha256.Sum256([]byte(member + "#" + strconv.Itoa(i)))
+	return binary.BigEndian.Uint64(sum[:8])
+}
+
 // Assign splits the hash space among members by consistent hashing: each member takes
-// vnodes points (the FNV-1a hash of "<member>#<i>"), and owns the hashes from each of
+// vnodes points ([pointOf]), and owns the hashes from each of
 // its points up to the next point of any member. It is deterministic (every replica
 // that sees the same members computes the same split), covers the whole space with
 // disjoint ranges, and when a member joins or leaves only the ranges next to its points
@@ -211,9 +222,7 @@ func Assign(members []string, vnodes int) map[string]Ranges {
 	var points []point
 	for _, m := range slices.Compact(slices.Sorted(slices.Values(members))) {
 		for i := range vnodes {
-			h := fnv.New64a()
-			_, _ = h.Write([]byte(m + "#" + strconv.Itoa(i)))
-			points = append(points, point{at: h.Sum64(), member: m})
+			points = append(points, point{at: pointOf(m, i), member: m})
 		}
 	}
 	out := map[string]Ranges{}

@@ -74,12 +74,15 @@ func TestAssign(t *testing.T) {
 			t.Errorf("%d members: the order of members changed the split:\n%s", n, diff)
 		}
 	}
-	three := Assign([]string{"operator-0", "operator-1", "operator-2"}, 0)
-	for m, rs := range three {
-		if s := rs.Size(); s < 0.25 || s > 0.42 {
-			t.Errorf("member %s owns %.3f of the space, want about a third", m, s)
+	for _, names := range [][]string{{"a", "b", "c"}, {"operator-0", "operator-1", "operator-2"},
+		{"shardapp-operator-0", "shardapp-operator-1", "shardapp-operator-2"}} {
+		for m, rs := range Assign(names, 0) {
+			if s := rs.Size(); s < 0.25 || s > 0.42 {
+				t.Errorf("member %s of %v owns %.3f of the space, want about a third", m, names, s)
+			}
 		}
 	}
+	three := Assign([]string{"operator-0", "operator-1", "operator-2"}, 0)
 	four := Assign([]string{"operator-0", "operator-1", "operator-2", "operator-3"}, 0)
 	for m, rs := range three {
 		if moved := Subtract(four[m], rs); len(moved) > 0 {
