@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,12 +44,9 @@ type shardedReplica struct {
 // passes in passes.
 func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, passes *[]gadgetPass) *shardedReplica {
 	t.Helper()
-	opts := multicluster.DefaultOperatorOptions()
-	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
-	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
+	opts := operatorOpts(ns)
 	opts.Manager.Scheme = e.Scheme
-	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
-	opts.Namespace, opts.LeaderElectionNamespace, opts.Sharded = ns, ns, true
+	opts.LeaderElectionNamespace, opts.Sharded = ns, true
 	opts.Shard.Identity, opts.Shard.LeaseDuration, opts.Shard.RenewPeriod = name, 4*time.Second, 500*time.Millisecond
 	opts.ShardSelectors = true // served by the gated control plane only
 	r := &shardedReplica{name: name, done: make(chan error, 1)}
@@ -204,12 +200,8 @@ func cmpRanges(a, b shard.Ranges) bool { return a.String() == b.String() }
 // controller) is refused before anything runs: every replica would reconcile every CR.
 func TestShardedOperatorRefusesAnUngatedSetup(t *testing.T) {
 	ns := env.Namespace(t)
-	opts := multicluster.DefaultOperatorOptions()
-	opts.FieldManager, opts.LeaderElectionID = "gadget-operator", "gadget-operator.test"
-	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
-	opts.Manager.Scheme = env.Scheme
-	opts.Manager.Controller.SkipNameValidation = ptr.To(true)
-	opts.Namespace, opts.LeaderElectionNamespace, opts.Sharded, opts.Shard.Identity = ns, ns, true, "a"
+	opts := operatorOpts(ns)
+	opts.LeaderElectionNamespace, opts.Sharded, opts.Shard.Identity = ns, true, "a"
 	err := multicluster.RunOperator(t.Context(), env.Config, opts, func(_ context.Context, mgr mcmanager.Manager, _ *multicluster.ClusterResolver) error {
 		return ctrl.NewControllerManagedBy(mgr.GetLocalManager()).Named("plain-gadgets").For(&Gadget{}).
 			Complete(crreconcile.Func(func(context.Context, crreconcile.Request) (ctrl.Result, error) { return ctrl.Result{}, nil }))

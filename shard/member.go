@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,8 +120,8 @@ func NewMember(c client.Client, opts Options) (*Member, error) {
 		opts.Identity = host
 	}
 	d := DefaultOptions(opts.Namespace, opts.Ring)
-	opts.LeaseDuration = cmpOr(opts.LeaseDuration, d.LeaseDuration)
-	opts.RenewPeriod = cmpOr(opts.RenewPeriod, d.RenewPeriod)
+	opts.LeaseDuration = cmp.Or(opts.LeaseDuration, d.LeaseDuration)
+	opts.RenewPeriod = cmp.Or(opts.RenewPeriod, d.RenewPeriod)
 	switch {
 	case c == nil:
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
@@ -135,14 +136,6 @@ func NewMember(c client.Client, opts Options) (*Member, error) {
 	}
 	return &Member{c: c, opts: opts, name: opts.Ring + "-" + opts.Identity, inFlight: map[uint64]int{},
 		drained: make(chan struct{}), observed: map[string]observation{}}, nil
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Gated is how many reconcilers [Gate] has wrapped with the member: a bootstrap that
