@@ -44,6 +44,20 @@ type ApplierOptions struct {
 	// instead of an owner reference ("Target clusters" in the package documentation).
 	// Nil: controller owner references. An invalid one is refused before any API call.
 	Remote *RemoteOwnership
+	// OwnerLabels, when set, gives labels the Applier adds, next to ManagedByLabel, to
+	// every object it writes for an owner: EnsureObject (and every helper built on it)
+	// passes the owner's UID, Create the UID of the object's controller owner
+	// reference. A sharded operator sets it to shard.OwnerLabels, the bucket label by
+	// which each replica's informers may select the children of its own custom
+	// resources. Nil adds none.
+	OwnerLabels func(owner types.UID) map[string]string
+	// SelectedCache declares that the manager's cache holds, of every kind the Applier
+	// writes, only the objects carrying its labels (a sharded replica's children
+	// informers, selected by shard's bucket label): a miss is then confirmed for every
+	// kind as it is for Secrets and ConfigMaps under CacheOptions (a create-only apply,
+	// a read through APIReader once it finds an object), so an object the cache does
+	// not show is never taken for missing. It needs APIReader.
+	SelectedCache bool
 }
 
 // DefaultApplierOptions returns the options NewApplier uses for a nil-valued field:
@@ -96,17 +110,47 @@ func (a *Applier) Remote() *RemoteOwnership {
 // Tracked returns how many applied objects the Applier remembers for its skip.
 func (a *Applier) Tracked() int { return a.state.len() }
 
-// label stamps ManagedByLabel on an object the Applier writes.
-func (a *Applier) label(obj metav1.Object) {
+// label stamps ManagedByLabel, and the OwnerLabels of owner when it is not empty, on
+// an object the Applier writes.
+func (a *Applier) label(obj metav1.Object, owner types.UID) {
+	add := map[string]string{ManagedByLabel: a.opts.FieldManager}
+	if a.opts.OwnerLabels != nil && owner != "" {
+		for k, v := range a.opts.OwnerLabels(owner) {
+			add[k] = v
+		}
+	}
 	labels := obj.GetLabels()
-	if labels[ManagedByLabel] == a.opts.FieldManager {
+	changed := false
+	for k, v := range add {
+		if got, ok := labels[k]; !ok || got != v {
+			changed = true
+		}
+	}
+	if !changed {
 		return
 	}
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[ManagedByLabel] = a.opts.FieldManager
+	for k, v := range add {
+		labels[k] = v
+	}
 	obj.SetLabels(labels)
+}
+
+// controllerUID is the UID of obj's controller owner reference, "" without one.
+func controllerUID(obj metav1.Object) types.UID {
+	if ref := metav1.GetControllerOf(obj); ref != nil {
+		return ref.UID
+	}
+	return ""
+}
+
+// confirmsMisses reports whether a cache miss of obj's kind must be confirmed: its
+// cache holds only labelled objects (CacheOptions' Secrets and ConfigMaps, or every
+// kind with SelectedCache).
+func (a *Applier) confirmsMisses(obj client.Object) bool {
+	return a.opts.SelectedCache || labelFiltered(obj)
 }
 
 // FieldManagerFor returns the field manager the SDK's helpers write under through c:
@@ -137,7 +181,7 @@ func (a *Applier) owner(requested string) client.FieldOwner {
 
 // Create creates obj under the Applier's field manager (see ApplierOptions.FieldManager).
 func (a *Applier) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	a.label(obj)
+	a.label(obj, controllerUID(obj))
 	co := (&client.CreateOptions{}).ApplyOptions(opts)
 	co.FieldManager = string(a.owner(co.FieldManager))
 	return a.Client.Create(ctx, obj, co)
@@ -164,12 +208,12 @@ func (a *Applier) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opt
 	return a.Client.Apply(ctx, obj, ao)
 }
 
-// Get reads through the wrapped client; for a label-filtered kind (see CacheOptions) a
-// not-found answer is confirmed through ApplierOptions.APIReader, so an object the
+// Get reads through the wrapped client; for a label-filtered kind (see CacheOptions, and
+// every kind with ApplierOptions.SelectedCache) a not-found answer is confirmed through ApplierOptions.APIReader, so an object the
 // operator did not label (a user's Secret, an override ConfigMap) is still found.
 func (a *Applier) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	err := a.Client.Get(ctx, key, obj, opts...)
-	if apierrors.IsNotFound(err) && a.opts.APIReader != nil && labelFiltered(obj) && !unconfirmed(ctx) {
+	if apierrors.IsNotFound(err) && a.opts.APIReader != nil && a.confirmsMisses(obj) && !unconfirmed(ctx) {
 		return a.opts.APIReader.Get(ctx, key, obj, opts...)
 	}
 	return err
@@ -196,7 +240,7 @@ func unconfirmed(ctx context.Context) bool {
 // applying the object (a remembered one missing from the cache is more likely an
 // informer that has not caught up than a missing object).
 func (a *Applier) createsUnconfirmed(obj client.Object, k skipKey) bool {
-	if a == nil || a.opts.APIReader == nil || !labelFiltered(obj) {
+	if a == nil || a.opts.APIReader == nil || !a.confirmsMisses(obj) {
 		return false
 	}
 	_, known := a.state.get(k)

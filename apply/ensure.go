@@ -111,7 +111,7 @@ func EnsureObject[T client.Object](
 	u.SetGroupVersionKind(gvk)
 
 	if applier != nil {
-		applier.label(u)
+		applier.label(u, owner.GetUID())
 	}
 	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
 	var desired [32]byte

@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
@@ -95,6 +96,7 @@ type Member struct {
 	lease      *coordinationv1.Lease
 	listeners  []chan Ranges
 	transports []*shardTransport
+	owned      map[schema.GroupResource]bool // SelectOwned's, for transports built later
 	lastSent   Ranges
 	released   bool // left the ring: its Lease has no holder
 	gated      int  // reconcilers Gate wrapped with this member

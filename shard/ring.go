@@ -206,8 +206,11 @@ func pointOf(member string, i int) uint64 {
 }
 
 // Assign splits the hash space among members by consistent hashing: each member takes
-// vnodes points ([pointOf]), and owns the hashes from each of
-// its points up to the next point of any member. It is deterministic (every replica
+// vnodes points ([pointOf], rounded down to the start of their bucket), and owns the
+// hashes from each of its points up to the next point of any member: whole buckets
+// ([BucketBits]), so that the children of a member's objects can be selected by label
+// ([Ranges.BucketSelector]). Of two members' points in one bucket, the member whose
+// name sorts last takes it. It is deterministic (every replica
 // that sees the same members computes the same split), covers the whole space with
 // disjoint ranges, and when a member joins or leaves only the ranges next to its points
 // move. No members: an empty map; vnodes below 1 means [DefaultVirtualNodes].
@@ -222,7 +225,7 @@ func Assign(members []string, vnodes int) map[string]Ranges {
 	var points []point
 	for _, m := range slices.Compact(slices.Sorted(slices.Values(members))) {
 		for i := range vnodes {
-			points = append(points, point{at: pointOf(m, i), member: m})
+			points = append(points, point{at: pointOf(m, i) &^ (bucketSize - 1), member: m})
 		}
 	}
 	out := map[string]Ranges{}
@@ -250,4 +253,61 @@ func Assign(members []string, vnodes int) map[string]Ranges {
 		out[m] = normalize(rs)
 	}
 	return out
+}
+
+// BucketBits is how many leading bits of [Hash] make an object's bucket: the space is
+// cut into 1<<BucketBits buckets, and [Assign] cuts it only between buckets, so each
+// member's ranges are whole buckets.
+const BucketBits = 10
+
+// bucketSize is how many hashes one bucket holds.
+const bucketSize = uint64(1) << (64 - BucketBits)
+
+// LabelBucket is the label a sharded operator's Applier puts on every object it writes
+// for a custom resource, set to the resource's bucket ([BucketOf]; [OwnerLabels] is the
+// apply.ApplierOptions.OwnerLabels that does it). A replica's informers of those
+// children select by it ([Member.SelectOwned]), so they hold only the children of its
+// own slice.
+const LabelBucket = "shard.reconciler-sdk.c5c3.io/bucket"
+
+// noBucket is the LabelBucket value of the selector of no bucket: one no object has.
+const noBucket = "none"
+
+// BucketOf is the bucket of the object of uid, as a value of [LabelBucket]: the leading
+// [BucketBits] bits of its [Hash] in three hex digits.
+func BucketOf(uid types.UID) string { return bucketName(Hash(uid) >> (64 - BucketBits)) }
+
+func bucketName(b uint64) string { return fmt.Sprintf("%03x", b) }
+
+// OwnerLabels is the [LabelBucket] label of the children of the object of uid: what a
+// sharded operator sets as apply.ApplierOptions.OwnerLabels.
+func OwnerLabels(uid types.UID) map[string]string {
+	return map[string]string{LabelBucket: BucketOf(uid)}
+}
+
+// Buckets is the buckets rs covers a hash of, as values of [LabelBucket], ascending.
+func (rs Ranges) Buckets() []string {
+	var out []string
+	last := int64(-1)
+	for _, r := range rs {
+		for b := max(int64(r.First>>(64-BucketBits)), last+1); b <= int64(r.Last>>(64-BucketBits)); b++ {
+			out = append(out, bucketName(uint64(b)))
+			last = b
+		}
+	}
+	return out
+}
+
+// BucketSelector is the label selector of the children of rs's objects: [LabelBucket]
+// in rs's [Ranges.Buckets], "LabelBucket" (the label set) when rs covers every bucket,
+// and a value no bucket has when rs is empty.
+func (rs Ranges) BucketSelector() string {
+	buckets := rs.Buckets()
+	switch len(buckets) {
+	case 1 << BucketBits:
+		return LabelBucket
+	case 0:
+		buckets = []string{noBucket}
+	}
+	return LabelBucket + " in (" + strings.Join(buckets, ",") + ")"
 }
