@@ -1,20 +1,16 @@
 package multicluster
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/operator"
@@ -74,24 +70,16 @@ type OperatorOptions struct {
 	// Kubeconfig bounds what those Secrets may make the operator do
 	// ([KubeconfigOptions]; the --insecure-kubeconfig-* flags).
 	Kubeconfig KubeconfigOptions
-	// Sharded (--sharded) runs every replica of the Deployment active: each is a member
-	// of a ring (package shard) named after FieldManager, whose Leases live in
-	// LeaderElectionNamespace (in a cluster: the pod's namespace), and its CRReconcilers
-	// reconcile only the CRs of its ranges. Leader election is then off. Where the API
-	// server serves shardSelector and ShardSelectors is set, the CR informers hold only
-	// the replica's slice; otherwise they hold every CR and the others' are filtered.
-	// RunOperator refuses to start when the setup gated no reconciler (shard.Gate: a
-	// CRReconciler does it).
+	// Sharded is operator.Options.Sharded (--sharded): every replica active, each a
+	// member of the ring operator.JoinRing builds, its CRReconcilers reconciling only the
+	// CRs of its ranges. RunOperator refuses to start when the setup gated no reconciler
+	// (shard.Gate: a CRReconciler does it).
 	Sharded bool
-	// ShardSelectors (--shard-selectors) makes a Sharded replica's CR informers list and
-	// watch only its slice, with the API server's shardSelector, where the server serves
-	// it (Kubernetes 1.36+, feature gate ShardedListAndWatch); elsewhere, and without it,
-	// they hold every CR and the others' are filtered. Leave it off when a controller
-	// reads CRs of a sharded kind other than its own (a satellite's parent, a cross
-	// reference): those reads then miss the other replicas' CRs.
+	// ShardSelectors is operator.Options.ShardSelectors (--shard-selectors): a Sharded
+	// replica's informers of the CR kinds (by shardSelector, where served) and of the
+	// children kinds on the management cluster (by the bucket label) hold only its slice.
 	ShardSelectors bool
-	// Shard tunes the ring of Sharded: empty Namespace and Ring take the values above,
-	// an empty Identity the host name (the pod's name), zero durations shard's defaults.
+	// Shard is operator.Options.Shard: it tunes the ring of Sharded.
 	Shard shard.Options
 	// Manager is operator.Options.Manager; the cache is [CacheOptions] for
 	// FieldManager, ClustersNamespace and Namespace.
@@ -125,6 +113,9 @@ func (o OperatorOptions) Operator() operator.Options {
 		WebhookPort:             o.WebhookPort,
 		SetupWebhooks:           o.SetupWebhooks,
 		AddToScheme:             o.AddToScheme,
+		Sharded:                 o.Sharded,
+		ShardSelectors:          o.ShardSelectors,
+		Shard:                   o.Shard,
 		Manager:                 o.Manager,
 	}
 }
@@ -135,9 +126,11 @@ func (o *OperatorOptions) setOperator(op operator.Options) {
 	o.MetricsBindAddress, o.InsecureMetrics, o.MetricsCertDir = op.MetricsBindAddress, op.InsecureMetrics, op.MetricsCertDir
 	o.HealthProbeBindAddress, o.LeaderElect, o.Namespace, o.Manager = op.HealthProbeBindAddress, op.LeaderElect, op.Namespace, op.Manager
 	o.WebhookCertDir, o.WebhookPort, o.SetupWebhooks, o.AddToScheme = op.WebhookCertDir, op.WebhookPort, op.SetupWebhooks, op.AddToScheme
+	o.Sharded, o.ShardSelectors, o.Shard = op.Sharded, op.ShardSelectors, op.Shard
 }
 
-// BindFlags binds on fs the flags of operator.Options.BindFlags (to o's fields),
+// BindFlags binds on fs the flags of operator.Options.BindFlags (to o's fields, the
+// sharding ones included),
 // --clusters-namespace and those of [KubeconfigOptions.BindFlags], each defaulting to
 // o's current value.
 func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
@@ -148,10 +141,6 @@ func (o *OperatorOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ClustersNamespace, "clusters-namespace", o.ClustersNamespace,
 		"namespace of the kubeconfig Secrets that register target clusters (none when empty)")
 	o.Kubeconfig.BindFlags(fs)
-	fs.BoolVar(&o.Sharded, "sharded", o.Sharded,
-		"run every replica active, each reconciling the custom resources of its shard of the UID hash space (Leases in the leader election namespace); turns leader election off")
-	fs.BoolVar(&o.ShardSelectors, "shard-selectors", o.ShardSelectors,
-		"with --sharded, have the API server send each replica only its custom resources (shardSelector, where served: Kubernetes 1.36+ with ShardedListAndWatch); not for operators whose controllers read other custom resources of a sharded kind")
 }
 
 // sharedFlag is a flag of operator.Options (Value, bound to a field of *shared) that
@@ -247,7 +236,10 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	var member *shard.Member
 	if opts.Sharded {
 		opts.LeaderElect = false
-		if member, cfg, err = joinRing(ctx, cfg, opts); err != nil {
+		if member, cfg, err = operator.JoinRing(ctx, cfg, opts.Operator()); err != nil {
+			if errors.Is(err, operator.ErrInvalidOptions) {
+				return &invalidOptions{err}
+			}
 			return err
 		}
 	}
@@ -265,7 +257,9 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 	}
 	if member != nil {
 		resolverOpts.Shard = member
-		if err := mgr.GetLocalManager().Add(ringRunnable{member}); err != nil {
+		resolverOpts.Applier.OwnerLabels = shard.OwnerLabels
+		resolverOpts.Applier.SelectedCache = opts.ShardSelectors
+		if err := mgr.GetLocalManager().Add(operator.RingRunnable(member)); err != nil {
 			return release(mgr, err)
 		}
 	}
@@ -302,63 +296,3 @@ func release(mgr mcmanager.Manager, err error) error {
 	_ = mgr.Start(ctx)
 	return err
 }
-
-// inClusterNamespace is where a pod's own namespace is mounted.
-const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-
-// joinRing builds this replica's member of the ring of opts.FieldManager and, with
-// ShardSelectors where the API server honours shardSelector, the config whose list and watch requests of the CR
-// kinds carry the member's ranges (shard.Member.ServerSideTransport).
-func joinRing(ctx context.Context, cfg *rest.Config, opts OperatorOptions) (*shard.Member, *rest.Config, error) {
-	ns := cmp.Or(opts.Shard.Namespace, opts.LeaderElectionNamespace)
-	if ns == "" {
-		b, err := os.ReadFile(inClusterNamespace)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: --sharded outside a cluster needs --leader-election-namespace (the namespace of the ring's Leases)", ErrInvalidOptions)
-		}
-		ns = strings.TrimSpace(string(b))
-	}
-	c, err := client.New(cfg, client.Options{Scheme: opts.Manager.Scheme})
-	if err != nil {
-		return nil, nil, fmt.Errorf("shard ring client: %w", err)
-	}
-	so := opts.Shard
-	if so.Namespace == "" {
-		so.Namespace = ns
-	}
-	if so.Ring == "" {
-		so.Ring = opts.FieldManager
-	}
-	member, err := shard.NewMember(c, so)
-	if err != nil {
-		return nil, nil, err
-	}
-	served := false
-	if opts.ShardSelectors {
-		if served, err = shard.ServesShardSelector(ctx, c, &coordinationv1.LeaseList{}, client.InNamespace(ns)); err != nil {
-			return nil, nil, err
-		}
-	}
-	log.FromContext(ctx).Info("joining the shard ring", "ring", so.Ring, "namespace", so.Namespace,
-		"member", member.Identity(), "serverSideSelectors", served)
-	if served {
-		cfg = rest.CopyConfig(cfg)
-		cfg.Wrap(member.ServerSideTransport())
-	}
-	return member, cfg, nil
-}
-
-// ringRunnable runs a shard member in the manager, leader or not: on the way out it
-// drains its passes and deletes its Lease (a failure is logged: its Lease then expires).
-type ringRunnable struct{ m *shard.Member }
-
-// Start implements manager.Runnable.
-func (r ringRunnable) Start(ctx context.Context) error {
-	if err := r.m.Run(ctx); err != nil {
-		log.FromContext(ctx).Error(err, "leaving the shard ring")
-	}
-	return nil
-}
-
-// NeedLeaderElection implements manager.LeaderElectionRunnable: every replica runs it.
-func (ringRunnable) NeedLeaderElection() bool { return false }

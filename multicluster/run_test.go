@@ -300,7 +300,8 @@ func TestOperatorOptionsBindFlags(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
 	for name, def := range map[string]string{"clusters-namespace": "", "health-probe-bind-address": ":8081",
 		"leader-elect": "true", "leader-election-namespace": "", "metrics-bind-address": ":8080",
-		"metrics-cert-path": "", "metrics-secure": "true", "namespace": "", "webhook-cert-path": "", "webhook-port": "9443"} {
+		"metrics-cert-path": "", "metrics-secure": "true", "namespace": "", "webhook-cert-path": "", "webhook-port": "9443",
+		"sharded": "false", "shard-selectors": "false"} {
 		if d, ok := got[name]; !ok || d != def {
 			t.Errorf("flag --%s: bound %v, default %q; want the default %q", name, ok, d, def)
 		}
@@ -392,6 +393,19 @@ func TestOperatorOptionsFlagsParse(t *testing.T) {
 				o.WebhookCertDir, o.WebhookPort = "/webhook-certs", 10250
 			},
 		},
+		"Sharded": {
+			reason: "--sharded and --shard-selectors, bound once through operator.Options, set the fields of OperatorOptions.",
+			args:   []string{"--sharded", "--shard-selectors=true"},
+			want:   func(o *multicluster.OperatorOptions) { o.Sharded, o.ShardSelectors = true, true },
+		},
+		"ShardTuningKept": {
+			reason: "Shard options set in code after BindFlags survive the parse of --sharded.",
+			args:   []string{"--sharded"},
+			change: func(o *multicluster.OperatorOptions) { o.Shard.Identity, o.Shard.Ring = "replica-a", "gadgets" },
+			want: func(o *multicluster.OperatorOptions) {
+				o.Sharded, o.Shard.Identity, o.Shard.Ring = true, "replica-a", "gadgets"
+			},
+		},
 		"BooleanWithoutValue": {
 			reason: "A boolean flag of the operator's may be given without a value.",
 			args:   []string{"--leader-elect"},
@@ -427,6 +441,10 @@ func TestOperatorOptionsFlagsParse(t *testing.T) {
 			if got.ClustersNamespace != want.ClustersNamespace || got.Kubeconfig.InsecureTLS != want.Kubeconfig.InsecureTLS {
 				t.Errorf("\n%s\nParse(%q): clusters namespace %q, insecure TLS %v; want %q, %v", tc.reason, tc.args,
 					got.ClustersNamespace, got.Kubeconfig.InsecureTLS, want.ClustersNamespace, want.Kubeconfig.InsecureTLS)
+			}
+			if got.Sharded != want.Sharded || got.ShardSelectors != want.ShardSelectors || got.Shard != want.Shard {
+				t.Errorf("\n%s\nParse(%q): sharded %v, selectors %v, shard %+v; want %v, %v, %+v", tc.reason, tc.args,
+					got.Sharded, got.ShardSelectors, got.Shard, want.Sharded, want.ShardSelectors, want.Shard)
 			}
 			if v := fs.Lookup("namespace").Value.String(); v != got.Namespace {
 				t.Errorf("--namespace reads %q, the field holds %q", v, got.Namespace)

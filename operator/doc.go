@@ -43,11 +43,40 @@
 //     reloaded when they change; empty serves no webhook. The API server calls it, so
 //     it listens on every address, HTTPS (HTTP/1.1) only.
 //   - --webhook-port (9443): the webhook server's port, with --webhook-cert-path.
+//   - --sharded (false): every replica active, each reconciling its share of the custom
+//     resources (see Sharding below); it turns leader election off and needs get, list,
+//     create, update and delete on leases in the ring's namespace. It opens no listener.
+//   - --shard-selectors (false): with --sharded, each replica's informers hold only its
+//     slice.
 //
 // Whatever the flags, Secrets and ConfigMaps are cached only when they carry
 // apply.ManagedByLabel with the operator's field manager (apply.CacheOptions), the
 // kinds of reconcile.UncachedObjects are read past the cache, and the [Operator.Applier]
 // confirms a cache miss of a Secret or ConfigMap through the API reader.
+//
+// # Sharding
+//
+// With Options.Sharded (--sharded) [Run] joins this replica to a ring of package shard
+// ([JoinRing]: the ring named after FieldManager, its Leases in
+// --leader-election-namespace or the pod's namespace), runs the member in the manager
+// ([RingRunnable]) and hands it to the setup as [Operator.Shard]; the Applier stamps
+// every child with shard.OwnerLabels of its owner. The setup wires each controller of a
+// custom resource as the package shard documentation describes ("Wiring a
+// controller"):
+//
+//	rec = shard.Gate(op.Shard, op.Manager.GetClient(), func() *v1alpha1.Memo { return &v1alpha1.Memo{} }, rec)
+//	op.Shard.SelectOwned(childResources...) // the kinds its Applier writes
+//	if op.Shard.ServerSide() {
+//		op.Shard.Select(memoResource)
+//	} else {
+//		b = b.WatchesRawSource(shard.Requeue(op.Shard, op.Manager.GetClient(), newMemoList))
+//	}
+//
+// Run refuses a setup that gated no reconciler. With ShardSelectors
+// (--shard-selectors) the informers of the kinds of SelectOwned hold only the children
+// of the replica's custom resources (by the bucket label, on any API server), those of
+// Select only its custom resources where the API server serves shardSelector, and the
+// Applier confirms every cache miss through the API reader.
 //
 // # Scheme
 //

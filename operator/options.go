@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/httpauth"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // Defaults of [Options], as [DefaultOptions] sets them.
@@ -73,6 +74,26 @@ type Options struct {
 	// SetupWebhooks registers the operator's admission webhooks on the manager; [Run]
 	// calls it after the setup when the manager serves webhooks ([Options.ServesWebhooks]).
 	SetupWebhooks func(ctrl.Manager) error
+	// Sharded (--sharded) runs every replica of the Deployment active: each is a member
+	// of a ring (package shard) named after FieldManager, whose Leases live in
+	// LeaderElectionNamespace (in a cluster: the pod's namespace), and reconciles only
+	// the custom resources of its ranges ([JoinRing]). Leader election is then off. The
+	// setup gates its reconcilers with shard.Gate(Operator.Shard, ...); [Run] refuses to
+	// start when it gated none.
+	Sharded bool
+	// ShardSelectors (--shard-selectors) makes a Sharded replica's informers hold only
+	// its slice: those of the children kinds (shard.Member.SelectOwned) by the bucket
+	// label the Applier stamps (shard.OwnerLabels), on every API server, and those of the
+	// custom resources (shard.Member.Select) by the API server's shardSelector where the
+	// server serves it (Kubernetes 1.36+, feature gate ShardedListAndWatch); elsewhere,
+	// and without it, the informers hold every object and the others' are filtered. Leave
+	// it off when a controller reads custom resources of a sharded kind other than its
+	// own (a satellite's parent, a cross reference), or children of another replica's
+	// custom resources: those reads then miss the other replicas' objects.
+	ShardSelectors bool
+	// Shard tunes the ring of Sharded: empty Namespace and Ring take the values above,
+	// an empty Identity the host name (the pod's name), zero durations shard's defaults.
+	Shard shard.Options
 	// AddToScheme are the operator's own AddToScheme functions, added by [Options.Scheme]
 	// to Manager.Scheme, or to a [NewScheme] when Manager.Scheme is nil.
 	AddToScheme []func(*runtime.Scheme) error
@@ -116,6 +137,10 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-path", o.WebhookCertDir,
 		"`directory` with the admission webhook server's tls.crt and tls.key; empty serves no webhook")
 	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "`port` the admission webhook server listens on")
+	fs.BoolVar(&o.Sharded, "sharded", o.Sharded,
+		"run every replica active, each reconciling the custom resources of its shard of the UID hash space (Leases in the leader election namespace); turns leader election off")
+	fs.BoolVar(&o.ShardSelectors, "shard-selectors", o.ShardSelectors,
+		"with --sharded, have each replica's informers hold only its objects: the children by their bucket label (any API server), the custom resources by shardSelector where served (Kubernetes 1.36+ with ShardedListAndWatch); not for operators whose controllers read other custom resources of a sharded kind, or children of another custom resource")
 }
 
 // negatedBool is a boolean flag that stores the negation of its value.
@@ -163,7 +188,7 @@ func (o Options) Validate() error {
 	if err := validateNamespace("--namespace", o.Namespace); err != nil {
 		return err
 	}
-	if o.LeaderElect && o.LeaderElectionID == "" {
+	if o.LeaderElect && !o.Sharded && o.LeaderElectionID == "" {
 		return fmt.Errorf("%w: --leader-elect needs Options.LeaderElectionID, which is empty", ErrInvalidOptions)
 	}
 	if err := validateNamespace("--leader-election-namespace", o.LeaderElectionNamespace); err != nil {
@@ -227,10 +252,10 @@ func validateBindAddress(addr string) error {
 }
 
 // ManagerOptions returns o.Manager with what o sets: the metrics server (HTTPS behind
-// httpauth.FilterProvider unless InsecureMetrics), the probe address, leader election,
-// the webhook server of WebhookCertDir and WebhookPort (HTTP/1.1 only; unless
-// Manager.WebhookServer is set), the cache (apply.CacheOptions scoped to Namespace) and
-// reconcile.UncachedObjects read past it.
+// httpauth.FilterProvider unless InsecureMetrics), the probe address, leader election
+// (off when Sharded), the webhook server of WebhookCertDir and WebhookPort (HTTP/1.1
+// only; unless Manager.WebhookServer is set), the cache (apply.CacheOptions scoped to
+// Namespace) and reconcile.UncachedObjects read past it.
 func (o Options) ManagerOptions() ctrl.Options {
 	mgrOpts := o.Manager
 	mgrOpts.Metrics.BindAddress = o.MetricsBindAddress
@@ -255,7 +280,7 @@ func (o Options) ManagerOptions() ctrl.Options {
 	if mgrOpts.HealthProbeBindAddress == "" {
 		mgrOpts.HealthProbeBindAddress = DefaultHealthProbeBindAddress
 	}
-	mgrOpts.LeaderElection = o.LeaderElect
+	mgrOpts.LeaderElection = o.LeaderElect && !o.Sharded
 	mgrOpts.LeaderElectionID = o.LeaderElectionID
 	mgrOpts.LeaderElectionNamespace = o.LeaderElectionNamespace
 	if mgrOpts.WebhookServer == nil && o.WebhookCertDir != "" {

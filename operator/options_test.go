@@ -49,6 +49,26 @@ func TestBindFlags(t *testing.T) {
 			args:   []string{"--metrics-secure"},
 			want:   func(*operator.Options) {},
 		},
+		"Sharded": {
+			reason: "--sharded runs the replicas as members of a shard ring.",
+			args:   []string{"--sharded"},
+			want:   func(o *operator.Options) { o.Sharded = true },
+		},
+		"ShardSelectors": {
+			reason: "--shard-selectors narrows a sharded replica's informers to its slice.",
+			args:   []string{"--sharded=true", "--shard-selectors"},
+			want:   func(o *operator.Options) { o.Sharded, o.ShardSelectors = true, true },
+		},
+		"NotSharded": {
+			reason: "--sharded=false keeps the single active replica.",
+			args:   []string{"--sharded=false", "--shard-selectors=false"},
+			want:   func(*operator.Options) {},
+		},
+		"BadSharded": {
+			reason: "A value of --sharded that is not a boolean is refused, naming the flag.",
+			args:   []string{"--sharded=sometimes"},
+			err:    "sharded",
+		},
 		"BadBoolean": {
 			reason: "A value that is not a boolean is refused, naming the flag.",
 			args:   []string{"--metrics-secure=maybe"},
@@ -100,7 +120,7 @@ func TestBindFlagsNamesAndDefaults(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) { got[f.Name] = f.DefValue })
 	want := map[string]string{"health-probe-bind-address": ":8081", "leader-elect": "true", "leader-election-namespace": "",
 		"metrics-bind-address": ":8080", "metrics-cert-path": "", "metrics-secure": "true", "namespace": "",
-		"webhook-cert-path": "", "webhook-port": "9443"}
+		"webhook-cert-path": "", "webhook-port": "9443", "sharded": "false", "shard-selectors": "false"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags and their defaults: -want +got:\n%s", diff)
 	}
@@ -162,6 +182,20 @@ func TestManagerOptions(t *testing.T) {
 	}
 }
 
+// A sharded operator runs every replica active: ManagerOptions turns leader election off
+// whatever --leader-elect says.
+func TestManagerOptionsSharded(t *testing.T) {
+	opts := operator.DefaultOptions()
+	opts.FieldManager, opts.LeaderElectionID, opts.Sharded = "memo-operator", "memo-operator.test", true
+	if mo := opts.ManagerOptions(); mo.LeaderElection {
+		t.Error("leader election on with Sharded, want off")
+	}
+	opts.Sharded = false
+	if mo := opts.ManagerOptions(); !mo.LeaderElection {
+		t.Error("leader election off without Sharded, want --leader-elect's on")
+	}
+}
+
 // Validate refuses what Run cannot run with, naming the flag, or the field without one.
 func TestValidate(t *testing.T) {
 	cases := map[string]struct {
@@ -186,6 +220,7 @@ func TestValidate(t *testing.T) {
 		"DefaultPort":   {"Port 0 is DefaultWebhookPort.", func(o *operator.Options) { o.WebhookCertDir, o.WebhookPort = "/certs", 0 }, ""},
 		"ProbesOffOK":   {"0 turns an endpoint off.", func(o *operator.Options) { o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0" }, ""},
 		"NoLeaderNoID":  {"Without leader election no Lease name is needed.", func(o *operator.Options) { o.LeaderElect, o.LeaderElectionID = false, "" }, ""},
+		"ShardedNoID":   {"A sharded operator elects no leader, so it needs no Lease name.", func(o *operator.Options) { o.Sharded, o.LeaderElectionID = true, "" }, ""},
 		"DefaultsValid": {"The defaults with the required fields are valid.", func(*operator.Options) {}, ""},
 	}
 	for name, tc := range cases {

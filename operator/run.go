@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // Operator is what a [Setup] gets to build its controllers from. Its fields are set by
@@ -23,6 +24,8 @@ type Operator struct {
 	Manager ctrl.Manager
 	// Applier is the client the operator's steps write through: the manager's client
 	// under FieldManager, a cache miss of a Secret or ConfigMap confirmed by APIReader.
+	// With Options.Sharded it labels every child with shard.OwnerLabels of its owner, and
+	// with ShardSelectors it confirms a cache miss of every kind.
 	Applier *apply.Applier
 	// Scheme is the manager's scheme (Options.Manager.Scheme).
 	Scheme *runtime.Scheme
@@ -35,6 +38,14 @@ type Operator struct {
 	// Namespace is the one namespace the cache holds (--namespace), empty for all: a
 	// non-empty one makes the operator namespace-scoped.
 	Namespace string
+	// Shard is this replica's member of the shard ring with Options.Sharded, nil
+	// otherwise. The setup then gates each reconciler of a custom resource with
+	// shard.Gate(Shard, ...) and, when Shard.ServerSide() is false, watches
+	// shard.Requeue(Shard, ...) next to the kind, else calls Shard.Select with the kind's
+	// resource; it registers the children kinds the Applier writes with
+	// Shard.SelectOwned. All of it before the manager starts (package shard, "Wiring a
+	// controller").
+	Shard *shard.Member
 }
 
 // Setup registers an operator's controllers (and webhooks) before its manager starts.
@@ -45,8 +56,17 @@ type Setup func(ctx context.Context, op Operator) error
 // passes ctrl.SetupSignalHandler() and ctrl.GetConfigOrDie(), or uses [Main]): it
 // validates opts, builds the manager of [Options.Scheme] and [Options.ManagerOptions]
 // and the Applier, runs setup, then Options.SetupWebhooks when the manager serves
-// webhooks, adds the ping checks "healthz" and "readyz" and starts the manager. It returns nil once ctx ended and
-// the manager stopped cleanly, else the first error, naming what failed.
+// webhooks, adds the ping checks "healthz" and "readyz" and starts the manager. It
+// returns nil once ctx ended and the manager stopped cleanly, else the first error,
+// naming what failed.
+//
+// With Options.Sharded it first joins the shard ring ([JoinRing]) and builds the manager
+// on the config that returns, leader election off; the member runs in the manager
+// ([RingRunnable]) and is Operator.Shard; the Applier stamps every child with
+// shard.OwnerLabels of its owner and, with ShardSelectors, confirms every cache miss
+// through the API reader (apply.ApplierOptions.SelectedCache). A setup that gated no
+// reconciler (shard.Member.Gated) is refused with [ErrInvalidOptions] before the manager
+// starts: every replica would reconcile every custom resource.
 func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error {
 	if setup == nil {
 		return fmt.Errorf("%w: the setup function is nil", ErrInvalidOptions)
@@ -62,21 +82,40 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, setup Setup) error
 		return err
 	}
 	opts.Manager.Scheme = scheme
+	var member *shard.Member
+	if opts.Sharded {
+		opts.LeaderElect = false
+		if member, cfg, err = JoinRing(ctx, cfg, opts); err != nil {
+			return err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, opts.ManagerOptions())
 	if err != nil {
 		return opts.explain(fmt.Errorf("operator manager: %w", err))
 	}
+	applierOpts := apply.ApplierOptions{FieldManager: opts.FieldManager, APIReader: mgr.GetAPIReader()}
+	if member != nil {
+		applierOpts.OwnerLabels, applierOpts.SelectedCache = shard.OwnerLabels, opts.ShardSelectors
+		if err := mgr.Add(RingRunnable(member)); err != nil {
+			return release(mgr.Start, fmt.Errorf("operator shard ring: %w", err))
+		}
+	}
 	op := Operator{
 		Manager:      mgr,
-		Applier:      apply.NewApplier(mgr.GetClient(), apply.ApplierOptions{FieldManager: opts.FieldManager, APIReader: mgr.GetAPIReader()}),
+		Applier:      apply.NewApplier(mgr.GetClient(), applierOpts),
 		Scheme:       mgr.GetScheme(),
 		APIReader:    mgr.GetAPIReader(),
 		Logger:       mgr.GetLogger(),
 		FieldManager: opts.FieldManager,
 		Namespace:    opts.Namespace,
+		Shard:        member,
 	}
 	if err := setup(ctx, op); err != nil {
 		return release(mgr.Start, fmt.Errorf("operator setup: %w", err))
+	}
+	if member != nil && member.Gated() == 0 {
+		return release(mgr.Start, fmt.Errorf("%w: --sharded, but the setup gated no reconciler: every replica would reconcile every custom resource; "+
+			"wrap each reconciler with shard.Gate(op.Shard, ...)", ErrInvalidOptions))
 	}
 	if err := opts.RegisterWebhooks(mgr); err != nil {
 		return release(mgr.Start, err)
