@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"maps"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -111,14 +112,13 @@ func (a *Applier) Remote() *RemoteOwnership {
 func (a *Applier) Tracked() int { return a.state.len() }
 
 // label stamps ManagedByLabel, and the OwnerLabels of owner when it is not empty, on
-// an object the Applier writes.
+// an object the Applier writes (ManagedByLabel wins over an OwnerLabels key of its name).
 func (a *Applier) label(obj metav1.Object, owner types.UID) {
-	add := map[string]string{ManagedByLabel: a.opts.FieldManager}
+	add := map[string]string{}
 	if a.opts.OwnerLabels != nil && owner != "" {
-		for k, v := range a.opts.OwnerLabels(owner) {
-			add[k] = v
-		}
+		maps.Copy(add, a.opts.OwnerLabels(owner))
 	}
+	add[ManagedByLabel] = a.opts.FieldManager // OwnerLabels never replace it
 	labels := obj.GetLabels()
 	changed := false
 	for k, v := range add {

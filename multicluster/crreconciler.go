@@ -238,20 +238,32 @@ func (r *CRReconciler[T]) NewController(ctx context.Context, mgr mcmanager.Manag
 		log.FromContext(ctx).Info("kind not served by the management cluster: not watched", "kind", gvk)
 	}
 	if m := r.resolver.Shard(); m != nil {
-		if b, err = r.shardWatch(b, m, local); err != nil {
+		if b, err = r.shardWatch(b, m, local, owned); err != nil {
 			return nil, err
 		}
 	}
 	return AddChildWatches(b, local.GetScheme(), r.kind.New(), r.resolver.Remote(), owned...)
 }
 
-// shardWatch makes the CR kind's informer hold only the member's slice when the member
-// shards on the server (its selector then names the kind), and otherwise watches
-// shard.RequeueFor, which enqueues the CRs of the ranges the member gains.
-func (r *CRReconciler[T]) shardWatch(b *mcbuilder.Builder, m *shard.Member, local ctrl.Manager) (*mcbuilder.Builder, error) {
+// shardWatch registers the owned kinds the management cluster serves with the member
+// (shard.Member.SelectOwned: a transport that narrows children then selects their
+// informers by the bucket label), makes the CR kind's informer hold only the member's
+// slice when the member shards on the server (its selector then names the kind), and
+// otherwise watches shard.RequeueFor, which enqueues the CRs of the ranges the member
+// gains.
+func (r *CRReconciler[T]) shardWatch(b *mcbuilder.Builder, m *shard.Member, local ctrl.Manager, owned []client.Object) (*mcbuilder.Builder, error) {
 	gvk, err := apiutil.GVKForObject(r.kind.New(), local.GetScheme())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidOptions, r.kind.Name, err)
+	}
+	for _, obj := range owned {
+		ogvk, err := apiutil.GVKForObject(obj, local.GetScheme())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalidOptions, r.kind.Name, err)
+		}
+		if mapping, err := local.GetRESTMapper().RESTMapping(ogvk.GroupKind(), ogvk.Version); err == nil {
+			m.SelectOwned(mapping.Resource.GroupResource())
+		}
 	}
 	if m.ServerSide() {
 		mapping, err := local.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -155,6 +156,7 @@ func testShardedOperator(t *testing.T, e *testenv.Env, serverSide bool) {
 		}
 	}
 	mu.Unlock()
+	expectChildrenSliced(t, replicas, ns, gadgets, split)
 	if serverSide {
 		for _, r := range replicas {
 			var list GadgetList
@@ -182,6 +184,7 @@ func testShardedOperator(t *testing.T, e *testenv.Env, serverSide bool) {
 		}
 	}
 	converged("two")
+	expectChildrenSliced(t, replicas[:2], ns, gadgets, shard.Assign([]string{"a", "b"}, 0))
 	mu.Lock()
 	defer mu.Unlock()
 	for i, a := range passes {
@@ -190,6 +193,36 @@ func testShardedOperator(t *testing.T, e *testenv.Env, serverSide bool) {
 				t.Errorf("Gadget %s reconciled by %s and %s at once", a.uid, a.replica, b.replica)
 			}
 		}
+	}
+}
+
+// expectChildrenSliced waits until the cache of each of replicas holds the ConfigMap
+// child of every Gadget split assigns it and no other: each child carries its owner's
+// bucket label, and the replicas' children informers select their own buckets.
+func expectChildrenSliced(t *testing.T, replicas []*shardedReplica, ns string, gadgets []*Gadget, split map[string]shard.Ranges) {
+	t.Helper()
+	for _, r := range replicas {
+		want := map[string]bool{}
+		for _, g := range gadgets {
+			if split[r.name].Owns(g.UID) {
+				want[g.Name+"-config"] = true
+			}
+		}
+		testenv.Eventually(t, time.Minute, r.name+"'s cache holds the children of its Gadgets only", func(ctx context.Context) (bool, error) {
+			var list corev1.ConfigMapList
+			if err := (*r.mgr.Load()).GetLocalManager().GetCache().List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return false, err
+			}
+			got := map[string]bool{}
+			for _, cm := range list.Items {
+				ref := metav1.GetControllerOf(&cm)
+				if ref == nil || cm.Labels[shard.LabelBucket] != shard.BucketOf(ref.UID) {
+					return false, fmt.Errorf("ConfigMap %s: bucket label %q, controller %v", cm.Name, cm.Labels[shard.LabelBucket], ref)
+				}
+				got[cm.Name] = true
+			}
+			return maps.Equal(got, want), nil
+		})
 	}
 }
 

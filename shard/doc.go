@@ -64,13 +64,34 @@
 //     answers are the same, only the traffic differs.
 //
 // multicluster.RunOperator with OperatorOptions.Sharded (--sharded) does all of this for
-// every CRReconciler (client-side filtering unless ShardSelectors), and refuses to start
-// a setup that gated no reconciler ([Member.Gated]).
+// every CRReconciler (client-side filtering unless ShardSelectors, which also narrows the
+// children, below), and refuses to start a setup that gated no reconciler
+// ([Member.Gated]).
 //
-// The API server shards by UID or namespace only, so children (Deployments, Secrets, ...)
-// are not selected this way: their informers hold every child and their events map to
-// the owning custom resource, which the Gate then drops on the replicas that do not own
-// it.
+// # Children
+//
+// The API server shards by UID or namespace only, so children (Deployments, Secrets,
+// ...) cannot be selected by their owner's hash. They are selected by a label instead:
+// the space is cut into 1<<[BucketBits] buckets (the leading bits of the hash), [Assign]
+// gives each member whole buckets, and a sharded operator's Applier stamps [LabelBucket]
+// = [BucketOf] the owner's UID on every child it writes (apply.ApplierOptions.OwnerLabels
+// = [OwnerLabels]). A transport of the member ([Member.ServerSideTransport], or
+// [Member.OwnedTransport] on a server without shardSelector) adds the member's
+// [Ranges.BucketSelector] to every list and watch of the kinds of [Member.SelectOwned]
+// that selects by no label or by apply.ManagedByLabel only, and lists them again when
+// the ranges change, so each replica's cache holds only the children of its own slice.
+// The Applier is then told its cache holds only labelled objects
+// (apply.ApplierOptions.SelectedCache): a child it does not see is confirmed through the
+// API reader before anything is written, never taken for missing. Without a transport,
+// the children informers hold every child and their events map to the owning custom
+// resource, which the Gate drops on the replicas that do not own it.
+//
+// Limits: a controller that reads children of custom resources it does not reconcile (a
+// satellite's projection collected by its parent, another kind's child) must not
+// narrow them; a child written before the operator was sharded carries no bucket and is
+// invisible to the narrowed caches until its owner's next pass applies it again (the
+// confirmed miss finds it); the children on target clusters (package multicluster) are
+// not narrowed.
 //
 // # Permissions
 //

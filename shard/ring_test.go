@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
@@ -58,7 +59,12 @@ func TestAssign(t *testing.T) {
 		}
 		split := Assign(members, 0)
 		var all Ranges
-		for _, rs := range split {
+		for m, rs := range split {
+			for _, r := range rs {
+				if r.First%bucketSize != 0 || (r.Last+1)%bucketSize != 0 {
+					t.Errorf("%d members: %s's range %s is not whole buckets", n, m, r)
+				}
+			}
 			if len(Intersect(all, rs)) > 0 {
 				t.Fatalf("%d members: ranges overlap: %v", n, split)
 			}
@@ -91,6 +97,61 @@ func TestAssign(t *testing.T) {
 	}
 	if got := Assign(nil, 0); len(got) != 0 {
 		t.Errorf("Assign(nil) = %v, want no ranges", got)
+	}
+}
+
+// An object's bucket is the leading BucketBits bits of its hash; the bucket selector of
+// ranges names the buckets they touch, is the label's presence for the whole space, and
+// matches nothing for no range.
+func TestBuckets(t *testing.T) {
+	uid := types.UID("6b9f3c2e-0d6a-4c1e-9a57-3f1f1d2b7c10")
+	if got, want := BucketOf(uid), fmt.Sprintf("%03x", Hash(uid)>>54); got != want {
+		t.Errorf("BucketOf = %s, want %s", got, want)
+	}
+	if diff := cmp.Diff(map[string]string{LabelBucket: BucketOf(uid)}, OwnerLabels(uid)); diff != "" {
+		t.Errorf("OwnerLabels -want, +got:\n%s", diff)
+	}
+	tests := map[string]struct {
+		rs      Ranges
+		buckets int
+		matches []string
+		misses  []string
+		want    string
+	}{
+		"the whole space": {rs: Full(), buckets: 1 << BucketBits, matches: []string{"000", "3ff"}, want: LabelBucket},
+		"nothing":         {rs: nil, misses: []string{"000", "3ff"}, want: LabelBucket + " in (none)"},
+		"within one bucket": {rs: Ranges{{First: 5 * bucketSize, Last: 5*bucketSize + 9}}, buckets: 1,
+			matches: []string{"005"}, misses: []string{"004", "006"}},
+		"two ranges, one bucket shared": {rs: Ranges{{First: 0, Last: 1}, {First: 5, Last: 2*bucketSize - 1}, {First: 0x3ff * bucketSize, Last: math.MaxUint64}},
+			buckets: 3, matches: []string{"000", "001", "3ff"}, misses: []string{"002", "3fe"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := len(tc.rs.Buckets()); got != tc.buckets {
+				t.Errorf("%d buckets, want %d: %v", got, tc.buckets, tc.rs.Buckets())
+			}
+			text := tc.rs.BucketSelector()
+			if tc.want != "" && text != tc.want {
+				t.Errorf("BucketSelector = %q, want %q", text, tc.want)
+			}
+			sel, err := labels.Parse(text)
+			if err != nil {
+				t.Fatalf("BucketSelector %q: %v", text, err)
+			}
+			for _, b := range tc.matches {
+				if !sel.Matches(labels.Set{LabelBucket: b}) {
+					t.Errorf("%q does not match bucket %s", text, b)
+				}
+			}
+			for _, b := range tc.misses {
+				if sel.Matches(labels.Set{LabelBucket: b}) {
+					t.Errorf("%q matches bucket %s", text, b)
+				}
+			}
+			if sel.Matches(labels.Set{}) {
+				t.Errorf("%q matches an object without the label", text)
+			}
+		})
 	}
 }
 
