@@ -27,11 +27,13 @@ RACE ?= -race
 FUZZTIME ?= 20s
 BENCHFLAGS ?= -run='^$$' -bench=. -benchmem
 # The size of the side-by-side comparison (bench/): owner counts, converged passes averaged,
-# unrelated Secrets (and as many ConfigMaps) before they grow tenfold. Full size:
-# `make bench BENCH_OWNERS=50,500`.
+# unrelated Secrets (and as many ConfigMaps) before they grow tenfold, and the custom
+# resources of the sharding comparison (CI's `make test` runs that comparison at 30). Full
+# size: `make bench BENCH_OWNERS=50,500`.
 BENCH_OWNERS ?= 50
 BENCH_PASSES ?= 3
 BENCH_UNRELATED ?= 200
+BENCH_SHARD_CRS ?= 3000
 
 # The example operators that ship as an image and config/default: `make image deploy EXAMPLE=horizon IMG=...`.
 EXAMPLE ?= quickstart

@@ -69,7 +69,7 @@ func TestReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(*reportDir, "bench.md"), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writePlot(filepath.Join(*reportDir, "bench.png"), results, heap); err != nil {
+	if err := writePlot(filepath.Join(*reportDir, "bench.png"), results, heap, shards); err != nil {
 		t.Fatal(err)
 	}
 	if *readme != "" {
@@ -136,7 +136,7 @@ func markdown(results []result, heap []heapResult, shards []shardResult) string 
 	b.WriteString("so they also hold the children of the other ways' workloads (of every N): the growth is the number to\n")
 	b.WriteString("read, not the absolute heap.\n\n")
 	b.WriteString(shardMarkdown(shards))
-	b.WriteString("![requests, apiserver CPU, convergence and heap per way](bench.png)\n")
+	b.WriteString("![requests, apiserver CPU, convergence and heap per way; CR watch events and cache heap per sharded replica](bench.png)\n")
 	return b.String()
 }
 
