@@ -5,8 +5,8 @@
 //     with kubebuilder markers for the CRD, its status subresource and print columns;
 //   - controller: the MemoReconciler, a four-row step table run by package reconcile
 //     (Config, a Sequential group of Deployment and Service, the prune) with its
-//     SetupWithManager, its +kubebuilder:rbac markers and its envtest test on the test
-//     kit's real controllers;
+//     SetupWithManager (and Register, which shards it with --sharded), its
+//     +kubebuilder:rbac markers and its envtest test on the test kit's real controllers;
 //   - cmd: main.go, the manager with a namespace-scoped cache, the Applier and the
 //     reconciler;
 //   - config: what `make generate` writes with controller-gen (the CRD and the

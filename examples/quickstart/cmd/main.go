@@ -13,8 +13,8 @@ import (
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
-// Leader election (--leader-elect, on by default) takes a Lease and reports through
-// Events; /metrics (HTTPS by default) lets in only the scrapers the API server
+// Leader election (--leader-elect, on by default) takes a Lease, and so does each
+// replica of a shard ring (--sharded); leader election reports through Events; /metrics (HTTPS by default) lets in only the scrapers the API server
 // authenticates and authorizes:
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
@@ -40,7 +40,8 @@ func defaultOptions() operator.Options {
 }
 
 // setup builds the MemoReconciler on the operator's Applier (its own field manager,
-// converged applies send nothing) and registers its controller.
+// converged applies send nothing) and registers its controller (controller.Register:
+// with --sharded, gated by the replica's shard of the Memos).
 func setup(_ context.Context, op operator.Operator) error {
 	metrics, err := reconcile.NewMetrics(reconcile.DefaultMetricsOptions("memo_operator"))
 	if err != nil {
@@ -50,5 +51,5 @@ func setup(_ context.Context, op operator.Operator) error {
 	if err != nil {
 		return err
 	}
-	return r.SetupWithManager(op.Manager)
+	return controller.Register(op, "", r)
 }

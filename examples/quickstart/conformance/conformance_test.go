@@ -6,26 +6,21 @@ import (
 	"context"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/conformance"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/quickstart/controller"
 	"github.com/c5c3/reconciler-sdk/operator"
-	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // startMemoOperator runs the quick-start operator as cmd/main.go does (operator.Run: an
 // Applier over a cache of the operator's own ConfigMaps and Secrets, Secrets read past
-// it), on the suite's namespace, logger and metrics registry. The controller's watches
-// are those of MemoReconciler.SetupWithManager, registered here so that the reconciler
-// is the one the suite wrapped.
+// it; with RunOptions.Sharded a member of a shard ring), on the suite's namespace, logger
+// and metrics registry. The controller is registered with controller.Register, as
+// main's, with the reconciler the suite wrapped.
 func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.RunOptions) error {
 	return operator.Run(ctx, cfg, run.OperatorOptions(controller.FieldManager, env.Scheme).Operator(), func(_ context.Context, op operator.Operator) error {
 		metrics, err := run.Metrics("memo_operator")
@@ -36,10 +31,7 @@ func startMemoOperator(ctx context.Context, cfg *rest.Config, run conformance.Ru
 		if err != nil {
 			return err
 		}
-		return ctrl.NewControllerManagedBy(op.Manager).Named(run.Name).
-			For(&v1alpha1.Memo{}, builder.WithPredicates(reconcile.IgnoreStatusWrites())).
-			Owns(&appsv1.Deployment{}).Owns(&corev1.Service{}).Owns(&corev1.ConfigMap{}).
-			Complete(run.Wrap(r))
+		return controller.Register(op, run.Name, run.Wrap(r))
 	})
 }
 
@@ -67,8 +59,5 @@ func TestConformance(t *testing.T) {
 		SubConditions:    []string{"ConfigReady", "DeploymentReady", "ServiceReady"},
 		ClusterRolePaths: []string{"../config/rbac/role.yaml"},
 		ExpectNoRequests: true,
-		// operator.Run, the single-cluster bootstrap, runs one active replica (leader
-		// election); N active replicas are multicluster.RunOperator's --sharded.
-		Skip: map[string]string{conformance.CheckSharded: "operator.Run runs one active replica; sharding is multicluster.RunOperator's"},
 	})
 }
