@@ -140,12 +140,13 @@ func startOperator(t *testing.T, ns, identity string, log *passLog, serverSide b
 	return o
 }
 
-// Three replicas of a controller, each gated by its member, over 300 objects: after a
+// Three replicas of a controller, each gated by its member, over 2,000 objects: after a
 // change of every object each object is reconciled exactly once, by the replica that
 // owns it, and never by two replicas at once. A replica killed (its Lease left to
 // expire) right before a change has its objects reconciled once by the others when they
 // take its ranges over: they dropped those objects' events, and the requeue of the
-// ranges they gain brings them back.
+// ranges they gain brings them back. A fourth replica joining during a change takes its
+// share without any object reconciled by two at once.
 func TestGatedReplicas(t *testing.T) {
 	for name, serverSide := range map[string]bool{"client-side": false, "server-side": true} {
 		t.Run(name, func(t *testing.T) { testGatedReplicas(t, serverSide) })
@@ -157,7 +158,7 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 	log := &passLog{}
 	a, b, c := startOperator(t, ns, "a", log, serverSide), startOperator(t, ns, "b", log, serverSide), startOperator(t, ns, "c", log, serverSide)
 	expectSplit(t, time.Minute, a.replica, b.replica, c.replica)
-	const n = 300
+	const n = 2000
 	var cms []*corev1.ConfigMap
 	for i := range n {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cr-%d", i), Labels: map[string]string{"round": "0"}}}
@@ -240,6 +241,24 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 	expectSplit(t, time.Minute, a.replica, b.replica)
 	everyOnce("2", Assign([]string{"a", "b"}, 0))
 	slices(a, b)
+
+	// A fourth replica joins while every object changes: ranges move to it, every
+	// object is reconciled at least once, and never by two replicas at once (checked
+	// below for the whole test); once the split settled, a change is reconciled exactly
+	// once again, by the new owners.
+	d := startOperator(t, ns, "d", log, serverSide)
+	change("3")
+	expectSplit(t, time.Minute, a.replica, b.replica, d.replica)
+	testenv.Eventually(t, 2*time.Minute, "every object reconciled at round 3", func(context.Context) (bool, error) {
+		done := map[types.UID]bool{}
+		for _, p := range log.of("3") {
+			done[p.uid] = true
+		}
+		return len(done) == n, nil
+	})
+	change("4")
+	everyOnce("4", Assign([]string{"a", "b", "d"}, 0))
+	slices(a, b, d)
 	if o := log.overlaps(); o != "" {
 		t.Error(o)
 	}
