@@ -88,6 +88,18 @@ func TestSamples(t *testing.T) {
 				t.Errorf("stored spec = %+v", got.Spec)
 			}
 		},
+		"keystone_v1alpha1_keystoneidentitybackend_federation.yaml": func(t *testing.T, key client.ObjectKey) {
+			got := &v1alpha1.KeystoneIdentityBackend{}
+			if err := env.Client.Get(ctx, key, got); err != nil {
+				t.Fatal(err)
+			}
+			f := got.Spec.Federation
+			if f == nil || len(f.IdentityProviders) != 1 || f.IdentityProviders[0].OpenID == nil ||
+				f.IdentityProviders[0].OpenID.ClientSecretRef.Key != "client-secret" ||
+				len(f.IdentityProviders[0].Mapping) != 1 || f.IdentityProviders[0].Mapping[0].Local[1].Group.Domain.Name != "corp-sso" {
+				t.Errorf("stored spec = %+v", got.Spec)
+			}
+		},
 	} {
 		t.Run(file, func(t *testing.T) {
 			name := strings.TrimSuffix(strings.ReplaceAll(file, "_", "-"), ".yaml") // one namespace for all samples
@@ -167,6 +179,95 @@ func TestAdmission(t *testing.T) {
 			change: func(s map[string]any) { s["driver"] = "kerberos" }, field: "spec.driver"},
 		"password ref without key": {reason: "a Secret key needs both parts", kind: "KeystoneIdentityBackend",
 			change: func(s map[string]any) { s["passwordSecretRef"] = map[string]any{"name": "bind"} }, field: "spec.passwordSecretRef.key"},
+		"an OpenID Connect provider": {reason: "issuer, client and mapping suffice", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(map[string]any) {})},
+		"a SAML provider": {reason: "metadata and key pair suffice", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				delete(p, "openid")
+				p["protocol"] = "saml2"
+				p["saml2"] = map[string]any{"idpMetadata": map[string]any{"configMapKeyRef": map[string]any{"name": "idp", "key": "metadata.xml"}},
+					"spKeyPairSecretRef": map[string]any{"name": "sp"}}
+			})},
+		"federation without providers": {reason: "a federation has a provider", kind: "KeystoneIdentityBackend",
+			change: func(s map[string]any) { s["federation"] = map[string]any{"identityProviders": []any{}} },
+			field:  "spec.federation.identityProviders"},
+		"unknown protocol": {reason: "openid or saml2", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { p["protocol"] = "oauth2" }), field: "spec.federation.identityProviders[0].protocol"},
+		"an id with a slash": {reason: "the id names files and URL paths", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { p["id"] = "a/b" }), field: "spec.federation.identityProviders[0].id"},
+		"two providers of one id": {reason: "the id is the list's key", kind: "KeystoneIdentityBackend",
+			change: func(s map[string]any) {
+				withIdP(func(map[string]any) {})(s)
+				f := s["federation"].(map[string]any)
+				f["identityProviders"] = append(f["identityProviders"].([]any), idp())
+			}, field: "spec.federation.identityProviders[1]"},
+		"openid protocol without its block": {reason: "the protocol's settings are required", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { delete(p, "openid") }), field: "spec.federation.identityProviders[0].openid"},
+		"openid protocol with a saml2 block": {reason: "only the protocol's own block", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				p["saml2"] = map[string]any{"idpMetadata": map[string]any{"inline": "<x/>"}, "spKeyPairSecretRef": map[string]any{"name": "sp"}}
+			}), field: "spec.federation.identityProviders[0].saml2"},
+		"an inline client secret": {reason: "the client secret comes from a Secret", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { p["openid"].(map[string]any)["clientSecret"] = "s3cr3t" }),
+			field:  "spec.federation.identityProviders[0].openid.clientSecret"},
+		"no client secret reference": {reason: "the client secret is required", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { delete(p["openid"].(map[string]any), "clientSecretRef") }),
+			field:  "spec.federation.identityProviders[0].openid.clientSecretRef"},
+		"issuer and metadata URL": {reason: "one place to discover the provider", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				p["openid"].(map[string]any)["metadataURL"] = "https://sso.example.com/.well-known/openid-configuration"
+			}), field: "spec.federation.identityProviders[0].openid"},
+		"metadata URL over http": {reason: "the discovery document is fetched over TLS", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				o := p["openid"].(map[string]any)
+				delete(o, "issuer")
+				o["metadataURL"] = "http://sso.example.com/.well-known/openid-configuration"
+			}), field: "spec.federation.identityProviders[0].openid.metadataURL"},
+		"SAML metadata inline and from a ConfigMap": {reason: "one metadata document", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				delete(p, "openid")
+				p["protocol"] = "saml2"
+				p["saml2"] = map[string]any{"idpMetadata": map[string]any{"inline": "<x/>",
+					"configMapKeyRef": map[string]any{"name": "idp", "key": "metadata.xml"}}, "spKeyPairSecretRef": map[string]any{"name": "sp"}}
+			}), field: "spec.federation.identityProviders[0].saml2.idpMetadata"},
+		"no mapping": {reason: "Keystone needs a rule", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { p["mapping"] = []any{} }), field: "spec.federation.identityProviders[0].mapping"},
+		"a rule without remote": {reason: "a rule matches something", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { rule(p)["remote"] = []any{} }),
+			field:  "spec.federation.identityProviders[0].mapping[0].remote"},
+		"a rule without local": {reason: "a rule maps to something", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { delete(rule(p), "local") }),
+			field:  "spec.federation.identityProviders[0].mapping[0].local"},
+		"an empty local entry": {reason: "a local entry names something", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { rule(p)["local"] = []any{map[string]any{}} }),
+			field:  "spec.federation.identityProviders[0].mapping[0].local[0]"},
+		"an unknown local key": {reason: "Keystone's local schema has no other keys", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { rule(p)["local"] = []any{map[string]any{"role": "admin"}} }),
+			field:  "spec.federation.identityProviders[0].mapping[0].local[0].role"},
+		"a group by name without its domain": {reason: "group names are unique per domain", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				rule(p)["local"] = []any{map[string]any{"group": map[string]any{"name": "staff"}}}
+			}), field: "spec.federation.identityProviders[0].mapping[0].local[0].group.domain"},
+		"a remote with any_one_of and not_any_of": {reason: "one match per remote entry", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				rule(p)["remote"] = []any{map[string]any{"type": "OIDC-groups", "any_one_of": []any{"a"}, "not_any_of": []any{"b"}}}
+			}), field: "spec.federation.identityProviders[0].mapping[0].remote[0]"},
+		"a remote with regex alone": {reason: "regex qualifies any_one_of or not_any_of", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				rule(p)["remote"] = []any{map[string]any{"type": "OIDC-groups", "regex": true}}
+			}), field: "spec.federation.identityProviders[0].mapping[0].remote[0].regex"},
+		"a remote without type": {reason: "a remote entry names its attribute", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) { rule(p)["remote"] = []any{map[string]any{"any_one_of": []any{"a"}}} }),
+			field:  "spec.federation.identityProviders[0].mapping[0].remote[0].type"},
+		"a user of an unknown type": {reason: "ephemeral or local", kind: "KeystoneIdentityBackend",
+			change: withIdP(func(p map[string]any) {
+				rule(p)["local"] = []any{map[string]any{"user": map[string]any{"name": "{0}", "type": "guest"}}}
+			}), field: "spec.federation.identityProviders[0].mapping[0].local[0].user.type"},
+		"a trusted dashboard over http": {reason: "tokens are posted over TLS only", kind: "KeystoneIdentityBackend",
+			change: func(s map[string]any) {
+				withIdP(func(map[string]any) {})(s)
+				s["federation"].(map[string]any)["trustedDashboards"] = []any{"http://dashboard.example.com/auth/websso/"}
+			}, field: "spec.federation.trustedDashboards[0]"},
 	}
 	ns := env.Namespace(t)
 	for name, tc := range tests {
@@ -190,3 +291,29 @@ func TestAdmission(t *testing.T) {
 		})
 	}
 }
+
+// idp is a valid OpenID Connect provider as a manifest holds it.
+func idp() map[string]any {
+	return map[string]any{
+		"id":       "corp-oidc",
+		"protocol": "openid",
+		"openid": map[string]any{"issuer": "https://sso.example.com/realms/corp", "clientID": "keystone",
+			"clientSecretRef": map[string]any{"name": "oidc", "key": "client-secret"}},
+		"mapping": []any{map[string]any{
+			"local":  []any{map[string]any{"user": map[string]any{"name": "{0}"}}},
+			"remote": []any{map[string]any{"type": "OIDC-preferred_username"}},
+		}},
+	}
+}
+
+// withIdP gives the backend spec a federation of one provider, idp() changed by change.
+func withIdP(change func(p map[string]any)) func(s map[string]any) {
+	return func(s map[string]any) {
+		p := idp()
+		change(p)
+		s["federation"] = map[string]any{"identityProviders": []any{p}}
+	}
+}
+
+// rule is the first mapping rule of provider p.
+func rule(p map[string]any) map[string]any { return p["mapping"].([]any)[0].(map[string]any) }
