@@ -344,6 +344,9 @@ type shardResult struct {
 	// convergeTime runs from the first ShardApp's creation until every one was Ready;
 	// the same for every replica of a way.
 	convergeTime time.Duration
+	// convergeRequests is the requests the replica sent over convergeTime (the ring's
+	// Lease traffic aside).
+	convergeRequests int64
 	// passRequests is the requests the replica sent during a pass over every ShardApp
 	// its cache holds, once converged (the ring's Lease traffic aside).
 	passRequests int64
@@ -396,7 +399,9 @@ func measureShardWay(ctx context.Context, tb testing.TB, e *testenv.Env, w shard
 	}); err != nil {
 		return nil, err
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, settleTimeout, true, func(ctx context.Context) (bool, error) {
+	// A List of every ShardApp costs the API server CPU in proportion to n, which the
+	// replicas then lack: poll at most about every n/2 milliseconds (1.5 s at 3,000).
+	if err := wait.PollUntilContextTimeout(ctx, readyPoll(n), settleTimeout, true, func(ctx context.Context) (bool, error) {
 		list := &ShardAppList{}
 		if err := e.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return false, err
@@ -435,7 +440,7 @@ func measureShardWay(ctx context.Context, tb testing.TB, e *testenv.Env, w shard
 		res := shardResult{way: w, replica: r.name, crs: n, convergeTime: convergeTime, share: 1,
 			watchEvents: crs.watchEvents.Load(), watchBytes: crs.watchBytes.Load(), listBytes: crs.listBytes.Load(),
 			childWatchEvents: children.watchEvents.Load(), childWatchBytes: children.watchBytes.Load(),
-			childListBytes: children.listBytes.Load()}
+			childListBytes: children.listBytes.Load(), convergeRequests: r.traffic.requests.Load()}
 		var err error
 		if res.heap, res.cached, err = r.cacheHeap(ctx, ns, func() client.ObjectList { return &ShardAppList{} }); err != nil {
 			return nil, err
@@ -702,6 +707,7 @@ func shardMarkdown(results []shardResult) string {
 			return versus(r.operatorHeap(), s.operatorHeap(), kib)
 		}},
 		shardColumn{"converge: time", true, func(r, _ shardResult) string { return dur(r.convergeTime) }},
+		shardColumn{"converge: requests", true, func(r, _ shardResult) string { return fmt.Sprint(r.convergeRequests) }},
 		colPass, colTake))
 	b.WriteString("\nChildren out of the other replicas' caches: a sharded replica's Applier labels every child it writes with\n")
 	b.WriteString("its owner's bucket (`shard.LabelBucket`, the leading `shard.BucketBits` bits of the hash of the owner's UID,\n")
@@ -724,7 +730,9 @@ func shardMarkdown(results []shardResult) string {
 	b.WriteString("had reached a replica's cache. Operator cache heap: the ShardApps' median plus the ConfigMaps' median, the\n")
 	b.WriteString("heap the replica's caches hold for its workload (its other informers, of the ring's Leases and the\n")
 	b.WriteString("clusters' registrations, hold next to nothing here). Converge: from the first creation until every ShardApp was\n")
-	b.WriteString("Ready, the same for every replica of a way. Converged pass: each replica reconciles every ShardApp its\n")
+	b.WriteString("Ready (polled by a List of them every n/2 ms, 50 ms at least), the same for every replica of a way, and the\n")
+	b.WriteString("requests the replica sent meanwhile; each replica runs one worker (the default MaxConcurrentReconciles).\n")
+	b.WriteString("Converged pass: each replica reconciles every ShardApp its\n")
 	b.WriteString("cache holds through its controller's reconciler, behind `shard.Gate` when sharded; the ring's Lease\n")
 	b.WriteString("renewals are not counted. Takeover: the last replica's requests all fail from then on (its ring\n")
 	b.WriteString("client too, so it cannot release its Lease) and its manager is stopped; the time runs until the other\n")
@@ -802,6 +810,12 @@ func ratio(v, of int64) string {
 func percent(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
 
 func kib(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/1024) }
+
+// readyPoll is how often the comparison lists the n ShardApps to see whether all are
+// Ready: every 50 ms for few, less often as they grow.
+func readyPoll(n int) time.Duration {
+	return max(50*time.Millisecond, time.Duration(n)*time.Millisecond/2)
+}
 
 // operatorHeap is the heap the replica's cache holds for the ShardApps and their
 // children together: the sum of the two medians.
