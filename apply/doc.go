@@ -179,7 +179,13 @@
 // an existing one fails it with Conflict, unwritten; only then is the object read
 // through the APIReader and checked as under "Ownership" (refused, adopted or applied
 // to). Creating costs one apply, as for any other kind; an existing object the cache
-// does not hold costs the failed apply, the GET, and the apply when it is ours. A
+// does not hold costs the failed apply, the GET, and the apply when it is ours. An
+// apply that creates costs the API server more CPU than a POST of the same object (it
+// decodes the body as YAML, a second time for the duplicate-field check of the default
+// fieldValidation, merges it into the managed fields and reads the key from etcd before
+// it writes), and controller-runtime's Client.Apply offers no fieldValidation option;
+// a POST is no way around it, since the server gives every field of a create to an
+// Update entry of managedFields, so the next apply could not remove one. A
 // mutating admission webhook sees the failed apply as an update request that is then
 // refused. A List of Secrets or ConfigMaps through such a cache
 // sees only the labelled ones: the SDK lists them only to prune what it created itself.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -176,20 +177,42 @@ func checkError(desc string, err error) error {
 }
 
 // finishApply records the server's answer u to the apply of body (existing is what was
-// there before, nil when nothing was), remembers it for the skip and decodes it into obj.
+// there before, nil when nothing was), decodes it into obj and remembers it for the skip.
 func finishApply(ctx context.Context, applier *Applier, skipping bool, key skipKey, gvk schema.GroupVersionKind,
 	body *unstructured.Unstructured, existing client.Object, u *unstructured.Unstructured,
 	desired [sha256.Size]byte, fieldManager string, obj client.Object, desc string,
 ) error {
 	Record(ctx, applyWrite(gvk, body, existing, u))
-	if skipping {
-		applier.state.remember(key, u, desired, fieldManager)
-	}
 	if err := decodeInto(u, obj); err != nil {
+		if skipping {
+			applier.state.forget(key)
+		}
 		return fmt.Errorf("apply %s: decode response: %w", desc, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	if skipping {
+		if _, isUnstructured := any(obj).(runtime.Unstructured); isUnstructured {
+			applier.state.remember(key, u, desired, fieldManager)
+		} else {
+			rememberTyped(applier.state, key, obj, desired, fieldManager)
+		}
+	}
 	return nil
+}
+
+// rememberTyped is skipState.remember for a typed object: it records, for the skip, the
+// server's answer to an apply of the desired body as decoded into obj, the caller's
+// typed object. Reading managedFields off the typed object costs nothing, off the
+// answer as unstructured a conversion of every entry; the Apply entry's bytes are the
+// same either way (both come through the unstructured converter). Without an Apply
+// entry nothing is remembered and the next EnsureObject applies.
+func rememberTyped(s *skipState, k skipKey, obj metav1.Object, desired [sha256.Size]byte, fieldManager string) {
+	managed, ok := digestManaged(obj, fieldManager)
+	if !ok {
+		s.forget(k)
+		return
+	}
+	s.put(k, skipEntry{uid: obj.GetUID(), desired: desired, managed: managed})
 }
 
 // createOnlyResourceVersion is the resourceVersion a create-only apply carries. On an

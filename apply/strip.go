@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,6 +48,44 @@ var (
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
+// structField is what pruneZeroStructs needs of one exported struct field: its index,
+// its JSON key and whether its fields are inlined into the parent object.
+type structField struct {
+	index  int
+	name   string
+	inline bool
+}
+
+// Reflection on a type does not change, and it is most of the cost of stripping: the
+// fields of every struct type and whether a type encodes itself are computed once per
+// type and kept (the key sets are bounded by the Go types in the program).
+var (
+	structFieldsCache   sync.Map // reflect.Type -> []structField
+	customEncodingCache sync.Map // reflect.Type -> bool
+)
+
+// fieldsOf returns the exported fields of struct type t that have a JSON key or are
+// inlined, in declaration order.
+func fieldsOf(t reflect.Type) []structField {
+	if v, ok := structFieldsCache.Load(t); ok {
+		return v.([]structField)
+	}
+	var out []structField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, inline := jsonName(f)
+		if name == "-" {
+			continue
+		}
+		out = append(out, structField{index: i, name: name, inline: inline})
+	}
+	v, _ := structFieldsCache.LoadOrStore(t, out)
+	return v.([]structField)
+}
+
 // pruneZeroStructs walks the Go value v alongside its unstructured form m and deletes
 // the keys of non-pointer struct fields whose value is the zero value.
 func pruneZeroStructs(v reflect.Value, m map[string]any) {
@@ -59,27 +98,18 @@ func pruneZeroStructs(v reflect.Value, m map[string]any) {
 	if v.Kind() != reflect.Struct {
 		return
 	}
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, inline := jsonName(f)
-		if name == "-" {
-			continue
-		}
-		fv := v.Field(i)
-		if inline {
+	for _, f := range fieldsOf(v.Type()) {
+		fv := v.Field(f.index)
+		if f.inline {
 			pruneZeroStructs(fv, m)
 			continue
 		}
-		child, present := m[name]
+		child, present := m[f.name]
 		if !present {
 			continue
 		}
 		if fv.Kind() == reflect.Struct && fv.IsZero() {
-			delete(m, name)
+			delete(m, f.name)
 			continue
 		}
 		pruneValue(fv, child)
@@ -95,7 +125,12 @@ func pruneValue(v reflect.Value, u any) {
 		}
 		v = v.Elem()
 	}
-	if customEncoding(v) {
+	switch v.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
+	default:
+		return // a scalar has nothing to prune
+	}
+	if customEncoding(v.Type()) {
 		return
 	}
 	switch v.Kind() {
@@ -116,21 +151,26 @@ func pruneValue(v reflect.Value, u any) {
 		if !ok || v.Type().Key().Kind() != reflect.String {
 			return
 		}
-		for _, k := range v.MapKeys() {
-			if child, ok := um[k.String()]; ok {
-				pruneValue(v.MapIndex(k), child)
+		iter := v.MapRange()
+		for iter.Next() {
+			if child, ok := um[iter.Key().String()]; ok {
+				pruneValue(iter.Value(), child)
 			}
 		}
 	}
 }
 
-// customEncoding reports whether v's type encodes itself (metav1.Time, Quantity,
-// IntOrString, ...); such values are not walked field by field.
-func customEncoding(v reflect.Value) bool {
-	t := v.Type()
+// customEncoding reports whether type t encodes itself (metav1.Time, Quantity,
+// IntOrString, ...); values of such a type are not walked field by field.
+func customEncoding(t reflect.Type) bool {
+	if v, ok := customEncodingCache.Load(t); ok {
+		return v.(bool)
+	}
 	pt := reflect.PointerTo(t)
-	return t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler) ||
+	custom := t.Implements(jsonMarshaler) || pt.Implements(jsonMarshaler) ||
 		t.Implements(textMarshaler) || pt.Implements(textMarshaler)
+	customEncodingCache.Store(t, custom)
+	return custom
 }
 
 // jsonName returns the JSON key of a struct field and whether its fields are inlined
