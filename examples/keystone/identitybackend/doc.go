@@ -44,7 +44,34 @@
 //     a cluster Service or a routed https endpoint, so the operator has no flag to
 //     open that policy; Options.OutboundPolicy does, in Go, for tests.
 //
-// No bind password or admin password reaches a log, an event, a condition or an error.
+// No bind password, admin password or client secret reaches a log, an event, a
+// condition or an error.
+//
+// # Federation
+//
+// A backend's spec.federation declares the identity providers whose users sign in to
+// its domain. The [Step] renders the providers of the backends it projects into a
+// second content-addressed Secret, {keystone}-federation-{hash}, created once and
+// pruned like the domains Secret (never one a live ReplicaSet or pod mounts), and
+// hands its name and data keys on in [Projection]:
+//
+//	keystone-federation.conf           keystone.conf fragment for keystone.conf.d: [auth] methods,
+//	                                   [federation] trusted_dashboard, [openid]/[saml2] remote_id_attribute
+//	httpd-openid-<id>.conf             mod_auth_openidc relying party of OpenID Connect provider <id>
+//	                                   (its client secret, read from clientSecretRef)
+//	httpd-saml2-<id>.conf              mod_auth_mellon locations of SAML provider <id>, naming the
+//	saml2-<id>-idp-metadata.xml        IdP metadata (inline or from a ConfigMap key),
+//	saml2-<id>-sp.crt, saml2-<id>-sp.key the service provider's key pair (tls.crt, tls.key)
+//
+// The files are rendered for [FederationDir]. A backend without federation adds
+// nothing, and a Keystone none of whose projected backends declares a provider gets
+// no federation Secret. A provider is left out, and named in IdentityBackendsReady's
+// message, while its backend's federation does not validate ([ValidateFederation],
+// which the admission webhook runs too), while an older backend's provider holds its
+// id or one of its remote ids, or while a document it needs is missing. The mapping
+// rules, remote ids and protocols are Keystone API objects, not files: nothing here
+// sends them to Keystone yet, and the Keystone's Deployment does not mount the
+// federation Secret yet.
 //
 // # Deletion
 //

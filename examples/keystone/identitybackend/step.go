@@ -73,13 +73,26 @@ type Projection struct {
 	Secret string
 	// Files are its data keys, keystone.<domain>.conf, sorted.
 	Files []string
+	// FederationSecret is the federation Secret the identity providers of the
+	// projected backends were rendered into ({keystone}-federation-{hash}), "" when
+	// none declares one (or none could be rendered).
+	FederationSecret string
+	// FederationFiles are its data keys, sorted: FederationConfigFile and the files of
+	// each provider (renderFederation).
+	FederationFiles []string
 }
 
 // Step is the IdentityBackends row of the Keystone pipeline: it projects the
 // KeystoneIdentityBackends naming the Keystone that passed their DomainReady gate into
 // one content-addressed Secret, {keystone}-domains-{hash}, one data key
 // keystone.<domain>.conf per backend, hands it on as the pass's [Projection] and sets
-// [ConditionIdentityBackendsReady]. It never ends the pass with a requeue: a backend
+// [ConditionIdentityBackendsReady]. The identity providers of the projected backends
+// (spec.federation) are rendered into a second content-addressed Secret,
+// {keystone}-federation-{hash}, created once and pruned the same way; a Keystone whose
+// projected backends declare no provider gets none. A provider whose federation does
+// not validate (ValidateFederation), whose id or remote id an older backend's
+// provider holds already, or whose client secret, IdP metadata or key pair is missing
+// is left out and named in the message, without a value. It never ends the pass with a requeue: a backend
 // that is not ready is left out (named in the message) and the Keystone runs on
 // without it. Of two backends naming one domain the oldest keeps it
 // ([ReasonIdentityBackendConflict]), so a newcomer cannot take a served domain.
@@ -115,6 +128,7 @@ func (s *Step) Reconcile(ctx context.Context, k *v1alpha1.Keystone) (ctrl.Result
 func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcome, error) {
 	state := reconcile.StateFrom[Projection](ctx)
 	state.Secret, state.Files = "", nil
+	state.FederationSecret, state.FederationFiles = "", nil
 	fail := func(err error) (reconcile.Outcome, error) {
 		return reconcile.Done(reconcile.FalseCondition(ConditionIdentityBackendsReady, ReasonIdentityBackendsError, err.Error())), err
 	}
@@ -138,6 +152,7 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 
 	data := map[string][]byte{}
 	var domains, leftOut []string
+	var projected []*v1alpha1.KeystoneIdentityBackend
 	for _, b := range c.Gated {
 		if holders[b.Spec.Domain] != b {
 			continue // a conflict's loser: reported below
@@ -158,6 +173,16 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 		}
 		data[name] = []byte(content)
 		domains = append(domains, b.Spec.Domain)
+		projected = append(projected, b)
+	}
+	providers, dashboards, fedLeftOut, err := federationOf(ctx, s.Client, projected)
+	if err != nil {
+		return fail(err)
+	}
+	leftOut = append(leftOut, fedLeftOut...)
+	fedData, err := renderFederation(providers, dashboards)
+	if err != nil {
+		return fail(fmt.Errorf("rendering the federation documents of Keystone %s/%s: %w", k.Namespace, k.Name, err))
 	}
 
 	if len(data) > 0 {
@@ -175,11 +200,31 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 			return fail(fmt.Errorf("pruning the older domains Secrets of Keystone %s/%s: %w", k.Namespace, k.Name, err))
 		}
 	}
+	if len(fedData) > 0 {
+		name, err := config.CreateImmutableSecret(ctx, writer, writer.Scheme(), k, names.FederationBaseName(k), k.Namespace, fedData)
+		if err != nil {
+			return fail(fmt.Errorf("writing the federation Secret of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		}
+		state.FederationSecret, state.FederationFiles = name, slices.Sorted(maps.Keys(fedData))
+		opts := config.DefaultPruneOptions()
+		opts.Retain, opts.SpareInUse = RetainFederationSecrets, true
+		if err := config.PruneImmutableSecretsWithOptions(ctx, writer, k, names.FederationBaseName(k), k.Namespace,
+			state.FederationSecret, opts); err != nil {
+			return fail(fmt.Errorf("pruning the older federation Secrets of Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		}
+	}
 
 	var msg strings.Builder
 	switch {
 	case len(data) > 0:
 		fmt.Fprintf(&msg, "domains %s projected into Secret %s", strings.Join(domains, ", "), state.Secret)
+		if state.FederationSecret != "" {
+			ids := make([]string, len(providers))
+			for i, p := range providers {
+				ids[i] = p.spec.ID
+			}
+			fmt.Fprintf(&msg, "; identity providers %s rendered into Secret %s", strings.Join(ids, ", "), state.FederationSecret)
+		}
 	case len(c.Attached) == 0:
 		msg.WriteString("no KeystoneIdentityBackend names this Keystone")
 	default:
@@ -200,6 +245,65 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 		reason = ReasonNoIdentityBackends
 	}
 	return reconcile.Done(reconcile.TrueCondition(ConditionIdentityBackendsReady, reason, msg.String())), nil
+}
+
+// federationOf reads, through c, the documents of the identity providers of backends
+// (the projected ones), the oldest backend first (by creation, then name): the
+// providers to render in that order, the backends' trusted dashboards, and the
+// providers left out, each with why. A backend whose federation does not validate is
+// left out whole; a provider whose id or remote id an older backend's provider holds,
+// or whose documents are missing, alone. Errors are failed reads.
+func federationOf(ctx context.Context, c client.Client, backends []*v1alpha1.KeystoneIdentityBackend) (
+	providers []providerDocuments, dashboards, leftOut []string, err error) {
+	ordered := slices.Clone(backends)
+	slices.SortStableFunc(ordered, func(a, b *v1alpha1.KeystoneIdentityBackend) int {
+		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Name, b.Name))
+	})
+	idHolder, remoteHolder := map[string]string{}, map[string]string{}
+	for _, b := range ordered {
+		f := b.Spec.Federation
+		if f == nil {
+			continue
+		}
+		if errs := ValidateFederation(b); len(errs) > 0 {
+			fields := make([]string, len(errs))
+			for i, e := range errs {
+				fields[i] = e.Field
+			}
+			leftOut = append(leftOut, fmt.Sprintf("the federation of %s (invalid %s)", b.Name, strings.Join(slices.Compact(fields), ", ")))
+			continue
+		}
+		dashboards = append(dashboards, f.TrustedDashboards...)
+	providers:
+		for i := range f.IdentityProviders {
+			idp := &f.IdentityProviders[i]
+			label := "identity provider " + idp.ID + " of " + b.Name
+			if holder, ok := idHolder[idp.ID]; ok {
+				leftOut = append(leftOut, fmt.Sprintf("%s (KeystoneIdentityBackend %s, older, declares that id)", label, holder))
+				continue
+			}
+			for _, r := range idp.RemoteIDs {
+				if holder, ok := remoteHolder[r]; ok {
+					leftOut = append(leftOut, fmt.Sprintf("%s (its remote id %q is identity provider %s's)", label, r, holder))
+					continue providers
+				}
+			}
+			docs, why, err := readProviderDocuments(ctx, c, b, idp)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if why != "" {
+				leftOut = append(leftOut, label+" ("+why+")")
+				continue
+			}
+			idHolder[idp.ID] = b.Name
+			for _, r := range idp.RemoteIDs {
+				remoteHolder[r] = idp.ID
+			}
+			providers = append(providers, docs)
+		}
+	}
+	return providers, dashboards, leftOut, nil
 }
 
 // identityBackendsOf lists the KeystoneIdentityBackends of namespace that name the

@@ -30,6 +30,11 @@ func ConfigBaseName(k *v1alpha1.Keystone) string { return k.Name + "-config" }
 // keystone.<domain>.conf files of the identity backends ({keystone}-domains-{hash}).
 func DomainsBaseName(k *v1alpha1.Keystone) string { return k.Name + "-domains" }
 
+// FederationBaseName is the base name of the content-addressed Secrets holding the
+// federation documents of the identity backends' identity providers
+// ({keystone}-federation-{hash}).
+func FederationBaseName(k *v1alpha1.Keystone) string { return k.Name + "-federation" }
+
 // AdminPasswordDataKey is the key of the admin password in the Secret
 // AdminPasswordSecretName; the bootstrap Job reads it into OS_BOOTSTRAP_PASSWORD.
 const AdminPasswordDataKey = "password"
