@@ -97,7 +97,8 @@ func TestWebhookRefusesSettings(t *testing.T) {
 }
 
 // TestWebhookIdentityBackend creates KeystoneIdentityBackends through the webhooks: a
-// bind password in config is refused naming the field, a valid backend is admitted.
+// bind password in config and a remote id on two identity providers are refused
+// naming the field, valid backends (with and without federation) are admitted.
 func TestWebhookIdentityBackend(t *testing.T) {
 	admittest.Serve(t, env, webhook.SetupWebhookWithManager)
 	ns := env.Namespace(t)
@@ -112,6 +113,25 @@ func TestWebhookIdentityBackend(t *testing.T) {
 	if err := admittest.CreateManifest(ctx, env.Client, ns, backend()); err != nil {
 		t.Fatalf("valid backend: %v", err)
 	}
+
+	// A remote id on two providers passes the CRD's schema; the webhook refuses it,
+	// naming the field.
+	err = admittest.CreateManifest(ctx, env.Client, ns, backend(func(b *v1alpha1.KeystoneIdentityBackend) {
+		b.Name = "corp-sso"
+		withFederation(func(f *v1alpha1.FederationSpec) {
+			f.IdentityProviders[1].RemoteIDs = f.IdentityProviders[0].RemoteIDs
+		})(b)
+	}))
+	want = `KeystoneIdentityBackend.keystone.openstack.c5c3.io "corp-sso" is invalid: spec.federation.identityProviders[1].remoteIDs[0]: Invalid value`
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant Invalid containing %s", err, want)
+	}
+	if err := admittest.CreateManifest(ctx, env.Client, ns, backend(func(b *v1alpha1.KeystoneIdentityBackend) {
+		b.Name = "corp-sso"
+		withFederation(nil)(b)
+	})); err != nil {
+		t.Fatalf("valid federated backend: %v", err)
+	}
 }
 
 // TestWebhookAdmitsSamples creates the samples of config/samples through the webhooks.
@@ -122,6 +142,7 @@ func TestWebhookAdmitsSamples(t *testing.T) {
 		"keystone_v1alpha1_keystone_minimal.yaml",
 		"keystone_v1alpha1_keystone_full.yaml",
 		"keystone_v1alpha1_keystoneidentitybackend.yaml",
+		"keystone_v1alpha1_keystoneidentitybackend_federation.yaml",
 	} {
 		t.Run(file, func(t *testing.T) {
 			name := strings.ReplaceAll(strings.TrimSuffix(file, ".yaml")[len("keystone_v1alpha1_"):], "_", "-")

@@ -31,8 +31,12 @@ type Validator = admit.Validator[*v1alpha1.Keystone, keystoneRules]
 
 // IdentityBackendValidator refuses a KeystoneIdentityBackend whose domain file cannot
 // be rendered whatever its bind password (identitybackend.CheckDomainConfig), which the
-// IdentityBackend reconciler would only report as DomainReady False (InvalidConfig); an
-// admit.Validator like [Validator]. A KeystoneIdentityBackend needs no defaulting
+// IdentityBackend reconciler would only report as DomainReady False (InvalidConfig),
+// and one whose spec.federation Keystone would refuse or the Keystone's
+// IdentityBackends row would leave out (identitybackend.ValidateFederation: mapping
+// rules outside Keystone's mapping schema, a remote id on two providers, a URL that
+// is not https, inline IdP metadata that is not SAML metadata); an admit.Validator
+// like [Validator]. A KeystoneIdentityBackend needs no defaulting
 // webhook: its only default, driver ldap, is the CRD's.
 type IdentityBackendValidator = admit.Validator[*v1alpha1.KeystoneIdentityBackend, backendRules]
 
@@ -182,8 +186,15 @@ func subscripts(p *field.Path, s string) *field.Path {
 	return p
 }
 
-// validateBackend lists every problem of b's domain file.
+// validateBackend lists every problem of b's domain file and of its federation
+// (identitybackend.ValidateFederation: the mapping rules Keystone would refuse, among
+// them).
 func validateBackend(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
+	return append(domainFileErrors(b), identitybackend.ValidateFederation(b)...)
+}
+
+// domainFileErrors lists every problem of b's domain file.
+func domainFileErrors(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
 	err := identitybackend.CheckDomainConfig(b)
 	if err == nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/reconciler-sdk/admit/admittest"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -212,6 +213,44 @@ func TestValidateIdentityBackend(t *testing.T) {
 			Want: []metav1.StatusCause{invalidCause("spec.domain",
 				`Invalid value: invalid Keystone settings: domain "corp..example" contains ".."`)},
 		},
+		"a federation Keystone takes": {Obj: backend(withFederation(nil))},
+		"a remote id on two providers": {
+			Obj: backend(withFederation(func(f *v1alpha1.FederationSpec) {
+				f.IdentityProviders[1].RemoteIDs = []string{"https://sso.corp.example.com"}
+			})),
+			Want: []metav1.StatusCause{invalidCause("spec.federation.identityProviders[1].remoteIDs[0]",
+				`Invalid value: "https://sso.corp.example.com": is also a remote id of identity provider corp-oidc: Keystone keeps a remote id to one identity provider`)},
+		},
+		"inline IdP metadata that is not SAML metadata": {
+			Obj: backend(withFederation(func(f *v1alpha1.FederationSpec) {
+				f.IdentityProviders[1].SAML2.IdPMetadata.Inline = "<html><body>sign in</body></html>"
+			})),
+			Want: []metav1.StatusCause{invalidCause("spec.federation.identityProviders[1].saml2.idpMetadata.inline",
+				"Invalid value: has root element html: expected a SAML metadata EntityDescriptor (namespace urn:oasis:names:tc:SAML:2.0:metadata)")},
+		},
+		"mapping rules Keystone refuses": {
+			Obj: backend(withFederation(func(f *v1alpha1.FederationSpec) {
+				f.IdentityProviders[0].Mapping = []v1alpha1.MappingRule{
+					{Local: []v1alpha1.MappingLocal{{Group: &v1alpha1.MappedGroup{Name: "staff"}}},
+						Remote: []v1alpha1.MappingRemote{{Type: "OIDC-groups", AnyOneOf: []string{"a"}, NotAnyOf: []string{"b"}}}},
+					{Local: []v1alpha1.MappingLocal{{User: &v1alpha1.MappedUser{Name: "{0}"}}},
+						Remote: []v1alpha1.MappingRemote{{Type: "OIDC-email", Regex: ptr.To(true)}}},
+					{},
+				}
+			})),
+			Want: []metav1.StatusCause{
+				{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.federation.identityProviders[0].mapping[0].local[0].group.domain",
+					Message: "Required value: a group by name needs its domain"},
+				invalidCause("spec.federation.identityProviders[0].mapping[0].remote[0]",
+					"Invalid value: sets any_one_of and not_any_of: set at most one of any_one_of, not_any_of, blacklist and whitelist"),
+				{Type: metav1.CauseTypeForbidden, Field: "spec.federation.identityProviders[0].mapping[1].remote[0].regex",
+					Message: "Forbidden: is used only with any_one_of or not_any_of"},
+				{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.federation.identityProviders[0].mapping[2].local",
+					Message: "Required value: a rule maps to at least one local entry"},
+				{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.federation.identityProviders[0].mapping[2].remote",
+					Message: "Required value: a rule matches at least one remote entry"},
+			},
+		},
 		"sections the domain file cannot hold": {
 			Obj: backend(func(b *v1alpha1.KeystoneIdentityBackend) {
 				b.Spec.Config["LDAP"] = map[string]string{"url": secret}
@@ -240,4 +279,32 @@ func TestValidateIdentityBackendUpdate(t *testing.T) {
 		"an unrelated edit": {Old: backend(withPassword), Obj: backend(withPassword, newDescription),
 			Warnings: []string{password.Field + ": " + password.Message}, Hidden: []string{"s3cr3t-bind"}},
 	})
+}
+
+// withFederation gives a backend an OpenID Connect provider corp-oidc and a SAML
+// provider corp-saml that Keystone takes, changed by change.
+func withFederation(change func(f *v1alpha1.FederationSpec)) func(*v1alpha1.KeystoneIdentityBackend) {
+	return func(b *v1alpha1.KeystoneIdentityBackend) {
+		mapping := func() []v1alpha1.MappingRule {
+			return []v1alpha1.MappingRule{{
+				Local:  []v1alpha1.MappingLocal{{User: &v1alpha1.MappedUser{Name: "{0}"}}},
+				Remote: []v1alpha1.MappingRemote{{Type: "OIDC-preferred_username"}},
+			}}
+		}
+		b.Spec.Federation = &v1alpha1.FederationSpec{IdentityProviders: []v1alpha1.IdentityProviderSpec{
+			{ID: "corp-oidc", Protocol: v1alpha1.ProtocolOpenID, RemoteIDs: []string{"https://sso.corp.example.com"},
+				OpenID: &v1alpha1.OpenIDSpec{Issuer: "https://sso.corp.example.com", ClientID: "keystone",
+					ClientSecretRef: v1alpha1.SecretKeyRef{Name: "corp-oidc", Key: "client-secret"}},
+				Mapping: mapping()},
+			{ID: "corp-saml", Protocol: v1alpha1.ProtocolSAML2, RemoteIDs: []string{"https://idp.corp.example.com/saml"},
+				SAML2: &v1alpha1.SAML2Spec{
+					IdPMetadata: v1alpha1.SAMLMetadataSource{
+						Inline: `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.corp.example.com/saml"/>`},
+					SPKeyPairSecretRef: v1alpha1.LocalObjectReference{Name: "corp-sp"}},
+				Mapping: mapping()},
+		}}
+		if change != nil {
+			change(b.Spec.Federation)
+		}
+	}
 }
