@@ -63,10 +63,12 @@
 //     shardInfo its answer echoes. Where it does not, use client-side filtering: the
 //     answers are the same, only the traffic differs.
 //
-// multicluster.RunOperator with OperatorOptions.Sharded (--sharded) does all of this for
-// every CRReconciler (client-side filtering unless ShardSelectors, which also narrows the
-// children, below), and refuses to start a setup that gated no reconciler
-// ([Member.Gated]).
+// operator.Run and multicluster.RunOperator with operator.Options.Sharded (--sharded)
+// join the ring (operator.JoinRing) and hand the member to the setup
+// (operator.Operator.Shard, multicluster.ClusterResolver.Shard); RunOperator's
+// CRReconcilers gate and watch by themselves (client-side filtering unless ShardSelectors,
+// which also narrows the children, below). Both refuse to start a setup that gated no
+// reconciler ([Member.Gated]).
 //
 // # Children
 //

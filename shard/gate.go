@@ -14,9 +14,12 @@ import (
 // read through c (the manager's cache) into a fresh newObj(); an object outside the
 // member's active ranges is left to its owner (an empty Result, no error), and the pass
 // over an owned one runs under [Member.Admit]'s context and ends before the member
-// hands its range over. A request whose object is gone is passed to r as it is: it
-// carries no UID to hash, and reconciling a deleted object is a no-op. A failed read is
-// returned, wrapped, naming the object.
+// hands its range over. A request whose object c does not hold is dropped (an empty
+// Result, no error) without calling r: with server-side selectors that is an object of
+// another member's slice, which r's own client might still read past the cache (an
+// Applier with SelectedCache confirms a miss through the API server) and reconcile
+// unadmitted; an object really gone needs no pass (one being deleted behind a finalizer
+// is still there). A failed read is returned, wrapped, naming the object.
 func Gate[T client.Object](m *Member, c client.Reader, newObj func() T, r reconcile.Reconciler) reconcile.Reconciler {
 	m.mu.Lock()
 	m.gated++
@@ -25,7 +28,7 @@ func Gate[T client.Object](m *Member, c client.Reader, newObj func() T, r reconc
 		obj := newObj()
 		if err := c.Get(ctx, req.NamespacedName, obj); err != nil {
 			if apierrors.IsNotFound(err) {
-				return r.Reconcile(ctx, req)
+				return reconcile.Result{}, nil
 			}
 			return reconcile.Result{}, fmt.Errorf("shard: reading %s: %w", req.NamespacedName, err)
 		}

@@ -41,8 +41,8 @@
 //	--sharded                       every replica active, each reconciling the custom resources
 //	                                whose UID hashes into its share of a ring of Leases in the
 //	                                leader election namespace (package shard); leader election
-//	                                off. The caches hold every custom resource (cross references
-//	                                read them): --shard-selectors changes nothing here
+//	                                off. The caches hold every custom resource and child (cross
+//	                                references read them): --shard-selectors narrows nothing here
 //	--max-foreach-elements N        most elements one forEach expands to per custom resource
 //	                                (default 256); a list or map with more writes none of them
 //	--ondelete-give-up-after D      how long onDelete keeps trying after a deletion started
