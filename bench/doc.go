@@ -47,15 +47,20 @@
 // multicluster.RunOperator), one replica; three replicas sharded (OperatorOptions.Sharded)
 // with the API server's shardSelector (ShardSelectors, on a control plane of its own
 // with the ShardedListAndWatch feature gate); and three sharded replicas filtering on the
-// client. Per replica it counts, with a transport wrapper on the replica's rest.Config,
-// the watch events (newline-delimited JSON frames) and bytes the API server sent for
-// the ShardApp collection, and measures the heap its cache holds for the ShardApps, the
-// time until every ShardApp is Ready, the requests of a converged pass and, for a
-// replica cut off from the API server and stopped, the time until the others' active
-// ranges cover the whole hash space. TestShardedReplicasReceiveTheirSlice asserts, by
-// counts only, that each server-side replica receives fewer ShardApp watch events and
-// caches fewer ShardApps than the single replica, that each client-side one caches all
-// of them, and that a converged pass sends no request.
+// client. The server-side replicas also select their ConfigMap children by the bucket
+// label their Applier stamps (package shard, "Children"); the client-side ones hold every
+// child. Per replica it counts, with a transport wrapper on the replica's rest.Config,
+// the watch events (JSON or protobuf frames) and bytes the API server sent for the
+// ShardApp and ConfigMap collections, and measures the heap its cache holds for the
+// ShardApps and for the ConfigMaps (their sum: the operator's cache heap), the time until
+// every ShardApp is Ready, the requests while converging and of a converged pass and,
+// for a replica cut off from the API server and stopped, the time until the others'
+// active ranges cover the whole hash space. TestShardedReplicasReceiveTheirSlice asserts,
+// by counts only (BENCH_SHARD_CRS ShardApps, 30 when unset), that each server-side
+// replica receives fewer ShardApp watch events and caches fewer ShardApps and children
+// than the single replica, that the server-side replicas hold each child exactly once
+// between them, that each client-side one caches all of them, and that a converged pass
+// sends no request.
 //
 // # Running it
 //
@@ -71,5 +76,5 @@
 // owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3) and
 // BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
 // growth; default 200) and BENCH_SHARD_CRS (ShardApps of the sharding comparison,
-// default 300; `make bench BENCH_SHARD_CRS=3000` for the full size).
+// default 300; `make bench` sets 3000, the full size).
 package bench
