@@ -248,7 +248,8 @@ func (c *Client) CreateDomain(ctx context.Context, d Domain) (*Domain, error) {
 }
 
 // authed sends a call with the kept token, authenticating first when none is kept and
-// once more when a kept token is refused, and decodes the answer into out.
+// once more when a kept token is refused, and decodes the answer into out (nil: the
+// answer's body is not read, as of a 204).
 func (c *Client) authed(ctx context.Context, method, path string, query url.Values, in any, want int, out any) error {
 	fresh := false
 	if c.token == "" {
@@ -266,6 +267,9 @@ func (c *Client) authed(ctx context.Context, method, path string, query url.Valu
 	}
 	if err != nil {
 		return err
+	}
+	if out == nil {
+		return nil
 	}
 	if err := json.Unmarshal(resp.body, out); err != nil {
 		return c.errorf(method, path, ErrUnexpectedResponse, "decoding the answer: %s", err.Error())

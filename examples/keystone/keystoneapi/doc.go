@@ -1,13 +1,22 @@
 // Package keystoneapi is a minimal client of the Keystone v3 identity API, as much as
 // the example Keystone operator needs to create or adopt the domain of a
-// KeystoneIdentityBackend: it authenticates with the admin account, looks a domain up
-// by name and creates one.
+// KeystoneIdentityBackend and its federation objects: it authenticates with the admin
+// account, looks a domain up by name and creates one, and creates, reads, updates and
+// deletes identity providers, mappings and protocols (OS-FEDERATION).
 //
 //	POST /v3/auth/tokens        [Client.Authenticate]: password authentication scoped
 //	                            to the admin project; the token is the X-Subject-Token
 //	                            header of the answer
 //	GET  /v3/domains?name=<n>   [Client.GetDomainByName]
 //	POST /v3/domains            [Client.CreateDomain]
+//
+//	/v3/OS-FEDERATION/identity_providers/{idp}                     PUT [Client.CreateIdentityProvider],
+//	                                                               GET, PATCH, DELETE (its protocols too)
+//	/v3/OS-FEDERATION/mappings/{id}                                PUT [Client.CreateMapping], GET, PATCH, DELETE
+//	/v3/OS-FEDERATION/identity_providers/{idp}/protocols/{name}    PUT [Client.CreateProtocol], GET, PATCH, DELETE
+//
+// The federation objects are named by the caller; an id that is empty or holds '/',
+// '?' or '#' is refused before any request ([ErrInvalidRequest]).
 //
 // The client authenticates on its first call and keeps the token for the calls that
 // follow; a call answered 401 with a kept token (the token expired or was revoked)
@@ -34,8 +43,8 @@
 //
 // Every error wraps one of the sentinels, to be told apart with errors.Is:
 // [ErrUnauthorized] (401: the admin password or user is refused), [ErrForbidden] (403),
-// [ErrNotFound] (no domain of that name), [ErrConflict] (409: a domain of that name
-// exists), [ErrInvalidRequest] (400 and the other 4xx answers), [ErrUnavailable] (no
+// [ErrNotFound] (no object of that name, 404), [ErrConflict] (409: an object of that
+// name exists, or a remote id belongs to another identity provider), [ErrInvalidRequest] (400 and the other 4xx answers), [ErrUnavailable] (no
 // answer, a transport error, 5xx) and [ErrUnexpectedResponse] (an answer that is not
 // Keystone's: a missing token header, a body that does not decode). Options that cannot
 // work wrap [ErrInvalidOptions]. The error text names the call ("POST /v3/domains") and
@@ -47,5 +56,5 @@
 // *url.Error around it, which quotes the whole request URL, is dropped). A transport
 // error stays reachable with errors.As ([Error] wraps it next to the sentinel).
 //
-// Package keystonetest is a stand-in of these three calls for tests.
+// Package keystonetest is a stand-in of these calls for tests.
 package keystoneapi

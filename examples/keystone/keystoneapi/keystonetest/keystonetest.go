@@ -45,6 +45,7 @@ type Server struct {
 	unavailable   bool
 	createStatus  int
 	calls         map[string]int
+	fed           federation
 }
 
 // New starts a stand-in that accepts adminUser with adminPassword, holding the domain
@@ -67,15 +68,16 @@ func NewTLS(adminUser, adminPassword string) *Server {
 
 func newServer(adminUser, adminPassword string) *Server {
 	return &Server{adminUser: adminUser, adminPassword: adminPassword, tokens: map[string]bool{},
-		calls: map[string]int{}, domains: []Domain{{ID: "default", Name: DefaultDomain, Enabled: true}}}
+		calls: map[string]int{}, fed: newFederation(), domains: []Domain{{ID: "default", Name: DefaultDomain, Enabled: true}}}
 }
 
-// handler serves the three calls and counts every request.
+// handler serves the domain and OS-FEDERATION calls and counts every request.
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v3/auth/tokens", s.authenticate)
 	mux.HandleFunc("GET /v3/domains", s.listDomains)
 	mux.HandleFunc("POST /v3/domains", s.createDomain)
+	s.routeFederation(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[r.Method+" "+r.URL.Path]++
