@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +35,17 @@ const (
 	volumeCredentialKeys = "credential-keys"
 	volumeDatabaseTLS    = "db-tls"
 )
+
+// FederationConfigDir is where the API pods mount the federation Secret's
+// keystone.conf fragment (identitybackend.FederationConfigFile): oslo.config reads the
+// *.conf files of /etc/keystone/keystone.conf.d after keystone.conf, so the fragment's
+// [auth], [federation], [openid] and [saml2] options win over keystone.conf's.
+const FederationConfigDir = ConfigDir + "/keystone.conf.d"
+
+// WebServerConfigDir is the directory whose *.conf files the Keystone image's web
+// server (Apache httpd, Debian layout) includes; the API pods mount each identity
+// provider's web server fragment of the federation Secret (httpd-*.conf) there.
+const WebServerConfigDir = "/etc/apache2/conf-enabled"
 
 // reconcileDeployment is the Deployment row: the API Deployment, its Service and its
 // PodDisruptionBudget; status.endpoint names the Service once the Deployment is ready.
@@ -79,7 +91,13 @@ func selectorLabels(k *v1alpha1.Keystone) map[string]string {
 // policy.yaml from the ConfigMap of status.configMap, the key repositories as whole
 // Secret volumes (a rotation reaches the running pods without a restart), the domain
 // files of s, the database URL in OS_DATABASE__CONNECTION and probes on the version
-// document. With spec.autoscaling the replica count is the HPA's.
+// document. With a federation Secret in s, its whole volume is mounted read-only at
+// identitybackend.FederationDir (the SAML documents the fragments name), its
+// keystone.conf fragment under FederationConfigDir and each web server fragment
+// (httpd-*.conf) under WebServerConfigDir, each with subPath. The Secret's name is
+// content-addressed, so the pods roll when the federation documents change and only
+// then; without one the template is what it was before federation existed. With
+// spec.autoscaling the replica count is the HPA's.
 func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, connectionVersion string) *appsv1.Deployment {
 	readiness, startup := deployment.HTTPProbes(VersionPath)
 	tpl := podTemplate(k, "api", nil, nil)
@@ -106,8 +124,37 @@ func desiredDeployment(k *v1alpha1.Keystone, s *identitybackend.Projection, conn
 		}
 		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(identitybackend.DomainsVolumeName, s.Secret))
 	}
+	if s.FederationSecret != "" {
+		ctr.VolumeMounts = append(ctr.VolumeMounts, federationMounts(s.FederationFiles)...)
+		tpl.Spec.Volumes = append(tpl.Spec.Volumes, secretVolume(identitybackend.FederationVolumeName, s.FederationSecret))
+	}
 	meta := metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Labels: labels(k)}
 	return deployment.Workload(meta, selectorLabels(k), k.Spec.Replicas, k.Spec.Autoscaling != nil, tpl)
+}
+
+// federationMounts are the mounts of the federation volume for its data keys files:
+// the whole volume at identitybackend.FederationDir, the keystone.conf fragment under
+// FederationConfigDir and every web server fragment under WebServerConfigDir, with
+// subPath, in the order of files.
+func federationMounts(files []string) []corev1.VolumeMount {
+	mounts := []corev1.VolumeMount{{
+		Name: identitybackend.FederationVolumeName, MountPath: identitybackend.FederationDir, ReadOnly: true,
+	}}
+	for _, f := range files {
+		dir := ""
+		switch {
+		case f == identitybackend.FederationConfigFile:
+			dir = FederationConfigDir
+		case strings.HasPrefix(f, "httpd-") && strings.HasSuffix(f, ".conf"):
+			dir = WebServerConfigDir
+		default:
+			continue // read from FederationDir by the fragments that name it
+		}
+		mounts = append(mounts, corev1.VolumeMount{
+			Name: identitybackend.FederationVolumeName, MountPath: path.Join(dir, f), SubPath: f, ReadOnly: true,
+		})
+	}
+	return mounts
 }
 
 // podTemplate is the pod of every Keystone container: the image, keystone.conf (and

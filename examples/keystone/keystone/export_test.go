@@ -24,3 +24,10 @@ func RunStep(ctx context.Context, r *Reconciler, name string, target *multiclust
 	ctx = reconcile.WithState(ctx, &identitybackend.Projection{Secret: domainsSecret, Files: domainFiles})
 	return r.Pipeline().RunStep(multicluster.WithTarget(ctx, target), name, k)
 }
+
+// RunStepWith is RunStep with the pass state s, the whole projection of the
+// IdentityBackends row (its federation Secret included).
+func RunStepWith(ctx context.Context, r *Reconciler, name string, target *multicluster.Target, k *v1alpha1.Keystone,
+	s *identitybackend.Projection) (ctrl.Result, error) {
+	return r.Pipeline().RunStep(multicluster.WithTarget(reconcile.WithState(ctx, s), target), name, k)
+}
