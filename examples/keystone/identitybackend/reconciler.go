@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -94,16 +95,21 @@ const (
 	ReasonDomainAdopted = "DomainAdopted"
 
 	// ReasonNotProjected (ConfigProjected False): the Keystone's Deployment does not
-	// mount a domains Secret holding this generation's keystone.<domain>.conf yet.
+	// mount a domains Secret holding this generation's keystone.<domain>.conf yet, or,
+	// with spec.federation, a federation Secret holding this generation's files of each
+	// identity provider (the message names the file; a federation that does not
+	// validate or a provider whose documents are missing is never projected).
 	ReasonNotProjected = "NotProjected"
-	// ReasonWaitingForRollout (ConfigProjected False): the file is in the pod template,
-	// but the Deployment has not finished rolling it out.
+	// ReasonWaitingForRollout (ConfigProjected False): the file (and the identity
+	// providers' files) are in the pod template, but the Deployment has not finished
+	// rolling it out.
 	ReasonWaitingForRollout = "WaitingForRollout"
 	// ReasonDomainConflict (ConfigProjected False): an older backend of the same
 	// Keystone names the same domain and keeps it.
 	ReasonDomainConflict = "DomainConflict"
 	// ReasonProjected (ConfigProjected True): every pod of the Keystone runs with the
-	// domain's file as this generation renders it.
+	// domain's file, and the files of its identity providers, as this generation
+	// renders them.
 	ReasonProjected = "Projected"
 )
 
@@ -153,6 +159,13 @@ type Options struct {
 	// the backends' status on the management cluster; nil means resolver.Local().Client.
 	// Tests inject faults through it.
 	Client client.Client
+	// Recorder records the federation cleanup's events on a deleted backend
+	// (EventFederationRemoved, EventFederationRemovalAbandoned); nil records none.
+	Recorder events.EventRecorder
+	// FederationGiveUpAfter bounds how long a deleted backend waits for Keystone to
+	// delete the federation objects created for it, counted from its
+	// deletionTimestamp; zero means DefaultFederationGiveUpAfter.
+	FederationGiveUpAfter time.Duration
 }
 
 // DefaultOptions returns the options of an operator that reaches every
@@ -209,7 +222,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if r.ownService {
 		r.opts.KeystoneURL = names.Endpoint
 	}
-	r.passOpts = reconcile.DefaultPassOptions(ConditionDomainReady, ConditionConfigProjected)
+	r.passOpts = reconcile.DefaultPassOptions(ConditionDomainReady, ConditionConfigProjected, ConditionFederationReady)
 	r.passOpts.APIReader = local.APIReader
 	return r, nil
 }
@@ -220,15 +233,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return reconcile.RunPass(ctx, r.client, req.NamespacedName, &v1alpha1.KeystoneIdentityBackend{}, r.passOpts, r.pass)
 }
 
-// pass resolves the Keystone, sets the gate and observes the projection.
+// pass resolves the Keystone, sets the gate, registers the identity providers
+// (federate) and observes the projection.
 //
-// A backend being deleted is left alone: it carries no finalizer and its domain stays
-// in Keystone (see the package documentation); the Keystone's next pass drops its
-// file.
+// A backend being deleted keeps its domain in Keystone (see the package
+// documentation); the Keystone's next pass drops its file. Only the federation objects
+// created for it are deleted (finalizeFederation).
 func (r *Reconciler) pass(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend) (ctrl.Result, error) {
 	b.Status.ObservedGeneration = b.Generation
 	if b.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
+		return r.finalizeFederation(ctx, b)
 	}
 	k := &v1alpha1.Keystone{}
 	children, res, err := satellite.ResolveParentChildren(ctx, satellite.ResolveParams{
@@ -248,9 +262,15 @@ func (r *Reconciler) pass(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 	})
 	if children == nil {
 		r.notProjected(b, ReasonNotProjected, "not projected while DomainReady is not True")
-		return res, err
+		fres, ferr := r.federate(ctx, b, nil)
+		return earlier(res, fres), errors.Join(err, ferr)
 	}
-	content, res, err := r.gate(ctx, b, k, children)
+	content, api, res, err := r.gate(ctx, b, k, children)
+	if err == nil {
+		var fres ctrl.Result
+		fres, err = r.federate(ctx, b, api)
+		res = earlier(res, fres)
+	}
 	if err != nil || !meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady) {
 		r.notProjected(b, ReasonNotProjected, "not projected while DomainReady is not True")
 		return res, err
@@ -268,29 +288,30 @@ func (r *Reconciler) pass(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 // gate sets DomainReady: the domain file renders (with the bind password), the
 // Keystone's API has an address the admin password may go to (endpoint), the admin
 // password exists, and the domain exists in Keystone, created or adopted. It returns
-// the rendered file for observe.
-func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client) (string, ctrl.Result, error) {
+// the rendered file for observe, and the Keystone API client when the domain was found
+// or created through it (nil otherwise).
+func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client) (string, *keystoneapi.Client, ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
 	password, why, err := bindPassword(ctx, r.client, b)
 	if err != nil {
-		return "", ctrl.Result{}, err
+		return "", nil, ctrl.Result{}, err
 	}
 	if why != "" {
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonBindPasswordMissing, why)
-		return "", poll, nil
+		return "", nil, poll, nil
 	}
 	_, content, err := renderDomainFile(b, password)
 	if err != nil {
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonInvalidConfig, err.Error())
 		if b.Spec.PasswordSecretRef != nil {
-			return "", poll, nil // the Secret may change; its changes raise no event
+			return "", nil, poll, nil // the Secret may change; its changes raise no event
 		}
-		return "", ctrl.Result{}, nil // waits for the backend to change
+		return "", nil, ctrl.Result{}, nil // waits for the backend to change
 	}
 
 	endpoint, res, err := r.endpoint(ctx, b, k, children)
 	if err != nil || endpoint == "" {
-		return content, res, err
+		return content, nil, res, err
 	}
 	adminKey := client.ObjectKey{Namespace: k.Namespace, Name: names.AdminPasswordSecretName(k)}
 	adminPassword, err := secrets.GetSecretValue(ctx, children, adminKey, r.opts.AdminPasswordKey)
@@ -298,9 +319,9 @@ func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 	case apierrors.IsNotFound(err) || errors.Is(err, secrets.ErrKeyNotFound) || (err == nil && adminPassword == ""):
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonAdminPasswordMissing,
 			fmt.Sprintf("Secret %s holds no %q yet", adminKey, r.opts.AdminPasswordKey))
-		return content, poll, nil
+		return content, nil, poll, nil
 	case err != nil:
-		return "", ctrl.Result{}, err
+		return "", nil, ctrl.Result{}, err
 	}
 
 	api, err := keystoneapi.New(endpoint, keystoneapi.Credentials{
@@ -308,12 +329,12 @@ func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 	}, keystoneapi.Options{Policy: r.opts.OutboundPolicy, Transport: r.opts.Transport})
 	if err != nil {
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonKeystoneUnreachable, err.Error())
-		return content, poll, nil
+		return content, nil, poll, nil
 	}
 	d, created, err := ensureDomain(ctx, api, b)
 	if err != nil {
 		r.keystoneFailed(ctx, b, fmt.Errorf("the Keystone API at %s: %w", outbound.RedactString(endpoint), err))
-		return content, poll, nil
+		return content, nil, poll, nil
 	}
 	known := b.Status.DomainID == d.ID
 	reasonCreated := created || createdHere(b, d.ID)
@@ -336,7 +357,7 @@ func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 		}
 	}
 	reconcile.MarkTrue(b, ConditionDomainReady, reason, msg)
-	return content, ctrl.Result{}, nil
+	return content, api, ctrl.Result{}, nil
 }
 
 // endpoint returns the URL of k's API the admin password may be sent to, or "" with
@@ -452,7 +473,8 @@ func (r *Reconciler) keystoneFailed(ctx context.Context, b *v1alpha1.KeystoneIde
 
 // observe sets ConfigProjected from the Keystone's Deployment: the file is in the
 // Secret its domains volume mounts (satellite.SectionProjected), holds what this
-// generation renders, and the rollout has finished.
+// generation renders, the identity providers of spec.federation are in the Secret its
+// federation volume mounts (federationProjected), and the rollout has finished.
 func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client, content string) (ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
 	siblings, err := identityBackendsOf(ctx, r.client, b.Namespace, k.Name)
@@ -509,12 +531,25 @@ func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBa
 			secretKey, deployKey, file))
 		return poll, nil
 	}
+	why, err := r.federationProjected(ctx, b, &d, children)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if why != "" {
+		r.notProjected(b, ReasonNotProjected, why)
+		return poll, nil
+	}
+	what := file + " from Secret " + secretKey.String()
+	if b.Spec.Federation != nil {
+		what += " and its identity providers from Secret " +
+			satellite.SecretNameForVolume(&d.Spec.Template.Spec, FederationVolumeName)
+	}
 	if why := rolloutPending(&d); why != "" {
-		r.notProjected(b, ReasonWaitingForRollout, fmt.Sprintf("%s is in Secret %s, but Deployment %s %s", file, secretKey, deployKey, why))
+		r.notProjected(b, ReasonWaitingForRollout, fmt.Sprintf("%s is in the pod template, but Deployment %s %s", what, deployKey, why))
 		return poll, nil
 	}
 	reconcile.MarkTrue(b, ConditionConfigProjected, ReasonProjected,
-		fmt.Sprintf("every pod of Deployment %s runs with %s from Secret %s", deployKey, file, secretKey))
+		fmt.Sprintf("every pod of Deployment %s runs with %s", deployKey, what))
 	return ctrl.Result{}, nil
 }
 
