@@ -426,7 +426,8 @@ type KeystoneIdentityBackendStatus struct {
 
 	// Conditions report the handshake with the Keystone: DomainReady (the domain
 	// exists in Keystone), ConfigProjected (the Keystone's pods run with the domain's
-	// configuration) and the aggregate Ready.
+	// configuration), FederationReady (the identity providers of spec.federation are
+	// registered in Keystone) and the aggregate Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +patchStrategy=merge
@@ -437,6 +438,42 @@ type KeystoneIdentityBackendStatus struct {
 	// DomainID is the ID Keystone gave the domain.
 	// +optional
 	DomainID string `json:"domainID,omitempty"`
+
+	// IdentityProviders are the identity providers of spec.federation the controller
+	// registered in Keystone, with their mapping and protocol, and which of these
+	// objects it created: those, and only those, it deletes when the provider leaves
+	// spec.federation or the backend is deleted. Objects it found and adopted stay.
+	// +listType=map
+	// +listMapKey=id
+	// +optional
+	IdentityProviders []IdentityProviderStatus `json:"identityProviders,omitempty"`
+}
+
+// IdentityProviderStatus is what the controller registered in Keystone for one
+// identity provider.
+type IdentityProviderStatus struct {
+	// ID is the identity provider's id in Keystone.
+	ID string `json:"id"`
+
+	// MappingID is the id of the provider's mapping in Keystone.
+	// +optional
+	MappingID string `json:"mappingID,omitempty"`
+
+	// Protocol is the protocol registered for the provider (openid, saml2).
+	// +optional
+	Protocol string `json:"protocol,omitempty"`
+
+	// CreatedProvider reports that the controller created the identity provider.
+	// +optional
+	CreatedProvider bool `json:"createdProvider,omitempty"`
+
+	// CreatedMapping reports that the controller created the mapping.
+	// +optional
+	CreatedMapping bool `json:"createdMapping,omitempty"`
+
+	// CreatedProtocol reports that the controller created the protocol.
+	// +optional
+	CreatedProtocol bool `json:"createdProtocol,omitempty"`
 }
 
 // KeystoneIdentityBackend adds a domain to a Keystone whose users come from its own
