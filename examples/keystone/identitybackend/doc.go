@@ -70,8 +70,11 @@
 // which the admission webhook runs too), while an older backend's provider holds its
 // id or one of its remote ids, or while a document it needs is missing. The mapping
 // rules, remote ids and protocols are Keystone API objects, not files: nothing here
-// sends them to Keystone yet, and the Keystone's Deployment does not mount the
-// federation Secret yet.
+// sends them to Keystone yet. The Keystone's Deployment mounts the federation Secret
+// whole at [FederationDir], its keystone.conf fragment under keystone.conf.d and each
+// web server fragment where the web server includes its configuration; the backend's
+// ConfigProjected is True only once every pod runs with its providers' files as this
+// generation renders them, besides its domain file.
 //
 // # Deletion
 //

@@ -24,7 +24,9 @@
 //	                  account, Secret <name>-db-client-tls); without it none
 //	IdentityBackends  the KeystoneIdentityBackends whose DomainReady gate passed,   IdentityBackendsReady
 //	                  one keystone.<domain>.conf each, in the immutable Secret
-//	                  <name>-domains-<hash> (the bind passwords are in it): the
+//	                  <name>-domains-<hash> (the bind passwords are in it), and
+//	                  their identity providers in the immutable Secret
+//	                  <name>-federation-<hash> (none without federation): the
 //	                  row of package identitybackend
 //	Config            the database password, generated once into                    ConfigReady
 //	                  <name>-db-password or, when that Secret is missing, restored
@@ -56,7 +58,12 @@
 //	Deployment        the API Deployment (port 5000, probes GET /v3, keystone.conf   DeploymentReady
 //	                  and policy.yaml with subPath, the fernet and credential key
 //	                  Secrets as whole volumes, the domain files with subPath under
-//	                  /etc/keystone/domains, OS_DATABASE__CONNECTION from the
+//	                  /etc/keystone/domains, the federation Secret whole under
+//	                  /etc/keystone/federation with its keystone.conf fragment
+//	                  under /etc/keystone/keystone.conf.d and each provider's web
+//	                  server fragment under /etc/apache2/conf-enabled (subPath; a
+//	                  new Secret name, and only that, rolls the pods),
+//	                  OS_DATABASE__CONNECTION from the
 //	                  connection Secret, revisionHistoryLimit
 //	                  deployment.DefaultRevisionHistoryLimit), the Service and the
 //	                  PDB; status.endpoint
