@@ -330,7 +330,8 @@ func (r *Reconciler) removeProvider(ctx context.Context, b *v1alpha1.KeystoneIde
 // finalizeFederation runs on a backend being deleted that carries FederationFinalizer:
 // it deletes the federation objects its status records as created, then removes the
 // finalizer. While the Keystone's API cannot be reached or refuses, FederationReady says
-// so and the pass requeues; once FederationGiveUpAfter has passed since the deletion
+// so (KeystoneUnreachable, AdminCredentialsRejected or FederationRejected, the message
+// starting with "deleting:") and the pass requeues; once FederationGiveUpAfter has passed since the deletion
 // started it records a Warning event (EventFederationRemovalAbandoned) naming what
 // remains and removes the finalizer. A Keystone that no longer exists takes its
 // objects with it: the finalizer is removed at once.
@@ -349,10 +350,17 @@ func (r *Reconciler) finalizeFederation(ctx context.Context, b *v1alpha1.Keyston
 		_, err := reconcile.RemoveFinalizer(ctx, r.client, b, FederationFinalizer)
 		return ctrl.Result{}, err
 	}
+	reason := ReasonKeystoneUnreachable
 	if api != nil {
 		for _, st := range slices.Clone(b.Status.IdentityProviders) {
 			if err := r.removeProvider(ctx, b, api, st.ID); err != nil {
 				why = (&federationError{st.ID, err}).Error()
+				switch {
+				case errors.Is(err, keystoneapi.ErrUnauthorized):
+					reason = ReasonAdminCredentialsRejected
+				case !errors.Is(err, keystoneapi.ErrUnavailable) && !errors.Is(err, keystoneapi.ErrUnexpectedResponse):
+					reason = ReasonFederationRejected
+				}
 				break
 			}
 		}
@@ -373,7 +381,7 @@ func (r *Reconciler) finalizeFederation(ctx context.Context, b *v1alpha1.Keyston
 		_, err := reconcile.RemoveFinalizer(ctx, r.client, b, FederationFinalizer)
 		return ctrl.Result{}, err
 	}
-	reconcile.MarkFalse(b, ConditionFederationReady, ReasonKeystoneUnreachable,
+	reconcile.MarkFalse(b, ConditionFederationReady, reason,
 		fmt.Sprintf("deleting: the identity providers' objects are not deleted from Keystone yet: %s; giving up at %s",
 			why, giveUpAt.UTC().Format(time.RFC3339)))
 	return ctrl.Result{RequeueAfter: min(r.opts.PollInterval, max(time.Until(giveUpAt), time.Second))}, nil

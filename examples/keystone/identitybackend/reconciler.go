@@ -31,9 +31,10 @@ import (
 	"github.com/c5c3/reconciler-sdk/secrets"
 )
 
-// The condition types of a KeystoneIdentityBackend. Ready aggregates DomainReady and
-// ConfigProjected (reconcile.ConditionReady, reason reconcile.ReasonAllReady when both
-// are True).
+// The condition types of a KeystoneIdentityBackend. Ready aggregates DomainReady,
+// FederationReady (ConditionFederationReady) and ConfigProjected, reporting the first
+// that is not True in that order (reconcile.ConditionReady, reason
+// reconcile.ReasonAllReady when all are True).
 const (
 	// ConditionDomainReady is the gate the Keystone's IdentityBackends row reads: the
 	// domain exists in Keystone and the backend's configuration can be rendered.
@@ -177,12 +178,15 @@ func DefaultOptions() Options {
 
 // Reconciler reconciles KeystoneIdentityBackends, the satellites of a
 // Keystone (package satellite): it creates or adopts the backend's domain in Keystone
-// (DomainReady, the gate the Keystone's IdentityBackends row reads) and observes the
-// domain's file in the Keystone's pods (ConfigProjected). It writes nothing but the
-// backend's status: the Keystone's pass renders the file.
+// (DomainReady, the gate the Keystone's IdentityBackends row reads), registers the
+// identity providers of spec.federation with their mappings and protocols through the
+// Keystone API (FederationReady) and observes the domain's file in the Keystone's pods
+// (ConfigProjected). On the cluster it writes nothing but the backend's status and
+// its finalizer: the Keystone's pass renders the file.
 //
-// A backend has no finalizer, and deleting it leaves its domain in Keystone. The
-// Keystone's next pass drops the domain's file, so its users can no longer sign in
+// A backend without spec.federation has no finalizer, and deleting a backend leaves
+// its domain in Keystone (only the federation objects created for it are deleted,
+// under FederationFinalizer). The Keystone's next pass drops the domain's file, so its users can no longer sign in
 // through the backend's driver; but the domain's projects, groups, role assignments
 // and the IDs other services store stay, and a backend created again for the domain
 // adopts it. Deleting a Keystone domain deletes all of that irrevocably, and the domain
@@ -222,7 +226,7 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if r.ownService {
 		r.opts.KeystoneURL = names.Endpoint
 	}
-	r.passOpts = reconcile.DefaultPassOptions(ConditionDomainReady, ConditionConfigProjected, ConditionFederationReady)
+	r.passOpts = reconcile.DefaultPassOptions(ConditionDomainReady, ConditionFederationReady, ConditionConfigProjected)
 	r.passOpts.APIReader = local.APIReader
 	return r, nil
 }

@@ -118,6 +118,20 @@ func (s *Server) Protocol(idp, protocol string) (Protocol, bool) {
 	return p, ok
 }
 
+// SetProtocolMapping points protocol protocol of identity provider idp at mappingID
+// in the table, as an administrator's change past the API would, without checking
+// either; it reports whether the protocol exists.
+func (s *Server) SetProtocolMapping(idp, protocol, mappingID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.fed.protocols[idp][protocol]
+	if ok {
+		p.MappingID = mappingID
+		s.fed.protocols[idp][protocol] = p
+	}
+	return ok
+}
+
 // federated checks the token and the injected refusals of method on route, then calls
 // serve holding s.mu.
 func (s *Server) federated(method, route string, serve func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
