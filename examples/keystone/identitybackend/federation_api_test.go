@@ -434,14 +434,19 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 	if _, ok := op.keystone.IdentityProvider("corp-oidc"); ok {
 		t.Fatal("the refused PUT created the provider")
 	}
-	registered := func() { t.Helper(); federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered) }
+	registered := func() {
+		t.Helper()
+		federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
+	}
 	registered()
 	touchIt := func() { touch(t, b) }
 
 	refused(t, http.MethodGet, keystonetest.RouteIdentityProvider, idps+"corp-oidc", touchIt)
 	registered()
 	refused(t, http.MethodPatch, keystonetest.RouteIdentityProvider, idps+"corp-oidc", func() {
-		patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) { b.Spec.Federation.IdentityProviders[0].Description = "changed" })
+		patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+			b.Spec.Federation.IdentityProviders[0].Description = "changed"
+		})
 	})
 	registered()
 	refused(t, http.MethodGet, keystonetest.RouteMapping, "/v3/OS-FEDERATION/mappings/corp-oidc-mapping", touchIt)
