@@ -127,12 +127,16 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 		return ctrl.Result{}, nil // waits for the backend to change
 	}
 	if api == nil {
-		if federationReady(b) && meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady) {
-			return poll, nil // DomainReady stayed True over an unreachable Keystone: so does this
+		switch {
+		case !meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady):
+			reconcile.MarkFalse(b, ConditionFederationReady, ReasonWaitingForKeystone,
+				"the identity providers are registered once DomainReady is True: they belong to the backend's domain")
+		case !federationReady(b):
+			// DomainReady stayed True over a Keystone API that did not answer this pass.
+			reconcile.MarkFalse(b, ConditionFederationReady, ReasonKeystoneUnreachable,
+				"the Keystone API did not answer this pass's domain lookup; the identity providers are registered once it does")
 		}
-		reconcile.MarkFalse(b, ConditionFederationReady, ReasonWaitingForKeystone,
-			"the identity providers are registered once DomainReady is True: they belong to the backend's domain")
-		return poll, nil
+		return poll, nil // a FederationReady True for this generation stays, as DomainReady does
 	}
 	var specs []v1alpha1.IdentityProviderSpec
 	if f != nil {

@@ -217,7 +217,7 @@ func TestFederationRegisteredThroughTheKeystoneAPI(t *testing.T) {
 	}
 
 	// A spec change reaches Keystone: a new remote id, a new rule.
-	patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+	updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 		idp := &b.Spec.Federation.IdentityProviders[0]
 		idp.RemoteIDs = append(idp.RemoteIDs, "https://sso2.corp.example")
 		idp.Description = "Corp SSO"
@@ -233,7 +233,7 @@ func TestFederationRegisteredThroughTheKeystoneAPI(t *testing.T) {
 	}
 
 	// A provider that leaves the spec is deleted with its mapping and protocol.
-	patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+	updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 		b.Spec.Federation.IdentityProviders = b.Spec.Federation.IdentityProviders[:1]
 	})
 	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
@@ -371,7 +371,7 @@ func TestFederationReasons(t *testing.T) {
 	// A federation the webhook would refuse (two providers with one remote id, which
 	// the CRD's schema cannot see): FederationInvalid, nothing sent.
 	puts := op.keystone.Calls("PUT /v3/OS-FEDERATION/identity_providers/corp-oidc")
-	patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+	updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 		b.Spec.Federation.IdentityProviders[1].RemoteIDs = b.Spec.Federation.IdentityProviders[0].RemoteIDs
 	})
 	c = federationReady(t, b, metav1.ConditionFalse, identitybackend.ReasonFederationInvalid)
@@ -383,12 +383,12 @@ func TestFederationReasons(t *testing.T) {
 	}
 
 	// A provider of that id in another domain: FederationRejected naming both.
-	patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+	updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 		b.Spec.Federation.IdentityProviders[1].RemoteIDs = []string{"https://idp.corp.example/saml"}
 	})
 	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
 	other := newFederatedBackend(t, k, "other", "other")
-	patchBackend(t, other, func(o *v1alpha1.KeystoneIdentityBackend) {
+	updateBackend(t, other, func(o *v1alpha1.KeystoneIdentityBackend) {
 		o.Spec.Federation.IdentityProviders = o.Spec.Federation.IdentityProviders[:1]
 		o.Spec.Federation.IdentityProviders[0].ID = "corp-oidc"
 		o.Spec.Federation.IdentityProviders[0].RemoteIDs = []string{"https://sso.other.example"}
@@ -444,7 +444,7 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 	refused(t, http.MethodGet, keystonetest.RouteIdentityProvider, idps+"corp-oidc", touchIt)
 	registered()
 	refused(t, http.MethodPatch, keystonetest.RouteIdentityProvider, idps+"corp-oidc", func() {
-		patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+		updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 			b.Spec.Federation.IdentityProviders[0].Description = "changed"
 		})
 	})
@@ -452,7 +452,7 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 	refused(t, http.MethodGet, keystonetest.RouteMapping, "/v3/OS-FEDERATION/mappings/corp-oidc-mapping", touchIt)
 	registered()
 	refused(t, http.MethodPatch, keystonetest.RouteMapping, "/v3/OS-FEDERATION/mappings/corp-oidc-mapping", func() {
-		patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+		updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 			idp := &b.Spec.Federation.IdentityProviders[0]
 			idp.Mapping = append(idp.Mapping, v1alpha1.MappingRule{
 				Local:  []v1alpha1.MappingLocal{{Group: &v1alpha1.MappedGroup{ID: "g1"}}},
@@ -475,7 +475,7 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 
 	addProvider := func(id string) func() {
 		return func() {
-			patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+			updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 				p := *b.Spec.Federation.IdentityProviders[0].DeepCopy()
 				p.ID, p.RemoteIDs = id, []string{"https://" + id + ".example"}
 				b.Spec.Federation.IdentityProviders = append(b.Spec.Federation.IdentityProviders, p)
@@ -490,7 +490,7 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 
 	drop := func(id string) func() {
 		return func() {
-			patchBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
+			updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
 				b.Spec.Federation.IdentityProviders = slices.DeleteFunc(b.Spec.Federation.IdentityProviders,
 					func(p v1alpha1.IdentityProviderSpec) bool { return p.ID == id })
 			})
@@ -546,6 +546,11 @@ func TestFederationDeletionGivesUp(t *testing.T) {
 	b := newFederatedBackend(t, k, "corp", "corp")
 	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
 	op.keystone.SetUnavailable(true)
+	// An unreachable Keystone leaves a registered federation True, as it leaves DomainReady.
+	lookups := op.keystone.Calls("POST /v3/auth/tokens")
+	touch(t, b)
+	waitCalls(t, op, "POST /v3/auth/tokens", lookups+2)
+	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
 	if err := env.Client.Delete(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
