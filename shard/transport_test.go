@@ -64,7 +64,12 @@ func TestOwnedTransport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-stopped })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("cache: %v", err)
+		}
+	})
 
 	holds := func(active Ranges) map[string]bool {
 		want := map[string]bool{}
