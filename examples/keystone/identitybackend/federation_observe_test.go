@@ -2,6 +2,7 @@ package identitybackend_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/apply"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/testenv/faults"
 )
 
 // mountProjection points d's domains and federation volumes at domains and
@@ -136,5 +141,97 @@ func TestFederationProjectedAndReady(t *testing.T) {
 	assertNoClientSecretInEvents(t, ns)
 	if s := loggedSecret(clientSecret, adminPassword); s != "" {
 		t.Fatalf("a secret reached the logs: %s", dumpLogsWith(s))
+	}
+}
+
+// TestFederationObserveFaults fails, one at a time, each read of a federated backend's
+// pass once its identity providers are projected, the reads of the providers'
+// documents that ConfigProjected compares among them: every fault ends the pass with
+// the error (or a requeue), no client secret in it, and the next pass is Projected
+// again.
+func TestFederationObserveFaults(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	op := startManager(t, ns, false)
+	k := newKeystone(t, ns, "keystone", "http://keystone:5000")
+	newAdminSecret(t, k, adminPassword)
+	b := newFederatedBackend(t, k, "corp", "corp")
+
+	inj := faults.NewInjector()
+	opts := op.opts
+	opts.Client = apply.NewApplier(inj.Client(env.Client), apply.ApplierOptions{FieldManager: fieldManager})
+	rec, err := identitybackend.NewReconciler(op.resolver, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(b)}
+	pass := func() (ctrl.Result, error) { return rec.Reconcile(ctx, req) }
+	projected := func() *metav1.Condition {
+		if err := env.Client.Get(ctx, req.NamespacedName, b); err != nil {
+			t.Fatal(err)
+		}
+		return meta.FindStatusCondition(b.Status.Conditions, condProjected)
+	}
+	if _, err := pass(); err != nil {
+		t.Fatal(err)
+	}
+	expectReason(t, b, condDomain, metav1.ConditionTrue, identitybackend.ReasonDomainCreated)
+	domains, err := op.runStep(t, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDeployment(t, k, domains)
+	mountProjection(t, d, domains, federationSecret(k))
+	markAvailable(t, d)
+	// The pass reads the Deployment from the operator's cache: pass until it sees it.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+		if _, err := pass(); err != nil {
+			return false, err
+		}
+		c := projected()
+		return c != nil && c.Reason == identitybackend.ReasonProjected, nil
+	})
+	if err != nil {
+		t.Fatalf("never Projected: %v (%+v)", err, projected())
+	}
+
+	inj.Disarm()
+	if _, err := pass(); err != nil {
+		t.Fatal(err)
+	}
+	gets := inj.Calls(faults.VerbGet)
+	t.Logf("a projected pass makes %d Gets through the backend's client", gets)
+	read := map[string]bool{}
+	for n := 1; n <= gets; n++ {
+		inj.Arm(faults.VerbGet, n, faults.Internal)
+		res, err := pass()
+		if !inj.Fired() {
+			t.Fatalf("Get %d of %d never made", n, gets)
+		}
+		if !errors.Is(err, faults.ErrInjected) && res.IsZero() {
+			t.Fatalf("Get %d: the pass returned %+v, %v: the fault neither surfaced nor requeued", n, res, err)
+		}
+		if err != nil {
+			noClientSecretIn(t, "the error", err.Error())
+			noSecretIn(t, err.Error())
+			for _, what := range []string{"client secret", "IdP metadata", "service provider key pair"} {
+				if strings.Contains(err.Error(), "reading the "+what+" of identity provider") {
+					read[what] = true
+				}
+			}
+		}
+		if c := projected(); c != nil {
+			noClientSecretIn(t, "ConfigProjected", c.Message)
+		}
+		inj.Disarm()
+		if _, err := pass(); err != nil {
+			t.Fatalf("after Get %d: the pass does not recover: %v", n, err)
+		}
+		if c := projected(); c == nil || c.Reason != identitybackend.ReasonProjected {
+			t.Fatalf("after Get %d: ConfigProjected %+v", n, c)
+		}
+	}
+	if len(read) != 3 {
+		t.Fatalf("the faults met the reads of %v, want the client secret, the IdP metadata and the key pair", read)
 	}
 }
