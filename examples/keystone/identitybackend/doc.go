@@ -17,6 +17,9 @@
 //	                                                                                  AdminPasswordMissing, KeystoneUnreachable,
 //	                                                                                  AdminCredentialsRejected, DomainCreateFailed,
 //	                                                                                  TargetClusterUnavailable
+//	FederationReady        KeystoneIdentityBackend   IdentityProvidersRegistered,     WaitingForKeystone, WaitingForFederationSecret,
+//	                                                 NoIdentityProviders              FederationInvalid, FederationRejected,
+//	                                                                                  KeystoneUnreachable, AdminCredentialsRejected
 //	ConfigProjected        KeystoneIdentityBackend   Projected                        NotProjected, WaitingForRollout, DomainConflict
 //	IdentityBackendsReady  Keystone                  IdentityBackendsProjected,       IdentityBackendConflict, IdentityBackendsError
 //	                                                 NoIdentityBackends
@@ -68,9 +71,12 @@
 // no federation Secret. A provider is left out, and named in IdentityBackendsReady's
 // message, while its backend's federation does not validate ([ValidateFederation],
 // which the admission webhook runs too), while an older backend's provider holds its
-// id or one of its remote ids, or while a document it needs is missing. The mapping
-// rules, remote ids and protocols are Keystone API objects, not files: nothing here
-// sends them to Keystone yet. The Keystone's Deployment mounts the federation Secret
+// id or one of its remote ids, or while a document it needs is missing. The identity
+// providers, their mapping rules and protocols are Keystone API objects, not files: the
+// [Reconciler] creates or adopts them through the Keystone API (OS-FEDERATION), keeps
+// them matching the spec, records in status.identityProviders what it created, and
+// reports FederationReady (Keystone's own message when it refuses one, never a
+// secret). The Keystone's Deployment mounts the federation Secret
 // whole at [FederationDir], its keystone.conf fragment under keystone.conf.d and each
 // web server fragment where the web server includes its configuration; the backend's
 // ConfigProjected is True only once every pod runs with its providers' files as this
@@ -78,7 +84,11 @@
 //
 // # Deletion
 //
-// A backend has no finalizer, and deleting it leaves its domain in Keystone: the
-// Keystone's next pass drops the domain's file; the domain's projects, groups and role
-// assignments stay, and a backend created again for the domain adopts it.
+// Deleting a backend leaves its domain in Keystone: the Keystone's next pass drops the
+// domain's file; the domain's projects, groups and role assignments stay, and a backend
+// created again for the domain adopts it. A backend with spec.federation carries
+// [FederationFinalizer]: on deletion the identity providers, mappings and protocols the
+// [Reconciler] created are deleted through the Keystone API (adopted ones stay; a Normal
+// EventFederationRemoved), and after Options.FederationGiveUpAfter without success it
+// gives up with a Warning EventFederationRemovalAbandoned, leaving them in Keystone.
 package identitybackend

@@ -30,8 +30,8 @@ import (
 
 const condFederation = identitybackend.ConditionFederationReady
 
-// startFederationOperator runs the backend controller for ns with an event recorder
-// and giveUp as the federation cleanup's bound (0: the default); every Keystone's API
+// startFederationOperator runs the backend controller for ns (its events recorded by
+// the manager's recorder SetupWithManager sets) and giveUp as the federation cleanup's bound (0: the default); every Keystone's API
 // is a fresh stand-in.
 func startFederationOperator(t *testing.T, ns string, giveUp time.Duration) *operator {
 	t.Helper()
@@ -45,9 +45,8 @@ func startFederationOperator(t *testing.T, ns string, giveUp time.Duration) *ope
 	var operatorOpts testenv.OperatorOptions
 	operatorOpts.FieldManager, operatorOpts.Namespace, operatorOpts.Manager.Logger = fieldManager, ns, ctrl.Log
 	op := env.StartOperator(t, operatorOpts, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
-		o := opts
-		o.Recorder = mgr.GetLocalManager().GetEventRecorder(fieldManager)
-		rec, err := identitybackend.NewReconciler(resolver, o)
+		// No Recorder: SetupWithManager gives it the manager's, as in the shipped command.
+		rec, err := identitybackend.NewReconciler(resolver, opts)
 		if err != nil {
 			return err
 		}

@@ -161,7 +161,8 @@ type Options struct {
 	// Tests inject faults through it.
 	Client client.Client
 	// Recorder records the federation cleanup's events on a deleted backend
-	// (EventFederationRemoved, EventFederationRemovalAbandoned); nil records none.
+	// (EventFederationRemoved, EventFederationRemovalAbandoned); nil means the local
+	// manager's recorder ("keystoneidentitybackend"), set by SetupWithManager.
 	Recorder events.EventRecorder
 	// FederationGiveUpAfter bounds how long a deleted backend waits for Keystone to
 	// delete the federation objects created for it, counted from its

@@ -37,6 +37,9 @@ import (
 // one polls every Options.PollInterval.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
 	local := mgr.GetLocalManager()
+	if r.opts.Recorder == nil {
+		r.opts.Recorder = local.GetEventRecorder("keystoneidentitybackend")
+	}
 	reader := local.GetClient()
 	toBackends := backendsOfKeystoneNamed(reader)
 	b := mcbuilder.ControllerManagedBy(mgr).Named("keystoneidentitybackend").WithOptions(multicluster.ControllerOptions(mgr)).
