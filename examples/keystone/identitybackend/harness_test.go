@@ -286,6 +286,7 @@ func (o *operator) runStep(t *testing.T, k *v1alpha1.Keystone) (string, error) {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), k); err != nil {
 		t.Fatal(err)
 	}
+	o.cacheCaughtUp(t, k)
 	res, err := identitybackend.NewStep(o.local).Reconcile(ctx, k)
 	if !res.IsZero() {
 		t.Fatalf("the step returned %+v: it never ends the pass with a requeue", res)
@@ -300,6 +301,36 @@ func (o *operator) runStep(t *testing.T, k *v1alpha1.Keystone) (string, error) {
 		return "", err
 	}
 	return domainsSecret(t, k), nil
+}
+
+// cacheCaughtUp waits until the step's reader (the manager's cache) holds every
+// KeystoneIdentityBackend of k's namespace as the API server has it (same
+// resourceVersion), so that a step run right after a status change a test waited for
+// sees that change, not an older one.
+func (o *operator) cacheCaughtUp(t *testing.T, k *v1alpha1.Keystone) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		var live, cached v1alpha1.KeystoneIdentityBackendList
+		if err := env.Client.List(ctx, &live, client.InNamespace(k.Namespace)); err != nil {
+			return false, err
+		}
+		if err := o.local.List(ctx, &cached, client.InNamespace(k.Namespace)); err != nil {
+			return false, err
+		}
+		seen := map[string]string{}
+		for _, b := range cached.Items {
+			seen[b.Name] = b.ResourceVersion
+		}
+		for _, b := range live.Items {
+			if seen[b.Name] != b.ResourceVersion {
+				return false, nil
+			}
+		}
+		return len(seen) == len(live.Items), nil
+	})
+	if err != nil {
+		t.Fatalf("the cache did not catch up with the KeystoneIdentityBackends of %s: %v", k.Namespace, err)
+	}
 }
 
 // domainsSecret returns the name of the newest domains Secret of k, or "".
