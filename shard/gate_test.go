@@ -143,7 +143,7 @@ func startOperator(t *testing.T, ns, identity string, log *passLog, serverSide b
 // Three replicas of a controller, each gated by its member, over 2,000 objects: after a
 // change of every object each object is reconciled exactly once, by the replica that
 // owns it, and never by two replicas at once. A replica killed (its Lease left to
-// expire) right before a change has its objects reconciled once by the others when they
+// expire) right before a change has its objects reconciled by the others when they
 // take its ranges over: they dropped those objects' events, and the requeue of the
 // ranges they gain brings them back. A fourth replica joining during a change takes its
 // share without any object reconciled by two at once.
@@ -177,9 +177,9 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 			}
 		}
 	}
-	// everyOnce waits until every object was reconciled at round, then checks that no
-	// object was reconciled twice there, and that owners did it.
-	everyOnce := func(round string, owners map[string]Ranges) {
+	// everyOnce waits until every object was reconciled at round, then checks that
+	// owners did it and, when exactly, that no object was reconciled twice there.
+	everyOnce := func(round string, owners map[string]Ranges, exactly bool) {
 		t.Helper()
 		testenv.Eventually(t, 2*time.Minute, "every object reconciled at round "+round, func(context.Context) (bool, error) {
 			done := map[types.UID]bool{}
@@ -197,7 +197,7 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 			}
 		}
 		for uid, k := range count {
-			if k != 1 {
+			if exactly && k != 1 {
 				t.Errorf("round %s: %s reconciled %d times, want once", round, uid, k)
 			}
 		}
@@ -233,13 +233,17 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 	}
 	slices(a, b, c)
 	change("1")
-	everyOnce("1", Assign([]string{"a", "b", "c"}, 0))
+	everyOnce("1", Assign([]string{"a", "b", "c"}, 0), true)
 
 	c.kill()
 	_ = c.stopManager()
 	change("2") // before the others take c's ranges over: they drop its objects' events
 	expectSplit(t, time.Minute, a.replica, b.replica)
-	everyOnce("2", Assign([]string{"a", "b"}, 0))
+	// The change races the takeover: an object changed after its new owner gained its
+	// range may be reconciled twice by that owner, once from the requeue of the range
+	// and once from its own event (one after the other, never by two replicas at once:
+	// the overlap check below covers the whole test).
+	everyOnce("2", Assign([]string{"a", "b"}, 0), false)
 	slices(a, b)
 
 	// A fourth replica joins while every object changes: ranges move to it, every
@@ -257,7 +261,7 @@ func testGatedReplicas(t *testing.T, serverSide bool) {
 		return len(done) == n, nil
 	})
 	change("4")
-	everyOnce("4", Assign([]string{"a", "b", "d"}, 0))
+	everyOnce("4", Assign([]string{"a", "b", "d"}, 0), true)
 	slices(a, b, d)
 	if o := log.overlaps(); o != "" {
 		t.Error(o)
