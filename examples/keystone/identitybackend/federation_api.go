@@ -34,9 +34,9 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // ConditionFederationReady reports that the identity providers of spec.federation are
-// registered in Keystone: each provider in the backend's domain with the spec's remote
-// ids and description, its mapping holding the spec's rules and its protocol applying
-// that mapping. It is one of the conditions Ready aggregates.
+// registered in Keystone: each provider in the backend's domain with the remote ids and
+// description spec.federation gives it, its mapping holding the rules given there and
+// its protocol applying that mapping. It is one of the conditions Ready aggregates.
 const ConditionFederationReady = "FederationReady"
 
 // The reasons of FederationReady, besides ReasonWaitingForKeystone (False: DomainReady
