@@ -1,12 +1,14 @@
 // Package horizon is the example Horizon operator (the OpenStack dashboard) built only
-// from reconciler-sdk's public packages, laid out as a kubebuilder project:
+// from reconciler-sdk's public packages and the Keystone example's API types
+// (examples/keystone/api/v1alpha1, for the KeystoneIdentityBackends whose identity
+// providers become login choices), laid out as a kubebuilder project:
 //
 //   - api/v1alpha1: the Horizon custom resource (group horizon.openstack.c5c3.io) with
 //     kubebuilder markers for the CRD, its CEL rules and defaults;
 //   - settings: local_settings.py rendering (pure Go, golden files, checked to be valid
 //     Python) and FromSpec, the mapping from a Horizon;
 //   - controller: the Reconciler, a step table run by package reconcile (Secrets,
-//     Config, Deployment, the prune, then HTTPRoute, HealthCheck, HPA, VPA and
+//     WebSSO, Config, Deployment, the prune, then HTTPRoute, HealthCheck, HPA, VPA and
 //     NetworkPolicy), target clusters through package multicluster, its watches and its
 //     +kubebuilder:rbac markers, with its envtest suite on the test kit's real
 //     controllers;

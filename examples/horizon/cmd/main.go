@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/rest"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
-	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/webhook"
 	"github.com/c5c3/reconciler-sdk/multicluster"
@@ -29,7 +28,7 @@ func main() {
 func defaultOptions() multicluster.OperatorOptions {
 	opts := multicluster.DefaultOperatorOptions()
 	opts.FieldManager, opts.LeaderElectionID = controller.FieldManager, "horizon-operator.horizon.openstack.c5c3.io"
-	opts.AddToScheme = []func(*runtime.Scheme) error{v1alpha1.AddToScheme}
+	opts.AddToScheme = []func(*runtime.Scheme) error{controller.AddToScheme}
 	opts.SetupWebhooks = webhook.SetupWebhookWithManager
 	return opts
 }

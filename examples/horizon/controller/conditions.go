@@ -11,6 +11,7 @@ import (
 // them (reconcile.ConditionReady, reason reconcile.ReasonAllReady when all are True).
 const (
 	ConditionSecretsReady       = "SecretsReady"
+	ConditionWebSSOReady        = "WebSSOReady"
 	ConditionConfigReady        = "ConfigReady"
 	ConditionDeploymentReady    = "DeploymentReady"
 	ConditionHTTPRouteReady     = httproute.ConditionType
@@ -35,6 +36,27 @@ const (
 	// ReasonSecretsError (SecretsReady False): the ExternalSecret cannot be written, or
 	// the store, it or the SECRET_KEY Secret cannot be read.
 	ReasonSecretsError = secrets.ReasonSecretsError
+	// ReasonIdentityBackendsNotRequired (WebSSOReady True): websso is not enabled or
+	// spec.websso.identityBackends names no backend; nothing is read.
+	ReasonIdentityBackendsNotRequired = "IdentityBackendsNotRequired"
+	// ReasonIdentityProvidersOffered (WebSSOReady True): every identity provider the
+	// named backends declare is registered in Keystone and offered as a login choice.
+	ReasonIdentityProvidersOffered = "IdentityProvidersOffered"
+	// ReasonWaitingForIdentityBackend (WebSSOReady False): a named backend does not
+	// exist, declares no identity provider, or has not registered all of them yet; the
+	// message names each. The settings render with the choices that are registered.
+	ReasonWaitingForIdentityBackend = "WaitingForIdentityBackend"
+	// ReasonWebSSOChoiceConflict (WebSSOReady False): the choice id of a provider
+	// (<provider id>_<protocol>) is already a hand-written choice's, which wins, or an
+	// earlier backend's; the message names the provider, the backend and the field.
+	ReasonWebSSOChoiceConflict = "WebSSOChoiceConflict"
+	// ReasonIdentityBackendsNotInstalled (WebSSOReady False): the management cluster
+	// does not serve KeystoneIdentityBackends; the settings render with the hand-written
+	// choices only.
+	ReasonIdentityBackendsNotInstalled = "IdentityBackendsNotInstalled"
+	// ReasonIdentityBackendError (WebSSOReady False): a named backend cannot be read;
+	// the error is returned and the pass retried.
+	ReasonIdentityBackendError = "IdentityBackendError"
 	// ReasonConfigRendered (ConfigReady True): local_settings.py is rendered into the
 	// ConfigMap named in status.configMap.
 	ReasonConfigRendered = "ConfigRendered"

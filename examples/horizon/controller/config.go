@@ -30,12 +30,15 @@ const RetainConfigMaps = config.DefaultRetain
 // (<name>-config-<hash>).
 func ConfigBaseName(h *v1alpha1.Horizon) string { return h.Name + "-config" }
 
-// reconcileConfig is the Config row: local_settings.py rendered from the spec into an
-// immutable ConfigMap named after its content, so a change of settings is a new
-// ConfigMap and a new pod template.
+// reconcileConfig is the Config row: local_settings.py rendered from the spec, with the
+// identity providers' choices of the WebSSO row after the hand-written ones, into an
+// immutable ConfigMap named after its content, so a change of settings (a provider
+// registered, too) is a new ConfigMap and a new pod template.
 func (r *Reconciler) reconcileConfig(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	target := r.TargetOf(ctx)
-	rendered, err := settings.Render(settings.FromSpec(&h.Spec))
+	s := settings.FromSpec(&h.Spec)
+	reconcile.StateFrom[passState](ctx).websso.Apply(&s)
+	rendered, err := settings.Render(s)
 	if err != nil {
 		// The spec cannot be rendered (the webhook was bypassed): no retry until it changes.
 		return configError(err.Error()), crreconcile.TerminalError(

@@ -1,13 +1,13 @@
 // Package controller is the Horizon operator's reconciler: one pass resolves the
 // Horizon's target cluster, then runs a table of steps built from the SDK's flows, each
 // answering a reconcile.Outcome (its condition and requeue) that reconcile.Settle hands
-// to the pass. Ready (reason AllReady) is True exactly when all eight sub-conditions
+// to the pass. Ready (reason AllReady) is True exactly when all nine sub-conditions
 // are True; conditions and status are written on every exit path, and a converged pass
 // writes nothing.
 //
 // # Pipeline
 //
-// The steps run in this order. The first five end the pass at the first requeue or
+// The steps run in this order. The first six end the pass at the first requeue or
 // error; the group after them (Exposure) runs all of its members and requeues after the
 // shortest interval any of them asked for.
 //
@@ -16,7 +16,12 @@
 //	              (default ClusterSecretStore openbao-cluster-store; a SecretStore
 //	              in the Horizon's namespace), sync spec.secretKey through the
 //	              ExternalSecret <name>-secret-key, digest the key for the pods
-//	Config        render local_settings.py into the immutable ConfigMap             ConfigReady
+//	WebSSO        read the KeystoneIdentityBackends of spec.websso.identityBackends WebSSOReady
+//	              (the Horizon's namespace, the management cluster) and derive a
+//	              choice <idp>_<protocol> with its WEBSSO_IDP_MAPPING entry for
+//	              every provider their status reports registered (ProviderChoices)
+//	Config        render local_settings.py, the WebSSO row's choices after the      ConfigReady
+//	              hand-written ones, into the immutable ConfigMap
 //	              <name>-config-<hash> (status.configMap)
 //	Deployment    the uWSGI Deployment (login-page readiness and startup probes,    DeploymentReady
 //	              HORIZON_SECRET_KEY from the Secret, the key's digest as pod
@@ -41,6 +46,8 @@
 //	SecretsReady        SecretsAvailable                      TargetClusterUnavailable, SecretStoreNotReady,
 //	                                                          ClusterSecretStoreUnsupported, WaitingForSecretKey,
 //	                                                          SecretsError
+//	WebSSOReady         IdentityBackendsNotRequired,          WaitingForIdentityBackend, WebSSOChoiceConflict,
+//	                    IdentityProvidersOffered              IdentityBackendsNotInstalled, IdentityBackendError
 //	ConfigReady         ConfigRendered                        ConfigError
 //	DeploymentReady     DeploymentReady                       WaitingForDeployment, DeploymentError
 //	HTTPRouteReady      HTTPRouteAccepted, HTTPRouteNotRequired HTTPRouteNotAccepted, GatewayAPINotInstalled,
@@ -63,6 +70,20 @@
 //	15 s   a converged Horizon on a target cluster (multicluster.Target.Recheck)
 //	30 s   TTL of a passing login-page probe
 //
+// # Single sign-on through Keystone's identity providers
+//
+// The WebSSO row never fails a Horizon for a backend it cannot use yet: a backend that
+// does not exist, declares no federation or has not registered a provider leaves its
+// choices out, WebSSOReady False (WaitingForIdentityBackend) names it and its field
+// (spec.websso.identityBackends[i]), and the settings render with the other choices.
+// When the Keystone controller reports the providers registered, the backend watch
+// brings the Horizon, the settings gain the choices, and the content-addressed
+// ConfigMap rolls the pods once. A provider's choice whose id is already a hand-written
+// choice's is left out (the hand-written one wins: initialChoice and idpMapping refer to
+// it) and reported as WebSSOChoiceConflict. A name refers to a backend of the Horizon's
+// own namespace only; the API has no field for another. The row reads through the
+// management cluster's cache, so a converged pass sends no request.
+//
 // # Rotation and deletion
 //
 // SECRET_KEY is rotated at the secret backend: when ESO syncs a new value into the
@@ -81,7 +102,8 @@
 // See [Reconciler.SetupWithManager]: the kinds the steps declare in Owns (the same list
 // is [Reconciler.Children], what the target-cluster sweep deletes); the SECRET_KEY
 // Secrets through a field index; both store kinds (the ClusterSecretStore leg absent in
-// namespace-scoped mode); HTTPRoutes only when the Gateway API is installed; the
+// namespace-scoped mode); KeystoneIdentityBackends, status included, when the
+// management cluster serves them ([HorizonsNaming]); HTTPRoutes only when the Gateway API is installed; the
 // children on target clusters. For a Horizon with a target cluster the HTTPRoute and
 // VPA kinds are probed on that cluster on every pass.
 package controller

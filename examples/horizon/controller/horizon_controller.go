@@ -7,8 +7,12 @@ import (
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -64,21 +68,32 @@ func LoginPageValid(_ int, header http.Header, body []byte) error {
 type Reconciler struct {
 	*multicluster.CRReconciler[*v1alpha1.Horizon]
 	opts Options
+	// management reads the KeystoneIdentityBackends on the management cluster, where
+	// the Horizons are, whichever cluster a Horizon's children go to.
+	management client.Reader
 }
 
 // NewReconciler builds the Horizon reconciler on resolver (the management cluster's
 // client is resolver.Local().Client, an apply.Applier) with the step table of the
-// package documentation.
+// package documentation. The client's scheme must hold the Keystone API group
+// (keystonev1alpha1.AddToScheme, see AddToScheme): the WebSSO row reads
+// KeystoneIdentityBackends; without it NewReconciler returns an error wrapping
+// ErrInvalidOptions.
 func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Reconciler, error) {
 	if resolver == nil {
 		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
+	}
+	local := resolver.Local().Client
+	if gvk := keystonev1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend"); !local.Scheme().Recognizes(gvk) {
+		return nil, fmt.Errorf("%w: the scheme does not hold %s: add keystonev1alpha1.AddToScheme (controller.AddToScheme holds both groups)",
+			ErrInvalidOptions, gvk)
 	}
 	check := multicluster.HealthCheck[*v1alpha1.Horizon]{Path: LoginPath, Validate: LoginPageValid,
 		Endpoint: func(h *v1alpha1.Horizon) string { return h.Status.Endpoint }}
 	if err := opts.Default(check); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
-	r := &Reconciler{opts: opts}
+	r := &Reconciler{opts: opts, management: local}
 	p, err := reconcile.NewPipeline(opts.Metrics, r.steps()...)
 	if err != nil {
 		return nil, err
@@ -93,6 +108,20 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 type passState struct {
 	// secretKeyHash digests the SECRET_KEY; the Deployment puts it on the pod template.
 	secretKeyHash string
+	// websso holds the choices of the identity backends' providers (the WebSSO row);
+	// the Config row renders them.
+	websso WebSSOProviders
+}
+
+// AddToScheme adds the kinds the Horizon operator reads and writes on the management
+// cluster besides the SDK's: Horizons (v1alpha1.AddToScheme) and KeystoneIdentityBackends
+// (keystonev1alpha1.AddToScheme), whose identity providers spec.websso.identityBackends
+// turns into login choices.
+func AddToScheme(s *runtime.Scheme) error {
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		return err
+	}
+	return keystonev1alpha1.AddToScheme(s)
 }
 
 // kind describes Horizons to the SDK's reconciler: a pass records the generation it

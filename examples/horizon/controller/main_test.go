@@ -6,15 +6,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
-// env is the management cluster: the upstream CRDs, the Horizon CRD and the real
-// controllers (garbage collector, Deployments, ReplicaSets, scheduler, kwok's node).
+// env is the management cluster: the upstream CRDs, the Horizon CRD, the Keystone
+// operator's CRDs (the KeystoneIdentityBackends spec.websso.identityBackends names; no
+// Keystone controller runs) and the real controllers (garbage collector, Deployments,
+// ReplicaSets, scheduler, kwok's node).
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1alpha1.AddToScheme},
-		CRDPaths: []string{"../config/crd/bases"}, Controllers: true}, &env))
+	os.Exit(testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{controller.AddToScheme},
+		CRDPaths: []string{"../config/crd/bases", "../../keystone/config/crd/bases"}, Controllers: true}, &env))
 }

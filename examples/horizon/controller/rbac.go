@@ -6,11 +6,15 @@ package controller
 // cache (reconcile.UncachedObjects), so list alone; the others through the cache, which
 // also watches them. tokenreviews and subjectaccessreviews: multicluster.RunOperator
 // serves /metrics to the scrapers the API server authenticates and authorizes only.
+// keystoneidentitybackends: the WebSSO row reads, and the controller watches, the
+// backends spec.websso.identityBackends names (read only: their status is the Keystone
+// operator's).
 //
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons,verbs=get;list;watch
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons/finalizers,verbs=update
 // +kubebuilder:rbac:groups=horizon.openstack.c5c3.io,resources=horizons,verbs=patch
+// +kubebuilder:rbac:groups=keystone.openstack.c5c3.io,resources=keystoneidentitybackends,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch

@@ -2,6 +2,9 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -11,11 +14,18 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
+	"github.com/c5c3/reconciler-sdk/capability"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -30,6 +40,7 @@ func (r *Reconciler) steps() []reconcile.Step[*v1alpha1.Horizon] {
 	return []step{
 		{Name: "Secrets", Condition: ConditionSecretsReady, Run: settle(r.reconcileSecrets),
 			Owns: []client.Object{&esov1.ExternalSecret{}}},
+		{Name: "WebSSO", Condition: ConditionWebSSOReady, Run: settle(r.reconcileWebSSO)},
 		{Name: "Config", Condition: ConditionConfigReady, Run: settle(r.reconcileConfig),
 			Owns: []client.Object{&corev1.ConfigMap{}}},
 		{Name: "Deployment", Condition: ConditionDeploymentReady, Run: settle(r.reconcileDeployment),
@@ -91,7 +102,13 @@ func Children() []client.ObjectList {
 //   - SecretStores and, unless Options.NamespaceScoped, ClusterSecretStores, each
 //     enqueueing only the Horizons whose effective spec.secretStoreRef selects the store
 //     that changed (secrets.AddStoreWatches);
-//   - the children a Horizon claims on target clusters (multicluster.AddChildWatches).
+//   - the children a Horizon claims on target clusters (multicluster.AddChildWatches);
+//   - KeystoneIdentityBackends on the management cluster, status included, each
+//     enqueueing the Horizons of its namespace whose spec.websso.identityBackends names
+//     it ([HorizonsNaming]), so a provider Keystone registers rolls the settings without
+//     waiting for a requeue; only when the management cluster serves the kind when the
+//     controller is set up (otherwise a Horizon that names a backend gets
+//     IdentityBackendsNotInstalled).
 //
 // The controller reconciles with Options.Wrap(r) when Wrap is set.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager) error {
@@ -106,5 +123,48 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 	if err != nil {
 		return err
 	}
+	local := mgr.GetLocalManager()
+	gvk := keystonev1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend")
+	served, err := capability.IsKindServed(local.GetRESTMapper(), gvk)
+	if err != nil {
+		return fmt.Errorf("asking the management cluster for %s: %w", gvk.Kind, err)
+	}
+	if !served {
+		log.FromContext(ctx).Info("kind not served by the management cluster: not watched; spec.websso.identityBackends add no choice", "kind", gvk)
+		return r.Complete(b)
+	}
+	// A backend's status (the registered providers) is what the WebSSO row reads: no
+	// status predicate here.
+	b = b.Watches(&keystonev1alpha1.KeystoneIdentityBackend{}, mchandler.EnqueueRequestsFromMapFunc(HorizonsNaming(local.GetClient())),
+		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
 	return r.Complete(b)
+}
+
+// HorizonsNaming returns the map function of the watch on KeystoneIdentityBackends: a
+// backend enqueues the Horizons of its own namespace whose spec.websso.identityBackends
+// names it, sorted by name. It lists through c (the manager's cached client); a list
+// error is logged through the context's logger and enqueues nothing.
+func HorizonsNaming(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []crreconcile.Request {
+		var list v1alpha1.HorizonList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+			log.FromContext(ctx).Error(err, "watch could not list the Horizons to map a KeystoneIdentityBackend event",
+				"backend", client.ObjectKeyFromObject(obj))
+			return nil
+		}
+		var out []crreconcile.Request
+		for i := range list.Items {
+			h := &list.Items[i]
+			if h.Spec.WebSSO == nil {
+				continue
+			}
+			if slices.ContainsFunc(h.Spec.WebSSO.IdentityBackends, func(ref v1alpha1.IdentityBackendRef) bool {
+				return ref.Name == obj.GetName()
+			}) {
+				out = append(out, crreconcile.Request{NamespacedName: client.ObjectKeyFromObject(h)})
+			}
+		}
+		slices.SortFunc(out, func(a, b crreconcile.Request) int { return strings.Compare(a.Name, b.Name) })
+		return out
+	}
 }

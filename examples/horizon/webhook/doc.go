@@ -25,6 +25,12 @@
 //     and extraConfig.WEBSSO_CHOICES next to websso.choices would silently override
 //     the typed field, so both are named ("spec.extraConfig.WEBSSO_CHOICES:
 //     Forbidden: also set by spec.websso.choices; remove one of them");
+//   - with websso enabled and websso.identityBackends set,
+//     extraConfig.WEBSSO_CHOICES and extraConfig.WEBSSO_IDP_MAPPING, which would
+//     override the choices and mappings the identity backends' providers add
+//     ("also set by spec.websso.identityBackends");
+//   - a websso.identityBackends name that is not a DNS subdomain name, or one listed
+//     twice (the CRD's own checks, repeated for a CRD installed without them);
 //   - a networkPolicy without ingress rules, which would cut the dashboard off the
 //     network;
 //   - whatever settings.Render refuses, with Render's text on the field it is about.

@@ -46,6 +46,16 @@ func withWebSSO(h *v1alpha1.Horizon) {
 	}}
 }
 
+// withIdentityBackends names the backends in spec.websso.identityBackends (websso must
+// be set).
+func withIdentityBackends(names ...string) func(*v1alpha1.Horizon) {
+	return func(h *v1alpha1.Horizon) {
+		for _, n := range names {
+			h.Spec.WebSSO.IdentityBackends = append(h.Spec.WebSSO.IdentityBackends, v1alpha1.IdentityBackendRef{Name: n})
+		}
+	}
+}
+
 // withExtra sets extraConfig to the given name, value pairs.
 func withExtra(pairs ...string) func(*v1alpha1.Horizon) {
 	return func(h *v1alpha1.Horizon) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/c5c3/reconciler-sdk/admit"
@@ -52,11 +53,20 @@ func validate(h *v1alpha1.Horizon) field.ErrorList {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	backends := identityBackends(h)
 	for _, k := range keys {
-		if path, ok := declared[k]; ok {
+		path, ok := declared[k]
+		if !ok && len(backends) > 0 && (k == "WEBSSO_CHOICES" || k == "WEBSSO_IDP_MAPPING") {
+			// The identity backends' providers add to both at reconcile time.
+			path, ok = "websso.identityBackends", true
+		}
+		if ok {
 			errs = append(errs, field.Forbidden(spec.Child("extraConfig", k),
 				"also set by "+spec.String()+"."+path+"; remove one of them"))
 		}
+	}
+	if h.Spec.WebSSO != nil {
+		errs = append(errs, identityBackendErrors(spec.Child("websso", "identityBackends"), h.Spec.WebSSO.IdentityBackends)...)
 	}
 
 	if _, err := settings.Render(s); err != nil {
@@ -168,4 +178,33 @@ func settingsPath(spec *field.Path, msg string) *field.Path {
 		}
 	}
 	return p
+}
+
+// identityBackends is h's spec.websso.identityBackends when websso is enabled (the
+// backends then add choices and mappings), else nil.
+func identityBackends(h *v1alpha1.Horizon) []v1alpha1.IdentityBackendRef {
+	if w := h.Spec.WebSSO; w != nil && w.Enabled {
+		return w.IdentityBackends
+	}
+	return nil
+}
+
+// identityBackendErrors repeats the CRD's checks of spec.websso.identityBackends at
+// path, for a CRD installed without them: each name a DNS subdomain name (a
+// KeystoneIdentityBackend's name; the list has no namespace, a backend is always in the
+// Horizon's own), each name once.
+func identityBackendErrors(path *field.Path, refs []v1alpha1.IdentityBackendRef) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[string]bool, len(refs))
+	for i, ref := range refs {
+		name := path.Index(i).Child("name")
+		for _, msg := range validation.IsDNS1123Subdomain(ref.Name) {
+			errs = append(errs, field.Invalid(name, ref.Name, msg))
+		}
+		if seen[ref.Name] {
+			errs = append(errs, field.Duplicate(name, ref.Name))
+		}
+		seen[ref.Name] = true
+	}
+	return errs
 }

@@ -90,6 +90,27 @@ func TestValidateCreate(t *testing.T) {
 			}, withExtra("WEBSSO_KEYSTONE_URL", "'https://keystone.example.com/v3'",
 				"OPENSTACK_KEYSTONE_DOMAIN_DROPDOWN", "True")),
 		},
+		"identity backends next to extraConfig WEBSSO_CHOICES and WEBSSO_IDP_MAPPING": {
+			Obj: minimal(withWebSSO, withIdentityBackends("corp"),
+				withExtra("WEBSSO_IDP_MAPPING", "{}", "SESSION_TIMEOUT", "3600")),
+			Want: []metav1.StatusCause{
+				forbidden("spec.extraConfig.WEBSSO_IDP_MAPPING", "also set by spec.websso.identityBackends; remove one of them"),
+			},
+		},
+		"identity backends of a disabled websso leave extraConfig free": {
+			Obj: minimal(withWebSSO, withIdentityBackends("corp"), func(h *v1alpha1.Horizon) { h.Spec.WebSSO.Enabled = false },
+				withExtra("WEBSSO_IDP_MAPPING", "{}", "WEBSSO_CHOICES", "()")),
+		},
+		"identity backend names that are not DNS subdomain names, or repeat": {
+			Obj: minimal(withWebSSO, withIdentityBackends("corp", "Corp", "corp", "")),
+			Want: []metav1.StatusCause{
+				{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.websso.identityBackends[1].name",
+					Message: `Invalid value: "Corp": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+				{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.websso.identityBackends[2].name", Message: `Duplicate value: "corp"`},
+				{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.websso.identityBackends[3].name",
+					Message: `Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+			},
+		},
 		"a NetworkPolicy without ingress rules": {
 			Obj: minimal(withNetworkPolicy()),
 			Want: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec.networkPolicy.ingress",

@@ -192,6 +192,38 @@ type WebSSOSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^https?://[^/?#]+')",message="must be an http:// or https:// URL with a host"
 	// +optional
 	KeystoneURL string `json:"keystoneURL,omitempty"`
+
+	// IdentityBackends name KeystoneIdentityBackends in the Horizon's own namespace
+	// (never another one) whose identity providers the login page offers. Every
+	// provider of a backend's spec.federation that its status.identityProviders
+	// reports registered with the declared protocol becomes a choice with the id
+	// <provider id>_<protocol> (corp_openid, for example) and the provider's
+	// description as label (its id when the description is empty), mapped to the
+	// provider and protocol in WEBSSO_IDP_MAPPING. These choices follow the
+	// hand-written choices, in the order of this list and then of each backend's
+	// providers. A hand-written choice with the same id wins: the provider's choice is
+	// left out and WebSSOReady reports WebSSOChoiceConflict. A backend that is missing,
+	// declares no federation or has not registered a provider yet contributes only
+	// what is registered, and WebSSOReady reports WaitingForIdentityBackend naming it;
+	// the settings render with the other choices, and roll once more when the
+	// provider is registered. Choices must still list at least one choice
+	// (credentials, usually), the login method offered while no provider is
+	// registered, and initialChoice names one of them. Each name appears once. When
+	// empty, the login page offers the hand-written choices only.
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	IdentityBackends []IdentityBackendRef `json:"identityBackends,omitempty"`
+}
+
+// IdentityBackendRef names a KeystoneIdentityBackend in the Horizon's own namespace.
+type IdentityBackendRef struct {
+	// Name of the KeystoneIdentityBackend, a DNS subdomain name. Required.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
 }
 
 // WebSSOChoice is one login method offered on the login page.

@@ -312,6 +312,53 @@ func TestAdmission(t *testing.T) {
 			},
 			wantErr: []string{"spec.websso.keystoneURL", "must be an http:// or https:// URL with a host"},
 		},
+		"websso identityBackends name with upper case": {
+			edit: func(s map[string]any) {
+				s["websso"] = map[string]any{"identityBackends": []any{map[string]any{"name": "Corp"}}}
+			},
+			wantErr: []string{"spec.websso.identityBackends[0].name", "should match"},
+		},
+		"websso identityBackends entry without name": {
+			edit: func(s map[string]any) {
+				s["websso"] = map[string]any{"identityBackends": []any{map[string]any{}}}
+			},
+			wantErr: []string{"spec.websso.identityBackends[0].name", "Required value"},
+		},
+		"websso identityBackends naming a backend twice": {
+			edit: func(s map[string]any) {
+				s["websso"] = map[string]any{"identityBackends": []any{map[string]any{"name": "corp"}, map[string]any{"name": "corp"}}}
+			},
+			wantErr: []string{"spec.websso.identityBackends[1]", "Duplicate value"},
+		},
+		"websso identityBackends with a namespace": {
+			edit: func(s map[string]any) {
+				s["websso"] = map[string]any{"identityBackends": []any{map[string]any{"name": "corp", "namespace": "other"}}}
+			},
+			wantErr: []string{`unknown field "spec.websso.identityBackends[0].namespace"`},
+		},
+		"websso identityBackends with more than eight backends": {
+			edit: func(s map[string]any) {
+				var refs []any
+				for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"} {
+					refs = append(refs, map[string]any{"name": n})
+				}
+				s["websso"] = map[string]any{"identityBackends": refs}
+			},
+			wantErr: []string{"spec.websso.identityBackends", "must have at most 8 items"},
+		},
+		"websso identityBackends with the credentials choice": {
+			edit: func(s map[string]any) {
+				s["websso"] = map[string]any{"enabled": true, "initialChoice": "credentials",
+					"choices":          []any{map[string]any{"id": "credentials", "label": "Keystone Credentials"}},
+					"identityBackends": []any{map[string]any{"name": "corp-sso"}, map[string]any{"name": "partners.example"}}}
+			},
+			check: func(t *testing.T, h *v1alpha1.Horizon) {
+				want := []v1alpha1.IdentityBackendRef{{Name: "corp-sso"}, {Name: "partners.example"}}
+				if diff := cmp.Diff(want, h.Spec.WebSSO.IdentityBackends); diff != "" {
+					t.Errorf("spec.websso.identityBackends (-want +got):\n%s", diff)
+				}
+			},
+		},
 		"multiDomain dropdown without domains": {
 			edit:    func(s map[string]any) { s["multiDomain"] = map[string]any{"enabled": true, "dropdown": true} },
 			wantErr: []string{"spec.multiDomain.domains", "must list at least one domain when dropdown is true"},

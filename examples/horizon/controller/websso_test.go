@@ -1,0 +1,319 @@
+package controller_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
+	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/testenv"
+)
+
+// credentials is the hand-written choice of the single sign-on Horizons of these tests.
+var credentials = [2]string{"credentials", "Keystone Credentials"}
+
+// ssoHorizon is a minimal Horizon in ns with single sign-on enabled: the hand-written
+// credentials choice, preselected, and the identity backends named.
+func ssoHorizon(ns, name string, backends ...string) *v1alpha1.Horizon {
+	h := newHorizon(ns, name)
+	h.Spec.WebSSO = &v1alpha1.WebSSOSpec{Enabled: true, InitialChoice: credentials[0],
+		Choices:     []v1alpha1.WebSSOChoice{{ID: credentials[0], Label: credentials[1]}},
+		KeystoneURL: "https://keystone.example.com/v3"}
+	for _, b := range backends {
+		h.Spec.WebSSO.IdentityBackends = append(h.Spec.WebSSO.IdentityBackends, v1alpha1.IdentityBackendRef{Name: b})
+	}
+	return h
+}
+
+// federatedBackend is a KeystoneIdentityBackend named name in ns whose domain has one
+// OpenID Connect provider (corp-oidc) and one SAML 2.0 provider (corp-saml), as a user
+// writes it. No Keystone controller runs in these tests: the test writes its status.
+func federatedBackend(ns, name string) *keystonev1alpha1.KeystoneIdentityBackend {
+	mapping := []keystonev1alpha1.MappingRule{{
+		Local:  []keystonev1alpha1.MappingLocal{{User: &keystonev1alpha1.MappedUser{Name: "{0}"}}},
+		Remote: []keystonev1alpha1.MappingRemote{{Type: "REMOTE_USER"}},
+	}}
+	return &keystonev1alpha1.KeystoneIdentityBackend{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: keystonev1alpha1.KeystoneIdentityBackendSpec{
+			KeystoneRef: keystonev1alpha1.LocalObjectReference{Name: "keystone"},
+			Domain:      "corp", Driver: "sql",
+			Federation: &keystonev1alpha1.FederationSpec{IdentityProviders: []keystonev1alpha1.IdentityProviderSpec{
+				{ID: "corp-oidc", Description: "Corporate OpenID Connect", Protocol: keystonev1alpha1.ProtocolOpenID,
+					Mapping: mapping, OpenID: &keystonev1alpha1.OpenIDSpec{Issuer: "https://sso.corp.example.com/realms/corp",
+						ClientID: "keystone", ClientSecretRef: keystonev1alpha1.SecretKeyRef{Name: "corp-client", Key: "secret"}}},
+				{ID: "corp-saml", Protocol: keystonev1alpha1.ProtocolSAML2, Mapping: mapping,
+					SAML2: &keystonev1alpha1.SAML2Spec{
+						IdPMetadata:        keystonev1alpha1.SAMLMetadataSource{Inline: "<EntityDescriptor/>"},
+						SPKeyPairSecretRef: keystonev1alpha1.LocalObjectReference{Name: "corp-sp"}}},
+			}},
+		},
+	}
+}
+
+// registerProviders writes b's status as the Keystone controller does once it has
+// registered every provider of spec.federation: one status.identityProviders entry each,
+// with its mapping and protocol.
+func registerProviders(t *testing.T, b *keystonev1alpha1.KeystoneIdentityBackend) {
+	t.Helper()
+	if err := env.Client.Get(context.Background(), clientKey(b), b); err != nil {
+		t.Fatal(err)
+	}
+	b.Status.IdentityProviders = nil
+	for _, idp := range b.Spec.Federation.IdentityProviders {
+		b.Status.IdentityProviders = append(b.Status.IdentityProviders, keystonev1alpha1.IdentityProviderStatus{
+			ID: idp.ID, MappingID: idp.ID + "_mapping", Protocol: idp.Protocol,
+			CreatedProvider: true, CreatedMapping: true, CreatedProtocol: true})
+	}
+	if err := env.Client.Status().Update(context.Background(), b); err != nil {
+		t.Fatalf("writing the status of KeystoneIdentityBackend %s: %v", clientKey(b), err)
+	}
+}
+
+// renderedSSO is what a rendered local_settings.py says about single sign-on.
+type renderedSSO struct {
+	// Choices are the (id, label) pairs of WEBSSO_CHOICES, in order.
+	Choices [][2]string
+	// Mapping is WEBSSO_IDP_MAPPING: choice id to (identity provider, protocol); nil
+	// when the file has no WEBSSO_IDP_MAPPING.
+	Mapping map[string][2]string
+}
+
+var (
+	// pyStr is one double-quoted Python string as settings.Render writes it.
+	pyStr = `"((?:[^"\\]|\\.)*)"`
+	// choiceLine is one entry of WEBSSO_CHOICES; mappingLine one of WEBSSO_IDP_MAPPING.
+	choiceLine  = regexp.MustCompile(`^    \(` + pyStr + `, ` + pyStr + `\),$`)
+	mappingLine = regexp.MustCompile(`^    ` + pyStr + `: \(` + pyStr + `, ` + pyStr + `\),$`)
+)
+
+// parseSSO parses WEBSSO_CHOICES and WEBSSO_IDP_MAPPING out of a rendered
+// local_settings.py: each assignment is one opening line, one line per entry and a
+// closing line; an entry that is not a well-formed pair fails the test.
+func parseSSO(t *testing.T, file string) renderedSSO {
+	t.Helper()
+	var out renderedSSO
+	lines := strings.Split(file, "\n")
+	unquote := func(s string) string {
+		u, err := strconv.Unquote(`"` + s + `"`)
+		if err != nil {
+			t.Fatalf("string %q of the settings: %v", s, err)
+		}
+		return u
+	}
+	block := func(name, open, closing string) []string {
+		start := slices.Index(lines, name+" = "+open)
+		if start < 0 {
+			return nil
+		}
+		end := slices.Index(lines[start:], closing)
+		if end < 0 {
+			t.Fatalf("%s is not closed:\n%s", name, file)
+		}
+		return lines[start+1 : start+end]
+	}
+	for _, l := range block("WEBSSO_CHOICES", "(", ")") {
+		m := choiceLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("WEBSSO_CHOICES entry %q is not a pair of strings", l)
+		}
+		out.Choices = append(out.Choices, [2]string{unquote(m[1]), unquote(m[2])})
+	}
+	if entries := block("WEBSSO_IDP_MAPPING", "{", "}"); entries != nil {
+		out.Mapping = map[string][2]string{}
+		for _, l := range entries {
+			m := mappingLine.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("WEBSSO_IDP_MAPPING entry %q is not a string key with a pair of strings", l)
+			}
+			out.Mapping[unquote(m[1])] = [2]string{unquote(m[2]), unquote(m[3])}
+		}
+	}
+	return out
+}
+
+// currentSSO reads h, then the ConfigMap of its status.configMap, and returns the
+// ConfigMap's name and what its local_settings.py says about single sign-on.
+func currentSSO(t *testing.T, h *v1alpha1.Horizon) (string, renderedSSO) {
+	t.Helper()
+	if err := env.Client.Get(context.Background(), clientKey(h), h); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: h.Namespace, Name: h.Status.ConfigMap}, cm); err != nil {
+		t.Fatalf("ConfigMap %q of status.configMap: %v", h.Status.ConfigMap, err)
+	}
+	file := cm.Data[controller.SettingsFile]
+	if !strings.Contains(file, "\nWEBSSO_ENABLED = True\n") {
+		t.Fatalf("ConfigMap %s does not enable single sign-on:\n%s", cm.Name, file)
+	}
+	return cm.Name, parseSSO(t, file)
+}
+
+// bothProviders is what the login page of a Horizon naming a federatedBackend offers
+// once both providers are registered: the hand-written choice, then the OpenID Connect
+// provider (its description as label) and the SAML provider (no description: its id).
+var bothProviders = renderedSSO{
+	Choices: [][2]string{credentials, {"corp-oidc_openid", "Corporate OpenID Connect"}, {"corp-saml_saml2", "corp-saml"}},
+	Mapping: map[string][2]string{"corp-oidc_openid": {"corp-oidc", "openid"}, "corp-saml_saml2": {"corp-saml", "saml2"}},
+}
+
+// One KeystoneIdentityBackend with an OpenID Connect and a SAML provider, both
+// registered: the Horizon that names it is Ready, WebSSOReady says the providers are
+// offered, its rendered local_settings.py lists both providers as WEBSSO_CHOICES after
+// the hand-written choice and maps each in WEBSSO_IDP_MAPPING, and the pods mount it.
+func TestWebSSOChoicesFromIdentityBackend(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	startOperator(t, ns, operatorOptions{})
+	b := federatedBackend(ns, "corp")
+	if err := env.Client.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	registerProviders(t, b)
+	h := ssoHorizon(ns, "dashboard", "corp")
+	createHorizon(t, env, h)
+	waitReady(t, h, newWorld(env.Client, "sso-key"))
+	expectReasons(t, env, h, wantCondition{controller.ConditionWebSSOReady, metav1.ConditionTrue,
+		controller.ReasonIdentityProvidersOffered, "the login page offers identity provider choices corp-oidc_openid, corp-saml_saml2"})
+
+	name, got := currentSSO(t, h)
+	if diff := cmp.Diff(bothProviders, got); diff != "" {
+		t.Errorf("single sign-on of ConfigMap %s (-want +got):\n%s", name, diff)
+	}
+	waitRolledOut(t, h, "rollout of ConfigMap "+name, func(d *appsv1.Deployment) bool {
+		return mountedConfigMap(&d.Spec.Template.Spec) == name
+	})
+}
+
+// A backend that does not exist yet, then exists without registered providers: the
+// Horizon renders and runs with the hand-written choice only, WebSSOReady is False
+// with WaitingForIdentityBackend naming the backend and its field (and Ready names it),
+// and the ConfigMap stays the same. Once the backend's status reports both providers
+// registered, the settings roll once: one new ConfigMap with both choices, mounted by
+// the pods, and nothing more on later passes.
+func TestWebSSOWaitsForIdentityBackend(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	startOperator(t, ns, operatorOptions{})
+	h := ssoHorizon(ns, "dashboard", "corp")
+	createHorizon(t, env, h)
+	w := newWorld(env.Client, "waiting-key")
+	missing := "KeystoneIdentityBackend corp (spec.websso.identityBackends[0]) does not exist"
+	testenv.ExpectConditionWhile(t, env.Client, h, controller.ConditionDeploymentReady, metav1.ConditionTrue, w.Hook(h))
+	got := expectReasons(t, env, h,
+		wantCondition{controller.ConditionWebSSOReady, metav1.ConditionFalse, controller.ReasonWaitingForIdentityBackend, missing},
+		wantCondition{controller.ConditionConfigReady, metav1.ConditionTrue, controller.ReasonConfigRendered, ""},
+		readyBlockedBy(controller.ConditionWebSSOReady, controller.ReasonWaitingForIdentityBackend, missing))
+	first, sso := currentSSO(t, got)
+	if diff := cmp.Diff(renderedSSO{Choices: [][2]string{credentials}}, sso); diff != "" {
+		t.Errorf("single sign-on without the backend (-want +got):\n%s", diff)
+	}
+
+	b := federatedBackend(ns, "corp")
+	if err := env.Client.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	expectReasons(t, env, h, wantCondition{controller.ConditionWebSSOReady, metav1.ConditionFalse, controller.ReasonWaitingForIdentityBackend,
+		"KeystoneIdentityBackend corp (spec.websso.identityBackends[0]) has not registered identity providers corp-oidc (openid), corp-saml (saml2) in Keystone yet"})
+	if name, _ := currentSSO(t, h); name != first {
+		t.Fatalf("status.configMap moved from %s to %s while no provider is registered", first, name)
+	}
+
+	registerProviders(t, b)
+	waitReady(t, h, w)
+	second, sso := currentSSO(t, h)
+	if second == first {
+		t.Fatalf("status.configMap is still %s after the providers were registered", first)
+	}
+	if diff := cmp.Diff(bothProviders, sso); diff != "" {
+		t.Errorf("single sign-on of ConfigMap %s (-want +got):\n%s", second, diff)
+	}
+	d := waitRolledOut(t, h, "rollout of ConfigMap "+second, func(d *appsv1.Deployment) bool {
+		return mountedConfigMap(&d.Spec.Template.Spec) == second
+	})
+	poke(t, h)
+	time.Sleep(2 * time.Second) // the pass of the poke
+	names, err := configMapsOf(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sorted([]string{first, second}); !slices.Equal(names, want) {
+		t.Errorf("ConfigMaps %v, want the one without and the one with the providers, %v", names, want)
+	}
+	rss, err := replicaSetsOf(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rss) != 2 {
+		t.Errorf("the Deployment has %d ReplicaSets, want 2: the settings rolled once", len(rss))
+	}
+}
+
+// A name in spec.websso.identityBackends is a backend of the Horizon's own namespace: a
+// registered backend of that name in another namespace is never read, so the Horizon
+// waits for its own, renders the hand-written choice only, and the other backend's
+// status changes bring no new ConfigMap.
+func TestWebSSOIdentityBackendOfAnotherNamespace(t *testing.T) {
+	t.Parallel()
+	ns, other := env.Namespace(t), env.Namespace(t)
+	startOperator(t, ns, operatorOptions{})
+	elsewhere := federatedBackend(other, "corp")
+	if err := env.Client.Create(context.Background(), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	registerProviders(t, elsewhere)
+	h := ssoHorizon(ns, "dashboard", "corp")
+	createHorizon(t, env, h)
+	w := newWorld(env.Client, "other-ns-key")
+	testenv.ExpectConditionWhile(t, env.Client, h, controller.ConditionDeploymentReady, metav1.ConditionTrue, w.Hook(h))
+	got := expectReasons(t, env, h, wantCondition{controller.ConditionWebSSOReady, metav1.ConditionFalse,
+		controller.ReasonWaitingForIdentityBackend, "KeystoneIdentityBackend corp (spec.websso.identityBackends[0]) does not exist"})
+	first, sso := currentSSO(t, got)
+	if diff := cmp.Diff(renderedSSO{Choices: [][2]string{credentials}}, sso); diff != "" {
+		t.Errorf("single sign-on with the backend in namespace %s only (-want +got):\n%s", other, diff)
+	}
+	registerProviders(t, elsewhere) // an event on the other namespace's backend
+	poke(t, h)
+	time.Sleep(2 * time.Second)
+	if name, _ := currentSSO(t, h); name != first {
+		t.Errorf("status.configMap moved from %s to %s: a backend of namespace %s was read", first, name, other)
+	}
+}
+
+// HorizonsNaming maps a backend event to the Horizons of the backend's namespace that
+// name it, and never to a Horizon of another namespace that names a backend of the
+// same name.
+func TestHorizonsNaming(t *testing.T) {
+	scheme, err := testenv.NewSchemeWith(controller.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	naming := func(ns, name string, backends ...string) client.Object { return ssoHorizon(ns, name, backends...) }
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(naming("a", "h1", "corp"), naming("a", "h0", "x", "corp"), naming("a", "h2", "x"),
+		newHorizon("a", "plain"), naming("b", "h3", "corp")).Build()
+	got := controller.HorizonsNaming(c)(context.Background(), federatedBackend("a", "corp"))
+	var keys []string
+	for _, r := range got {
+		keys = append(keys, r.String())
+	}
+	if want := []string{"a/h0", "a/h1"}; !slices.Equal(keys, want) {
+		t.Errorf("requests %v, want %v", keys, want)
+	}
+	if got := controller.HorizonsNaming(c)(context.Background(), federatedBackend("c", "corp")); len(got) != 0 {
+		t.Errorf("a backend of a namespace without Horizons enqueues %v", got)
+	}
+}
