@@ -45,9 +45,10 @@ func fullSpec() v1alpha1.HorizonSpec {
 				{ID: "credentials", Label: "Keystone credentials"},
 				{ID: "oidc", Label: "Company single sign-on"},
 			},
-			InitialChoice: "oidc",
-			IDPMapping:    map[string]v1alpha1.IDPMapping{"oidc": {IDP: "company-idp", Protocol: "openid"}},
-			KeystoneURL:   "https://keystone.example.com/v3",
+			InitialChoice:    "oidc",
+			IDPMapping:       map[string]v1alpha1.IDPMapping{"oidc": {IDP: "company-idp", Protocol: "openid"}},
+			KeystoneURL:      "https://keystone.example.com/v3",
+			IdentityBackends: []v1alpha1.IdentityBackendRef{{Name: "corp-sso"}},
 		},
 		MultiDomain: &v1alpha1.MultiDomainSpec{
 			Enabled:       true,
@@ -158,6 +159,7 @@ func TestDeepCopy(t *testing.T) {
 	s.MemcachedServers[0] = "changed:1"
 	s.WebSSO.Choices[0].Label = "changed"
 	s.WebSSO.IDPMapping["oidc"] = v1alpha1.IDPMapping{IDP: "changed", Protocol: "changed"}
+	s.WebSSO.IdentityBackends[0].Name = "changed"
 	s.MultiDomain.Domains[0].Label = "changed"
 	s.ExtraConfig["SESSION_TIMEOUT"] = "1"
 	s.Gateway.ParentRef.Name = "changed"
