@@ -182,6 +182,8 @@ func TestReasonsConvergedHorizon(t *testing.T) {
 	got := expectReasons(t, env, h,
 		wantCondition{controller.ConditionSecretsReady, metav1.ConditionTrue, controller.ReasonSecretsAvailable,
 			"SECRET_KEY synced into Secret " + key + "-secret-key"},
+		wantCondition{controller.ConditionWebSSOReady, metav1.ConditionTrue, controller.ReasonIdentityBackendsNotRequired,
+			"websso is not enabled: no identity backend is read"},
 		wantCondition{controller.ConditionConfigReady, metav1.ConditionTrue, controller.ReasonConfigRendered,
 			"local_settings.py rendered into ConfigMap dashboard-config-"},
 		wantCondition{controller.ConditionDeploymentReady, metav1.ConditionTrue, controller.ReasonDeploymentReady,
@@ -731,9 +733,11 @@ func TestReasonConfigErrorPrune(t *testing.T) {
 	}
 }
 
-// On a cluster without the Gateway API and VPA CRDs, a Horizon that asks for a route
-// and a VerticalPodAutoscaler gets GatewayAPINotInstalled and VPANotInstalled, Ready
-// names the first of them, and the rest of the dashboard runs.
+// On a cluster without the Gateway API, VPA and Keystone CRDs, a Horizon that asks for
+// a route and a VerticalPodAutoscaler and names an identity backend gets
+// GatewayAPINotInstalled, VPANotInstalled and IdentityBackendsNotInstalled, Ready names
+// the first of them (WebSSOReady, earliest in the pipeline), and the rest of the
+// dashboard runs: the operator starts without the backend watch.
 func TestReasonsAPINotInstalled(t *testing.T) {
 	t.Parallel()
 	bare, err := testenv.Start(testenv.Options{
@@ -765,7 +769,7 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 	if _, err := simulate.MarkClusterSecretStoreReady(context.Background(), bare.Client, store.Name); err != nil {
 		t.Fatal(err)
 	}
-	h := newHorizon(ns, "dashboard")
+	h := ssoHorizon(ns, "dashboard", "corp")
 	h.Spec.Gateway = &v1alpha1.GatewaySpec{ParentRef: v1alpha1.GatewayParentRef{Name: "public"}, Hostname: "dashboard.example.com"}
 	h.Spec.VPA = &v1alpha1.VPASpec{Enabled: true}
 	createHorizon(t, bare, h)
@@ -776,13 +780,15 @@ func TestReasonsAPINotInstalled(t *testing.T) {
 		return err == nil, err
 	})
 	const noRoutes = "a gateway is configured but the cluster does not serve gateway.networking.k8s.io/v1 HTTPRoute"
+	const noBackends = "the management cluster does not serve KeystoneIdentityBackends (keystone.openstack.c5c3.io/v1alpha1)"
 	expectReasons(t, bare, h,
 		wantCondition{controller.ConditionDeploymentReady, metav1.ConditionTrue, controller.ReasonDeploymentReady, ""},
 		wantCondition{controller.ConditionHTTPRouteReady, metav1.ConditionFalse, "GatewayAPINotInstalled", noRoutes},
 		wantCondition{controller.ConditionHorizonAPIReady, metav1.ConditionTrue, health.ReasonHealthy, ""},
 		wantCondition{controller.ConditionVPAReady, metav1.ConditionFalse, "VPANotInstalled",
 			fmt.Sprintf("the cluster does not serve autoscaling.k8s.io/v1 VerticalPodAutoscaler; install the VerticalPodAutoscaler CRDs to honour the request for %s/dashboard", ns)},
-		readyBlockedBy(controller.ConditionHTTPRouteReady, "GatewayAPINotInstalled", noRoutes),
+		wantCondition{controller.ConditionWebSSOReady, metav1.ConditionFalse, controller.ReasonIdentityBackendsNotInstalled, noBackends},
+		readyBlockedBy(controller.ConditionWebSSOReady, controller.ReasonIdentityBackendsNotInstalled, noBackends),
 	)
 }
 
