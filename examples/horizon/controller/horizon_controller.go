@@ -69,7 +69,9 @@ type Reconciler struct {
 	*multicluster.CRReconciler[*v1alpha1.Horizon]
 	opts Options
 	// management reads the KeystoneIdentityBackends on the management cluster, where
-	// the Horizons are, whichever cluster a Horizon's children go to.
+	// the Horizons are, whichever cluster a Horizon's children go to. Nil (a Reconciler
+	// not built by NewReconciler, whose rows a test runs one by one) reads through the
+	// pass's target instead.
 	management client.Reader
 }
 
