@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -174,11 +175,12 @@ var bothProviders = renderedSSO{
 // One KeystoneIdentityBackend with an OpenID Connect and a SAML provider, both
 // registered: the Horizon that names it is Ready, WebSSOReady says the providers are
 // offered, its rendered local_settings.py lists both providers as WEBSSO_CHOICES after
-// the hand-written choice and maps each in WEBSSO_IDP_MAPPING, and the pods mount it.
+// the hand-written choice and maps each in WEBSSO_IDP_MAPPING, the pods mount it, and a
+// converged pass sends no request (the backend is read through the cache).
 func TestWebSSOChoicesFromIdentityBackend(t *testing.T) {
 	t.Parallel()
 	ns := env.Namespace(t)
-	startOperator(t, ns, operatorOptions{})
+	op := startOperator(t, ns, operatorOptions{})
 	b := federatedBackend(ns, "corp")
 	if err := env.Client.Create(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -196,6 +198,17 @@ func TestWebSSOChoicesFromIdentityBackend(t *testing.T) {
 	}
 	waitRolledOut(t, h, "rollout of ConfigMap "+name, func(d *appsv1.Deployment) bool {
 		return mountedConfigMap(&d.Spec.Template.Spec) == name
+	})
+
+	// The backend is read through the operator's cache: once converged, a pass sends
+	// no request at all.
+	req := ctrl.Request{NamespacedName: clientKey(h)}
+	testenv.Eventually(t, 30*time.Second, "a converged pass that sends no request", func(ctx context.Context) (bool, error) {
+		op.counter.Reset()
+		if _, err := op.rec.Reconcile(ctx, req); err != nil {
+			return false, err
+		}
+		return op.counter.Total() == 0, nil
 	})
 }
 
