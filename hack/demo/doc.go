@@ -44,9 +44,16 @@
 // key-restore ExternalSecrets of the fernet and credential repositories finding no
 // backup (a first install, so the operator generates the keys), and mariadb-operator
 // reporting the MariaDB, then the Database, User and Grant Ready. The db-sync and
-// bootstrap Jobs complete through the real Job controller on kwok's fake node, and a
-// local HTTP server answers the health check's GET /v3 with a version document of
-// v3.14.
+// bootstrap Jobs complete through the real Job controller on kwok's fake node.
+//
+// A local HTTP server plays the identity API: it answers the health check's GET /v3
+// with a version document of v3.14 and hands every other request to the stand-in of
+// package keystonetest (examples/keystone/keystoneapi/keystonetest), which serves the
+// tokens, domains and OS-FEDERATION identity providers, mappings and protocols the
+// KeystoneIdentityBackend controller calls. It accepts the admin password ESO synced,
+// as the bootstrap would set it. The controller is given that server's URL as its
+// Options.KeystoneURL, loopback in its outbound policy, and a poll interval of 2 s
+// (the command's is 15 s) for the Secrets it waits for.
 //
 // The demo then shows:
 //
@@ -54,7 +61,19 @@
 //  2. a fernet key rotation as the rotation CronJob's pod performs it
 //     (controller.RotateKeys, its clock past the rotation interval): the primary key
 //     index moves, FernetKeysReady reports the new repository and Ready stays True.
-//     Only the indices and their roles are printed, never a key.
+//     Only the indices and their roles are printed, never a key;
+//  3. identity providers: the sample KeystoneIdentityBackend corp-sso
+//     (examples/keystone/config/samples/keystone_v1alpha1_keystoneidentitybackend_federation.yaml,
+//     an OpenID Connect provider corp-oidc) with a SAML provider corp-saml the demo
+//     adds (metadata inline, key pair from the Secret of the Certificate corp-saml-sp).
+//     The demo creates the ExternalSecret corp-sso-client and the Certificate, plays
+//     ESO syncing a random client secret and cert-manager issuing the key pair, each
+//     while FederationReady says WaitingForFederationSecret, and shows every condition
+//     of the backend until Ready is True (DomainReady, FederationReady,
+//     ConfigProjected), the providers and protocols as the played identity API returns
+//     them (GET /v3/OS-FEDERATION/identity_providers/{id} and its protocol), the
+//     Keystone Ready again with IdentityBackendsReady naming the federation Secret, and
+//     that Secret's name and data keys. No value of a Secret is printed.
 //
 // # Failures
 //

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,34 +45,22 @@ var keystoneConditionOrder = []string{
 	reconcile.ConditionReady,
 }
 
-// versionDocument is what Keystone serves at keystone.VersionPath, which the health
-// check accepts (keystone.VersionDocumentValid).
-const versionDocument = `{"version": {"id": "v3.14", "status": "stable", "updated": "2020-04-07T00:00:00Z",
- "links": [{"rel": "self", "href": "http://keystone.openstack.svc:5000/v3/"}],
- "media-types": [{"base": "application/json", "type": "application/vnd.openstack.identity-v3+json"}]}}
-`
-
-// newVersionServer starts the stand-in for the identity API's pods: no container runs
-// on the demo's fake node, so the health check asks this server for the version
-// document instead.
-func newVersionServer() *httptest.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc(keystone.VersionPath, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, versionDocument)
-	})
-	return httptest.NewServer(mux)
-}
-
 // demoOperatorImage is the image the in-process operator names as its own: the
 // rotation CronJobs name it, and nothing pulls it (kwok's fake node runs no container).
 const demoOperatorImage = "registry.example/keystone-operator:demo"
 
+// demoBackendPollInterval is how often the KeystoneIdentityBackend controller looks
+// again at a backend waiting for a Secret (whose changes raise no event) in the demo;
+// the shipped command uses identitybackend.DefaultPollInterval (15 s).
+const demoBackendPollInterval = 2 * time.Second
+
 // startKeystoneOperator runs the Keystone operator in-process on env, wired as
 // examples/keystone/cmd's run wires it (the Keystone reconciler and the
-// KeystoneIdentityBackend reconciler), with the health check pointed at srv once the
-// Keystone publishes its endpoint. stop ends the manager and waits for it.
-func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.Server) (stop func() error, err error) {
+// KeystoneIdentityBackend reconciler), with the health check pointed at api once the
+// Keystone publishes its endpoint, and the KeystoneIdentityBackend controller sending
+// its Keystone API calls to api (it polls every demoBackendPollInterval). stop ends
+// the manager and waits for it.
+func startKeystoneOperator(ctx context.Context, env *testenv.Env, api *identityAPI) (stop func() error, err error) {
 	return startManager(ctx, env, keystone.FieldManager, func(ctx context.Context, mgr mcmanager.Manager, resolver *multicluster.ClusterResolver) error {
 		opts := keystone.DefaultOptions()
 		opts.OperatorImage = demoOperatorImage
@@ -85,7 +70,7 @@ func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.
 			if k.Status.Endpoint == "" {
 				return ""
 			}
-			return srv.URL + keystone.VersionPath
+			return api.URL() + keystone.VersionPath
 		}
 		r, err := keystone.NewReconciler(resolver, opts)
 		if err != nil {
@@ -94,7 +79,11 @@ func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.
 		if err := r.SetupWithManager(ctx, mgr); err != nil {
 			return err
 		}
-		backends, err := identitybackend.NewReconciler(resolver, identitybackend.DefaultOptions())
+		bopts := identitybackend.DefaultOptions()
+		bopts.KeystoneURL = func(*ksv1alpha1.Keystone) string { return api.URL() }
+		bopts.OutboundPolicy = outbound.Policy{AllowCIDRs: outbound.LoopbackPrefixes} // the stand-in listens on loopback
+		bopts.PollInterval = demoBackendPollInterval
+		backends, err := identitybackend.NewReconciler(resolver, bopts)
 		if err != nil {
 			return err
 		}
@@ -105,9 +94,16 @@ func startKeystoneOperator(ctx context.Context, env *testenv.Env, srv *httptest.
 // runKeystone is the Keystone scene: the Keystone operator runs while the phases of
 // keystoneScenario do; it is stopped on every path.
 func runKeystone(ctx context.Context, env *testenv.Env, d *display, o options, root string) (err error) {
-	srv := newVersionServer()
-	defer srv.Close()
-	stopOperator, err := startKeystoneOperator(ctx, env, srv)
+	sample, err := loadKeystoneSample(root, namespace)
+	if err != nil {
+		return err
+	}
+	api, err := newIdentityAPI(keystoneAdminUser(sample))
+	if err != nil {
+		return err
+	}
+	defer api.Close()
+	stopOperator, err := startKeystoneOperator(ctx, env, api)
 	if err != nil {
 		return err
 	}
@@ -115,10 +111,12 @@ func runKeystone(ctx context.Context, env *testenv.Env, d *display, o options, r
 	d.Linef("")
 	d.Linef("Keystone. The Keystone operator runs in-process (field manager %s) with its KeystoneIdentityBackend controller;",
 		keystone.FieldManager)
-	d.Linef("Jobs complete through the real Job controller on kwok's fake node (nothing runs in them), and the health check")
-	d.Linef("asks a local stand-in for the version document: %s%s", srv.URL, keystone.VersionPath)
-	s := &keystoneScenario{c: env.Client, d: d, o: o, root: root}
-	for _, step := range []func(context.Context) error{s.firstRollout, s.rotateFernetKeys} {
+	d.Linef("Jobs complete through the real Job controller on kwok's fake node (nothing runs in them). A local stand-in plays")
+	d.Linef("the identity API at %s: the health check's GET %s, and (package keystonetest) the tokens, domains and", api.URL(), keystone.VersionPath)
+	d.Linef("OS-FEDERATION calls of the KeystoneIdentityBackend controller, which polls every %s here (15 s in the command).",
+		demoBackendPollInterval)
+	s := &keystoneScenario{c: env.Client, d: d, o: o, root: root, api: api}
+	for _, step := range []func(context.Context) error{s.firstRollout, s.rotateFernetKeys, s.addIdentityProviders} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -135,6 +133,12 @@ type keystoneScenario struct {
 	root string
 	k    *ksv1alpha1.Keystone // as applied: its name, namespace and settings
 	key  client.ObjectKey
+	api  *identityAPI
+	// backend is the KeystoneIdentityBackend the demo applies (K3).
+	backend client.ObjectKey
+	// adminPassword is the admin password ESO synced (never printed): the demo signs
+	// in with it to read back what the controller registered in the identity API.
+	adminPassword string
 }
 
 // phase runs p for the scenario's Keystone.
@@ -266,6 +270,10 @@ func (s *keystoneScenario) firstRollout(ctx context.Context) error {
 				map[string][]byte{names.AdminPasswordDataKey: []byte(password)}); err != nil {
 				return "", err
 			}
+			// The bootstrap Job sets the admin password the identity API accepts; no
+			// container runs it here, so the stand-in learns it now.
+			s.api.setAdminPassword(password)
+			s.adminPassword = password
 			return fmt.Sprintf("ESO (played): synced %q into Secret %s (a random admin password, not shown)",
 				k.Spec.Bootstrap.AdminPassword.RemoteKey, admin), nil
 		},
@@ -476,6 +484,11 @@ func (s *keystoneScenario) epilogue() {
 		fmt.Sprintf("kubectl get databases.k8s.mariadb.com,users.k8s.mariadb.com,grants.k8s.mariadb.com -n %s %s", ns, name),
 		fmt.Sprintf("kubectl get secret %s -n %s -o jsonpath='{.metadata.annotations}'", names.FernetKeysSecretName(s.k), ns),
 		fmt.Sprintf("kubectl create job -n %s --from=cronjob/%s %s-now", ns, fernet.CronJobName(s.k), fernet.CronJobName(s.k)),
+		"kubectl get keystoneidentitybackends -n " + ns,
+		fmt.Sprintf("kubectl get keystoneidentitybackend %s -n %s -o jsonpath='{.status.identityProviders}'", s.backend.Name, ns),
+		fmt.Sprintf("kubectl get deploy %s -n %s -o jsonpath='{.spec.template.spec.volumes[?(@.name==\"%s\")].secret.secretName}'",
+			name, ns, identitybackend.FederationVolumeName),
+		"openstack identity provider list   # with the admin credentials, against the Keystone's endpoint",
 	} {
 		s.d.Linef("  %s", cmd)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,13 +25,14 @@ import (
 
 // TestDemo runs the whole demo, both scenes, as `make demo | cat` would, against
 // envtest with real controllers: it must succeed, print each milestone, never print a
-// SECRET_KEY, an admin password or a fernet key (nor log one) and, its output not
-// being a terminal, write no ANSI escapes. Without the envtest binaries it fails
+// SECRET_KEY, an admin password, a fernet key, the OpenID Connect client secret, the
+// SAML service provider's private key or any file of the federation Secret (nor log
+// one) and, its output not being a terminal, write no ANSI escapes. Without the envtest binaries it fails
 // (testenv.Start says how to get them).
 func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	var mu sync.Mutex
-	var keys, passwords []string
+	var keys, passwords, clientSecrets []string
 	o := defaultOptions()
 	o.Out = &out
 	o.Pause = 200 * time.Millisecond
@@ -50,6 +52,15 @@ func TestDemo(t *testing.T) {
 		passwords = append(passwords, p)
 		return p, err
 	}
+	o.NewClientSecret = func() (string, error) {
+		c, err := randomKey()
+		mu.Lock()
+		defer mu.Unlock()
+		clientSecrets = append(clientSecrets, c)
+		return c, err
+	}
+	var federation, keyPair map[string][]byte
+	o.afterFederation = func(f, kp map[string][]byte) { federation, keyPair = f, kp }
 	var fernetKeys []string
 	o.afterRotation = func(data map[string][]byte) {
 		for _, v := range data {
@@ -108,6 +119,29 @@ func TestDemo(t *testing.T) {
 		`✓ primary key index 1 → 2`,
 		`✓ Ready stayed True`,
 		`kubectl get keystones -n openstack`,
+		// The Keystone scene's identity providers.
+		`K3\. Add identity providers: apply the sample KeystoneIdentityBackend openstack/corp-sso\n +\(` + regexp.QuoteMeta(backendSamplePath) + `\):\n` +
+			` +domain corp-sso, the OpenID Connect provider corp-oidc, and a SAML provider corp-saml`,
+		`ExternalSecret openstack/corp-sso-client \(remote key "openstack/corp-sso-client"\),\n +the service provider's key pair from Certificate openstack/corp-saml-sp`,
+		// The table cuts messages to 64 runes.
+		`DomainReady +True +DomainCreated +domain corp-sso exists in Keystone with ID [0-9a-f]{10}`,
+		`FederationReady +False +WaitingForFederationSecret +identity provider corp-oidc: client secret Secret openstack/cor`,
+		`ESO \(played\): synced "openstack/corp-sso-client" into Secret openstack/corp-sso-client \(a random OpenID Connect client secret, not shown\)`,
+		`FederationReady +False +WaitingForFederationSecret +identity provider corp-saml: service provider key pair Secret o`,
+		`cert-manager \(played\): Certificate openstack/corp-saml-sp issued into Secret openstack/corp-saml-sp`,
+		`FederationReady +True +IdentityProvidersRegistered +identity providers corp-oidc \(openid\), corp-saml \(saml2\) are re`,
+		`ConfigProjected +True +Projected`,
+		`Ready +True +AllReady .*\[4/4\]`,
+		`✓ Ready=True after [\d.]+ s: domain corp-sso \(ID [0-9a-f]{32}\); status\.identityProviders: corp-oidc \(openid\), corp-saml \(saml2\)`,
+		`GET /v3/OS-FEDERATION/identity_providers/corp-oidc: domain_id [0-9a-f]{32}, remote_ids \[https://sso\.corp\.example\.com/realms/corp\], enabled true`,
+		`GET /v3/OS-FEDERATION/identity_providers/corp-oidc/protocols/openid: mapping_id corp-oidc-mapping \(mapping found\)`,
+		`GET /v3/OS-FEDERATION/identity_providers/corp-saml: domain_id [0-9a-f]{32}, remote_ids \[https://idp\.partners\.example/saml\], enabled true`,
+		`GET /v3/OS-FEDERATION/identity_providers/corp-saml/protocols/saml2: mapping_id corp-saml-mapping \(mapping found\)`,
+		`✓ Keystone openstack/keystone Ready=True, [\d.]+ s after the backend; IdentityBackendsReady: .*identity providers corp-oidc, corp-saml rendered into Secret keystone-federation-\w+`,
+		`Deployment openstack/keystone mounts Secret keystone-federation-\w+ at /etc/keystone/federation; its keys \(values not shown\):\n` +
+			` +httpd-openid-corp-oidc\.conf\n +httpd-saml2-corp-saml\.conf\n +keystone-federation\.conf\n` +
+			` +saml2-corp-saml-idp-metadata\.xml\n +saml2-corp-saml-sp\.crt\n +saml2-corp-saml-sp\.key\n`,
+		`kubectl get keystoneidentitybackend corp-sso -n openstack -o jsonpath='\{\.status\.identityProviders\}'`,
 		`The operator's log: ` + regexp.QuoteMeta(operatorLogPath(o.LogDir)),
 	} {
 		if !regexp.MustCompile(want).MatchString(got) {
@@ -122,6 +156,13 @@ func TestDemo(t *testing.T) {
 	}
 	if len(passwords) != 1 {
 		t.Errorf("ESO synced %d admin passwords, want 1", len(passwords))
+	}
+	if len(clientSecrets) != 1 {
+		t.Errorf("ESO synced %d client secrets, want 1", len(clientSecrets))
+	}
+	if len(federation) != 6 || len(keyPair[corev1.TLSPrivateKeyKey]) == 0 {
+		t.Errorf("the federation Secret holds %d files (want 6) and the key pair %d bytes of private key (want some)",
+			len(federation), len(keyPair[corev1.TLSPrivateKeyKey]))
 	}
 	if len(fernetKeys) != 3 {
 		t.Errorf("the rotated fernet repository holds %d keys, want 3", len(fernetKeys))
@@ -148,9 +189,42 @@ func TestDemo(t *testing.T) {
 			t.Errorf("fernet key #%d appears in the output or the operator's log", i+1)
 		}
 	}
+	for i, c := range clientSecrets {
+		if strings.Contains(got, c) || bytes.Contains(logged, []byte(c)) {
+			t.Errorf("client secret #%d appears in the output or the operator's log", i+1)
+		}
+	}
+	if len(clientSecrets) == 1 && !strings.Contains(string(federation["httpd-openid-corp-oidc.conf"]), clientSecrets[0]) {
+		t.Error("the federation Secret's httpd-openid-corp-oidc.conf does not carry the synced client secret")
+	}
+	if key := keyPair[corev1.TLSPrivateKeyKey]; len(key) == 0 || !bytes.Equal(federation["saml2-corp-saml-sp.key"], key) {
+		t.Error("the federation Secret's saml2-corp-saml-sp.key is not the issued private key")
+	}
+	for _, block := range pemBodies(keyPair[corev1.TLSPrivateKeyKey]) {
+		if strings.Contains(got, block) || bytes.Contains(logged, []byte(block)) {
+			t.Error("the SAML service provider's private key appears in the output or the operator's log")
+		}
+	}
+	for name, v := range federation {
+		if strings.Contains(got, string(v)) || bytes.Contains(logged, v) {
+			t.Errorf("file %s of the federation Secret appears in the output or the operator's log", name)
+		}
+	}
 	if t.Failed() {
 		t.Logf("output:\n%s", got)
 	}
+}
+
+// pemBodies returns the base64 lines of the PEM document doc, each long enough that
+// finding one elsewhere means the key was copied.
+func pemBodies(doc []byte) []string {
+	var out []string
+	for l := range strings.SplitSeq(string(doc), "\n") {
+		if len(l) >= 16 && !strings.HasPrefix(l, "-----") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // horizonWith builds a Horizon of generation gen with conds.

@@ -39,10 +39,18 @@ type options struct {
 	NewKey func() (string, error)
 	// NewPassword returns the Keystone's admin password, which ESO syncs.
 	NewPassword func() (string, error)
+	// NewClientSecret returns the OpenID Connect client secret of the Keystone scene's
+	// identity provider, which ESO syncs.
+	NewClientSecret func() (string, error)
 	// afterRotation, when set, receives the data of the fernet key Secret after the
 	// Keystone scene rotated it, so that a test can check that no key was printed or
 	// logged.
 	afterRotation func(data map[string][]byte)
+	// afterFederation, when set, receives the data of the federation Secret the
+	// Keystone's Deployment mounts and of the SAML service provider's key pair Secret
+	// once the Keystone scene's identity providers are projected, so that a test can
+	// check that no value was printed or logged.
+	afterFederation func(federation, keyPair map[string][]byte)
 	// Scene picks what the demo shows: sceneHorizon, sceneKeystone or sceneAll (both,
 	// Horizon first).
 	Scene string
@@ -72,22 +80,23 @@ func scenesOf(scene string) ([]string, error) {
 // defaultOptions are the options of `make demo`, without Out and Live.
 func defaultOptions() options {
 	return options{
-		Pause:         1500 * time.Millisecond,
-		PhaseTimeout:  3 * time.Minute,
-		TimeZones:     []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"},
-		FinalTimeZone: "America/Sao_Paulo",
-		NewKey:        randomKey,
-		NewPassword:   randomKey,
-		Scene:         sceneAll,
+		Pause:           1500 * time.Millisecond,
+		PhaseTimeout:    3 * time.Minute,
+		TimeZones:       []string{"Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"},
+		FinalTimeZone:   "America/Sao_Paulo",
+		NewKey:          randomKey,
+		NewPassword:     randomKey,
+		NewClientSecret: randomKey,
+		Scene:           sceneAll,
 	}
 }
 
-// randomKey is a SECRET_KEY as a secret backend would hold one: 48 random bytes,
-// base64.
+// randomKey is a secret (a SECRET_KEY, a password, a client secret) as a secret
+// backend would hold one: 48 random bytes, base64.
 func randomKey() (string, error) {
 	b := make([]byte, 48)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generating a SECRET_KEY: %w", err)
+		return "", fmt.Errorf("generating a random secret: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
@@ -96,8 +105,8 @@ func randomKey() (string, error) {
 // operator. It returns nil when every phase finished; the control plane and the
 // operators are stopped on every path.
 func run(ctx context.Context, o options) (err error) {
-	if o.Out == nil || o.NewKey == nil || o.NewPassword == nil || o.PhaseTimeout <= 0 {
-		return errors.New("demo: Out, NewKey, NewPassword and a positive PhaseTimeout are required")
+	if o.Out == nil || o.NewKey == nil || o.NewPassword == nil || o.NewClientSecret == nil || o.PhaseTimeout <= 0 {
+		return errors.New("demo: Out, NewKey, NewPassword, NewClientSecret and a positive PhaseTimeout are required")
 	}
 	scenes, err := scenesOf(o.Scene)
 	if err != nil {
