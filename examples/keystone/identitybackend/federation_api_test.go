@@ -545,6 +545,14 @@ func TestFederationDeletionGivesUp(t *testing.T) {
 	b := newFederatedBackend(t, k, "corp", "corp")
 	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
 	op.keystone.SetUnavailable(true)
+	// An unreachable Keystone leaves a registered federation True, as it leaves
+	// DomainReady, also over a pass that read the backend from a cache lagging behind
+	// the registration (TestLaggingCache).
+	lookups := op.keystone.Calls("POST /v3/auth/tokens")
+	touch(t, b)
+	waitCalls(t, op, "POST /v3/auth/tokens", lookups+2)
+	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
+	expectReason(t, b, condDomain, metav1.ConditionTrue, identitybackend.ReasonDomainCreated)
 	if err := env.Client.Delete(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,176 @@
+package identitybackend_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/reconciler-sdk/apply"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/keystoneapi/keystonetest"
+)
+
+// laggingClient is a cache that lags behind the API server: while a copy is set
+// (serve), every read of that backend returns the copy, as an informer that has not
+// yet seen the later writes does. Everything else goes to the API server.
+type laggingClient struct {
+	client.Client
+	mu     sync.Mutex
+	old    *v1alpha1.KeystoneIdentityBackend
+	served int
+}
+
+// serve makes the reads of old's backend return old until serve(nil).
+func (c *laggingClient) serve(old *v1alpha1.KeystoneIdentityBackend) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.old, c.served = old, 0
+}
+
+// Get returns the copy serve set for its backend, the API server's object otherwise.
+func (c *laggingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := obj.(*v1alpha1.KeystoneIdentityBackend); ok && c.old != nil && key == client.ObjectKeyFromObject(c.old) {
+		c.old.DeepCopyInto(b)
+		c.served++
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// TestLaggingCache runs a pass of a registered backend that reads the backend from a
+// cache that has not yet seen the status writes that registered its domain or its
+// identity providers, as a pass that starts right after the registering one may: while
+// Keystone does not answer the domain lookup, while it does not answer the provider
+// lookup, and while it answers, holding the objects the registering pass created. The
+// pass's status write conflicts and is retried on the stored backend; DomainReady and
+// FederationReady stay True as stored, and status.domainID and
+// status.identityProviders (what deleting the backend deletes) unchanged.
+func TestLaggingCache(t *testing.T) {
+	ns := env.Namespace(t)
+	op := startManager(t, ns, false)
+	k := federatedKeystone(t, ns)
+	ctx := context.Background()
+	lag := &laggingClient{Client: env.Client}
+	opts := op.opts
+	opts.Client = apply.NewApplier(lag, apply.ApplierOptions{FieldManager: fieldManager})
+	rec, err := identitybackend.NewReconciler(op.resolver, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := func(t *testing.T, b *v1alpha1.KeystoneIdentityBackend) {
+		t.Helper()
+		if _, err := rec.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(b)}); err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+	}
+	stored := func(t *testing.T, b *v1alpha1.KeystoneIdentityBackend) *v1alpha1.KeystoneIdentityBackend {
+		t.Helper()
+		got := &v1alpha1.KeystoneIdentityBackend{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(b), got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	cond := func(t *testing.T, b *v1alpha1.KeystoneIdentityBackend, condType string) metav1.Condition {
+		t.Helper()
+		c := meta.FindStatusCondition(b.Status.Conditions, condType)
+		if c == nil {
+			t.Fatalf("no %s on %+v", condType, b.Status)
+		}
+		return *c
+	}
+	// register creates backend name (domain name) and registers it in two passes,
+	// returning the backend as stored before the first pass (no status), after it
+	// (the domain and the SAML provider registered; the OpenID Connect provider waits
+	// for its client secret) and after the second (everything registered).
+	register := func(t *testing.T, name string) (created, waiting, registered *v1alpha1.KeystoneIdentityBackend) {
+		t.Helper()
+		b := newFederatedBackend(t, k, name, name)
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-client"}}
+		if err := env.Client.Delete(ctx, secret); err != nil {
+			t.Fatal(err)
+		}
+		created = stored(t, b)
+		pass(t, b)
+		waiting = stored(t, b)
+		if c := cond(t, waiting, condDomain); c.Status != metav1.ConditionTrue || c.Reason != identitybackend.ReasonDomainCreated {
+			t.Fatalf("after the first pass DomainReady = %s/%s %q", c.Status, c.Reason, c.Message)
+		}
+		if c := cond(t, waiting, condFederation); c.Reason != identitybackend.ReasonWaitingForFederationSecret {
+			t.Fatalf("after the first pass FederationReady = %s/%s %q", c.Status, c.Reason, c.Message)
+		}
+		newSecret(t, ns, name+"-client", "secret", clientSecret)
+		pass(t, b)
+		registered = stored(t, b)
+		for _, condType := range []string{condDomain, condFederation} {
+			if c := cond(t, registered, condType); c.Status != metav1.ConditionTrue {
+				t.Fatalf("after the second pass %s = %s/%s %q", condType, c.Status, c.Reason, c.Message)
+			}
+		}
+		if len(registered.Status.IdentityProviders) != 2 {
+			t.Fatalf("status.identityProviders = %+v, want both providers", registered.Status.IdentityProviders)
+		}
+		return created, waiting, registered
+	}
+
+	unavailable := func(down bool) { op.keystone.SetUnavailable(down) }
+	federationDown := func(down bool) {
+		status := 0
+		if down {
+			status = http.StatusServiceUnavailable
+		}
+		op.keystone.Refuse(http.MethodGet, keystonetest.RouteIdentityProvider, status, "Service Unavailable")
+	}
+	for i, tc := range []struct {
+		name         string
+		beforeDomain bool // the cached copy has no status; else it has the first pass's
+		outage       func(down bool)
+	}{
+		{"domain lookup unanswered, cached before the domain", true, unavailable},
+		{"domain lookup unanswered, cached before the providers", false, unavailable},
+		{"provider lookup unanswered, cached before the providers", false, federationDown},
+		{"Keystone answering, cached before the providers", false, func(bool) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			created, waiting, registered := register(t, fmt.Sprintf("corp%d", i))
+			old := waiting
+			if tc.beforeDomain {
+				old = created
+			}
+			tc.outage(true)
+			lag.serve(old)
+			pass(t, registered)
+			served := lag.served
+			lag.serve(nil)
+			tc.outage(false)
+			if served == 0 {
+				t.Fatal("the pass did not read the lagging copy")
+			}
+			got := stored(t, registered)
+			for _, condType := range []string{condDomain, condFederation} {
+				if g, w := cond(t, got, condType), cond(t, registered, condType); g != w {
+					t.Errorf("%s = %s/%s %q (since %s), want it as registered: %s/%s %q (since %s)", condType,
+						g.Status, g.Reason, g.Message, g.LastTransitionTime, w.Status, w.Reason, w.Message, w.LastTransitionTime)
+				}
+			}
+			if got.Status.DomainID != registered.Status.DomainID {
+				t.Errorf("status.domainID = %q, want %q", got.Status.DomainID, registered.Status.DomainID)
+			}
+			if !reflect.DeepEqual(got.Status.IdentityProviders, registered.Status.IdentityProviders) {
+				t.Errorf("status.identityProviders = %+v, want %+v", got.Status.IdentityProviders, registered.Status.IdentityProviders)
+			}
+		})
+	}
+}
