@@ -38,9 +38,12 @@
 // most a quarter of LeaseDuration). A member that could not renew in time holds nothing
 // when it comes back and claims its share anew. On a graceful stop ([Member.Run]'s
 // context ends) it drains its passes and releases its Lease (no holder, nothing held),
-// and the others take over within a round. A Lease deleted by someone else keeps what it
-// last showed occupied until it would have expired (its member may still pass over
-// those ranges until its next renewal fails, and then drops them). A Lease left behind
+// and the others take over within a round. While a Lease deleted by someone else is
+// missing, the others claim and confirm nothing, for at most a Lease duration from the
+// first read that missed it: its member may have confirmed ranges since they last read
+// its Lease, keeps them, and writes its Lease again (holding them) at its next
+// renewal; a member that is gone as well loses its ranges when that Lease duration
+// ends. A Lease left behind
 // by a replica gone or released for ten Lease durations is deleted by the others.
 //
 // # Wiring a controller

@@ -108,6 +108,9 @@ type observation struct {
 	resourceVersion string
 	at              time.Time
 	occupied        Ranges
+	// vanished is when the member first listed the ring without this Lease (someone
+	// deleted it); zero while it is listed.
+	vanished time.Time
 }
 
 // NewMember checks opts and returns the member of opts.Ring it describes. c must read
@@ -344,16 +347,24 @@ func (m *Member) round(ctx context.Context) (claimedMore bool, err error) {
 			lower[l.Name] = claimed
 		}
 	}
-	// A Lease gone from the list (deleted by someone else) keeps what it last held or
-	// claimed occupied until it would have expired: its member may not know yet that it
-	// is gone. A member leaving releases its Lease instead (no holder, nothing held), so
-	// its ranges are free at once.
+	// A Lease gone from the list (deleted by someone else) occupies the whole space for
+	// a Lease duration from the first list that missed it: its member may have claimed
+	// and confirmed more since this member last read its Lease, and keeps passing over
+	// what it holds until its fence, so nothing is claimed or confirmed meanwhile. Its
+	// member writes the Lease again at its next renewal, which ends the wait. A member
+	// leaving releases its Lease instead (no holder, nothing held), so its ranges are
+	// free at once.
 	for name, o := range m.observed {
-		switch {
-		case seen[name]:
-		case now.Sub(o.at) < m.opts.LeaseDuration:
-			occupied = Union(occupied, o.occupied)
-		default:
+		if seen[name] {
+			continue
+		}
+		if o.vanished.IsZero() {
+			o.vanished = now
+			m.observed[name] = o
+		}
+		if now.Sub(o.vanished) < m.opts.LeaseDuration {
+			occupied = Full()
+		} else {
 			delete(m.observed, name)
 		}
 	}

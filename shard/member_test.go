@@ -412,3 +412,58 @@ func TestLeaseDeletedUnderAMember(t *testing.T) {
 	})
 	expectSplit(t, time.Minute, a, b)
 }
+
+// A Lease deleted after the others last read it may hide ranges its member confirmed
+// since: while it is missing the others claim nothing, so they never take what its
+// member still holds. The rounds run by hand, in the order that exposes it: b reads a
+// holding nothing, a confirms its share, a's Lease is deleted, b reads again.
+func TestDeletedLeaseHidesNothing(t *testing.T) {
+	ns := env.Namespace(t)
+	member := func(identity string) *Member {
+		m, err := NewMember(env.Client, fast(ns, identity))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := member("a"), member("b")
+	tick := func(m *Member) {
+		t.Helper()
+		if err := m.Tick(t.Context()); err != nil {
+			t.Fatalf("%s: %v", m.Identity(), err)
+		}
+	}
+	disjoint := func(when string) {
+		t.Helper()
+		if both := Intersect(a.Held(), b.Held()); len(both) > 0 {
+			t.Fatalf("%s: a and b both hold %v", when, both)
+		}
+	}
+	want := Assign([]string{"a", "b"}, 0)
+	tick(b) // alone: b holds everything
+	tick(a) // a sees b holding everything: it claims nothing
+	tick(b) // b releases a's share; it last read a's Lease holding nothing
+	tick(a) // a claims and confirms its share
+	if !cmp.Equal(a.Held(), want["a"]) || !cmp.Equal(b.Held(), want["b"]) {
+		t.Fatalf("before the deletion a holds %v, b holds %v, want the ring's split", a.Held(), b.Held())
+	}
+	lease := &coordinationv1.Lease{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ring-a"}, lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(t.Context(), lease); err != nil {
+		t.Fatal(err)
+	}
+	tick(b)
+	disjoint("b's first round without a's Lease")
+	if err := a.Tick(t.Context()); err == nil { // a's renewal finds its Lease gone
+		t.Error("a's renewal of its deleted Lease succeeded")
+	}
+	disjoint("a's renewal after the deletion")
+	tick(a) // a writes its Lease again, still holding its share
+	tick(b)
+	disjoint("b's round after a's Lease is back")
+	if !cmp.Equal(a.Held(), want["a"]) || !cmp.Equal(b.Held(), want["b"]) {
+		t.Errorf("after a's Lease is back a holds %v, b holds %v, want the ring's split", a.Held(), b.Held())
+	}
+}
