@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"sync"
 
@@ -37,7 +38,7 @@ type ApplierOptions struct {
 	// wrapped client for the kinds CacheOptions caches by label only (Secrets and
 	// ConfigMaps): such a cache does not hold an object without the label, so a Get it
 	// cannot answer is read from the API server. EnsureObject reads through it only
-	// once a create-only apply has found an object (package documentation, "Cache
+	// once its create has found an object (package documentation, "Cache
 	// memory that does not grow with the cluster"). Nil reads only through the client.
 	APIReader client.Reader
 	// Remote, when set, makes the Applier write to a target cluster whose owners live on
@@ -55,7 +56,7 @@ type ApplierOptions struct {
 	// SelectedCache declares that the manager's cache holds, of every kind the Applier
 	// writes, only the objects carrying its labels (a sharded replica's children
 	// informers, selected by shard's bucket label): a miss is then confirmed for every
-	// kind as it is for Secrets and ConfigMaps under CacheOptions (a create-only apply,
+	// kind as it is for Secrets and ConfigMaps under CacheOptions (a create,
 	// a read through APIReader once it finds an object), so an object the cache does
 	// not show is never taken for missing. It needs APIReader.
 	SelectedCache bool
@@ -113,29 +114,30 @@ func (a *Applier) Tracked() int { return a.state.len() }
 
 // label stamps ManagedByLabel, and the OwnerLabels of owner when it is not empty, on
 // an object the Applier writes (ManagedByLabel wins over an OwnerLabels key of its name).
+// The object's labels map is never written to: a builder may share it with a selector
+// or a pod template. When a label is missing or differs, obj gets a copy with them.
 func (a *Applier) label(obj metav1.Object, owner types.UID) {
-	add := map[string]string{}
+	var extra map[string]string
 	if a.opts.OwnerLabels != nil && owner != "" {
-		maps.Copy(add, a.opts.OwnerLabels(owner))
+		extra = a.opts.OwnerLabels(owner)
 	}
-	add[ManagedByLabel] = a.opts.FieldManager // OwnerLabels never replace it
 	labels := obj.GetLabels()
-	changed := false
-	for k, v := range add {
-		if got, ok := labels[k]; !ok || got != v {
-			changed = true
+	missing := labels[ManagedByLabel] != a.opts.FieldManager
+	for k, v := range extra {
+		if got, ok := labels[k]; k != ManagedByLabel && (!ok || got != v) {
+			missing = true
 		}
 	}
-	if !changed {
+	if !missing {
 		return
 	}
-	if labels == nil {
-		labels = map[string]string{}
+	out := make(map[string]string, len(labels)+len(extra)+1)
+	maps.Copy(out, labels)
+	for k, v := range extra {
+		out[k] = v
 	}
-	for k, v := range add {
-		labels[k] = v
-	}
-	obj.SetLabels(labels)
+	out[ManagedByLabel] = a.opts.FieldManager // OwnerLabels never replace it
+	obj.SetLabels(out)
 }
 
 // controllerUID is the UID of obj's controller owner reference, "" without one.
@@ -234,8 +236,8 @@ func unconfirmed(ctx context.Context) bool {
 }
 
 // createsUnconfirmed reports whether EnsureObject of obj (at key) through a may take a
-// miss of the label-filtered cache for missing and send a create-only apply
-// ([applyCreateOnly]) instead of confirming the miss through the APIReader first: the
+// miss of the label-filtered cache for missing and send its create ("Creating" in the
+// package documentation) instead of confirming the miss through the APIReader first: the
 // kind is label-filtered, an APIReader is set, and the Applier does not remember
 // applying the object (a remembered one missing from the cache is more likely an
 // informer that has not caught up than a missing object).
@@ -347,9 +349,19 @@ func (s *skipState) forgetObject(obj client.Object) {
 	}
 }
 
-// digestDesired digests the body to apply and the field manager.
-func digestDesired(u *unstructured.Unstructured, fieldManager string) ([sha256.Size]byte, error) {
-	raw, err := json.Marshal(u.Object)
+// digestDesired digests the desired object as the caller built it, its server-owned
+// metadata left out (a copy is digested), and the field manager.
+func digestDesired(obj client.Object, fieldManager string) ([sha256.Size]byte, error) {
+	c := obj
+	if hasServerMetadata(obj) {
+		copied, ok := obj.DeepCopyObject().(client.Object)
+		if !ok {
+			return [sha256.Size]byte{}, fmt.Errorf("%T copies into a type that is no client.Object", obj)
+		}
+		clearServerMetadata(copied)
+		c = copied
+	}
+	raw, err := json.Marshal(c)
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -362,24 +374,38 @@ func digestDesired(u *unstructured.Unstructured, fieldManager string) ([sha256.S
 	return out, nil
 }
 
-// digestManaged digests fieldManager's Apply entry of obj's managedFields; ok is false
-// when there is none.
+// digestManaged digests fieldManager's Apply entry of obj's managedFields, or, when it
+// has none, the Update entry of CreateFieldManager(fieldManager) that EnsureObject's
+// create left; ok is false when there is neither.
 func digestManaged(obj metav1.Object, fieldManager string) ([sha256.Size]byte, bool) {
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.Subresource != "" {
-			continue
+	entry, ok := appliedEntry(obj, fieldManager)
+	if !ok {
+		if entry, ok = createdEntry(obj, fieldManager); !ok {
+			return [sha256.Size]byte{}, false
 		}
-		h := sha256.New()
-		h.Write([]byte(mf.APIVersion))
-		h.Write([]byte{0})
-		if mf.FieldsV1 != nil {
-			h.Write(mf.FieldsV1.GetRawBytes())
-		}
-		var out [sha256.Size]byte
-		copy(out[:], h.Sum(nil))
-		return out, true
 	}
-	return [sha256.Size]byte{}, false
+	h := sha256.New()
+	h.Write([]byte(entry.Operation))
+	h.Write([]byte{0})
+	h.Write([]byte(entry.APIVersion))
+	h.Write([]byte{0})
+	if entry.FieldsV1 != nil {
+		h.Write(entry.FieldsV1.GetRawBytes())
+	}
+	var out [sha256.Size]byte
+	copy(out[:], h.Sum(nil))
+	return out, true
+}
+
+// appliedEntry returns fieldManager's Apply entry of obj's managedFields (not of a
+// subresource), if any.
+func appliedEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsEntry, bool) {
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Manager == fieldManager && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Subresource == "" {
+			return mf, true
+		}
+	}
+	return metav1.ManagedFieldsEntry{}, false
 }
 
 // converged reports whether the Applier's last apply of key sent the same desired body

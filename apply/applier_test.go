@@ -179,7 +179,8 @@ func TestApplierWritesUnderTheOperatorsFieldManager(t *testing.T) {
 			managers = append(managers, mf.Manager+"/"+string(mf.Operation))
 		}
 	}
-	want := []string{"dashboard-operator/Apply", "dashboard-operator/Update"}
+	// EnsureObject creates under dashboard-operator-create, Create under the name itself.
+	want := []string{"dashboard-operator-create/Update", "dashboard-operator/Update"}
 	if diff := cmp.Diff(want, managers); diff != "" {
 		t.Errorf("managedFields managers (-want +got):\n%s", diff)
 	}

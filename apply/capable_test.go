@@ -14,25 +14,33 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 )
 
-// embedding is a caller's own wrapper: it embeds the Applier and counts the applies it
-// sends.
+// embedding is a caller's own wrapper: it embeds the Applier and counts the applies and
+// creates it sends.
 type embedding struct {
 	*apply.Applier
-	applies atomic.Int32
+	writes atomic.Int32
 }
 
 func (e *embedding) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-	e.applies.Add(1)
+	e.writes.Add(1)
 	return e.Applier.Apply(ctx, obj, opts...)
 }
 
-// intercepted wraps a around an interceptor that counts the applies it sends, carrying
-// a's capabilities with apply.Wrap.
+func (e *embedding) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	e.writes.Add(1)
+	return e.Applier.Create(ctx, obj, opts...)
+}
+
+// intercepted wraps a around an interceptor that counts the applies and creates it
+// sends, carrying a's capabilities with apply.Wrap.
 func intercepted(a *apply.Applier) (client.Client, *atomic.Int32) {
 	var n atomic.Int32
 	funcs := interceptor.Funcs{Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 		n.Add(1)
 		return c.Apply(ctx, obj, opts...)
+	}, Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		n.Add(1)
+		return c.Create(ctx, obj, opts...)
 	}}
 	return apply.Wrap(interceptor.NewClient(withWatch{a}, funcs), a), &n
 }
@@ -58,7 +66,7 @@ func TestWrappedApplierKeepsItsCapabilities(t *testing.T) {
 			reason: "a struct embedding *Applier carries it",
 			wrap: func(a *apply.Applier) (client.Client, *atomic.Int32) {
 				e := &embedding{Applier: a}
-				return e, &e.applies
+				return e, &e.writes
 			},
 		},
 		"interceptor": {
@@ -72,7 +80,7 @@ func TestWrappedApplierKeepsItsCapabilities(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			a, _ := cachedApplier(t, apply.ApplierOptions{FieldManager: "my-operator"})
-			c, applies := tc.wrap(a)
+			c, writesSent := tc.wrap(a)
 			if got := apply.ApplierOf(c); got != a {
 				t.Fatalf("%s: ApplierOf(wrapper) = %p, want the Applier %p", tc.reason, got, a)
 			}
@@ -84,14 +92,14 @@ func TestWrappedApplierKeepsItsCapabilities(t *testing.T) {
 			if err := apply.EnsureObject(ctx, c, env.Scheme, owner, cm, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
-			if applies.Load() != 1 {
-				t.Fatalf("%s: the wrapper saw %d applies, want 1 (writes go through the wrapper)", tc.reason, applies.Load())
+			if writesSent.Load() != 1 {
+				t.Fatalf("%s: the wrapper saw %d writes, want the create (writes go through the wrapper)", tc.reason, writesSent.Load())
 			}
 			var managers []string
 			for _, mf := range cm.ManagedFields {
 				managers = append(managers, mf.Manager)
 			}
-			if diff := cmp.Diff([]string{"my-operator"}, managers); diff != "" {
+			if diff := cmp.Diff([]string{apply.CreateFieldManager("my-operator")}, managers); diff != "" {
 				t.Errorf("%s: field managers (-want +got):\n%s", tc.reason, diff)
 			}
 			if got := cm.Labels[apply.ManagedByLabel]; got != "my-operator" {
@@ -99,14 +107,14 @@ func TestWrappedApplierKeepsItsCapabilities(t *testing.T) {
 			}
 
 			settle(ctx, t, a, owner, func() client.Object { return desiredConfigMap(ns) })
-			before := applies.Load()
+			before := writesSent.Load()
 			ctx2, writes := apply.WithWrites(ctx)
 			if err := apply.EnsureObject(ctx2, c, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
-			if w := writes.All(); len(w) != 1 || w[0].Action != apply.ActionSkipped || applies.Load() != before {
-				t.Errorf("%s: converged apply through the wrapper: writes %v, %d applies sent; want one Skipped and none sent",
-					tc.reason, w, applies.Load()-before)
+			if w := writes.All(); len(w) != 1 || w[0].Action != apply.ActionSkipped || writesSent.Load() != before {
+				t.Errorf("%s: converged apply through the wrapper: writes %v, %d writes sent; want one Skipped and none sent",
+					tc.reason, w, writesSent.Load()-before)
 			}
 		})
 	}

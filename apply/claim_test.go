@@ -784,18 +784,26 @@ func TestRemoteDeleteControlled(t *testing.T) {
 	}
 }
 
-// TestRemoteFaultsNameKindAndKey: a failed read or apply on the remote path is returned
-// wrapped with the object's kind and key, and the injected error stays visible.
+// TestRemoteFaultsNameKindAndKey: a failed read, create, take-over patch or apply on
+// the remote path is returned wrapped with the object's kind and key, and the injected
+// error stays visible. The patch and the apply fail on the first change after the create.
 func TestRemoteFaultsNameKindAndKey(t *testing.T) {
 	ctx := context.Background()
-	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbApply} {
+	for _, verb := range []faults.Verb{faults.VerbGet, faults.VerbCreate, faults.VerbPatch, faults.VerbApply} {
 		t.Run(string(verb), func(t *testing.T) {
 			ns := env.Namespace(t)
 			owner := newOwner(t, ns)
 			inj := faults.NewInjector()
 			a := testenv.TargetApplier(inj.Client(env.Client), "identity-operator", "mgmt-a")
+			desired := desiredConfigMap(ns)
+			if verb == faults.VerbPatch || verb == faults.VerbApply {
+				if err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
+					t.Fatal(err)
+				}
+				desired.Data["key"] = "changed"
+			}
 			inj.Arm(verb, 1, faults.Internal)
-			err := apply.EnsureObject(ctx, a, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager)
+			err := apply.EnsureObject(ctx, a, env.Scheme, owner, desired, apply.FieldManager)
 			if !inj.Fired() || !errors.Is(err, faults.ErrInjected) || !apierrors.IsInternalError(err) {
 				t.Fatalf("error = %v, want the injected 500", err)
 			}

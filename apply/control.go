@@ -105,7 +105,7 @@ func CheckControlled(c client.Client, owner, existing client.Object, gvk schema.
 // checkExisting reads the object obj names and refuses to apply over it when it is
 // being deleted, or when owner does not control it (CheckControlled), unless it is
 // unclaimed (Unclaimed) and either carries AdoptAnnotation=true or, on the management
-// cluster, was applied by fieldManager before. A missing object is no error (nil is
+// cluster, was applied or created by fieldManager before. A missing object is no error (nil is
 // returned): the apply creates it. Otherwise the existing object is returned.
 //
 // On a target cluster the "applied before" exception does not hold: the operators of
@@ -133,10 +133,17 @@ func checkExisting(ctx context.Context, c client.Client, owner, obj client.Objec
 	// An object this operator applied before and that lost its controller reference
 	// since (someone removed it) is ours: re-asserting the reference takes nothing else.
 	if existing.GetAnnotations()[AdoptAnnotation] == "true" ||
-		(remoteOf(c) == nil && AppliedBy(existing, fieldManager)) {
+		(remoteOf(c) == nil && (AppliedBy(existing, fieldManager) || createdBy(existing, fieldManager))) {
 		return existing, nil
 	}
 	return nil, err
+}
+
+// createdBy reports whether obj's managedFields hold the entry of EnsureObject's create
+// under fieldManager ([CreateFieldManager]).
+func createdBy(obj client.Object, fieldManager string) bool {
+	_, ok := createdEntry(obj, fieldManager)
+	return ok
 }
 
 // AppliedBy reports whether obj's managedFields hold an Apply entry of fieldManager:

@@ -46,7 +46,7 @@ func labelFilteredApplier(t *testing.T, fieldManager string) (*apply.Applier, *c
 }
 
 // TestApplierCreatesLabelFilteredChildWithoutConfirmingRead: a Secret or ConfigMap that
-// the label-filtered cache does not hold and that does not exist is created by the apply
+// the label-filtered cache does not hold and that does not exist is created by the create
 // alone, without a read through the API reader, and is then skipped like any other child.
 func TestApplierCreatesLabelFilteredChildWithoutConfirmingRead(t *testing.T) {
 	ctx := context.Background()
@@ -68,8 +68,8 @@ func TestApplierCreatesLabelFilteredChildWithoutConfirmingRead(t *testing.T) {
 		if obj.GetUID() == "" || !metav1.IsControlledBy(obj, owner) || obj.GetLabels()[apply.ManagedByLabel] != "glance-operator" {
 			t.Errorf("created %T: uid %q, controller %v, labels %v", obj, obj.GetUID(), metav1.GetControllerOf(obj), obj.GetLabels())
 		}
-		if !apply.AppliedBy(obj, "glance-operator") {
-			t.Errorf("created %T has no Apply entry of glance-operator: %v", obj, obj.GetManagedFields())
+		if _, ok := entryOf(obj, apply.CreateFieldManager("glance-operator"), metav1.ManagedFieldsOperationUpdate); !ok {
+			t.Errorf("created %T has no entry of glance-operator's create: %v", obj, obj.GetManagedFields())
 		}
 	}
 	if n := reader.count(); n != 0 {

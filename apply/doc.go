@@ -37,6 +37,35 @@
 // server (or filled by a previous EnsureObject call) carries the server's defaults, and
 // applying it would claim them.
 //
+// # Creating
+//
+// Through an [Applier] with its skip on, an object the lookup does not find is created
+// with a plain create (a POST) under [CreateFieldManager] (the field manager followed by
+// [CreateSuffix], as kubectl create writes under "kubectl-create"), not by an apply: an
+// apply that creates costs the API server about twice the CPU of a POST of the same
+// object (it decodes the body as YAML, a second time for the duplicate-field check,
+// merges it into the managed fields and reads the key from etcd before it writes), and
+// the Applier's client about twice the conversions. When an object exists after all (a
+// cache behind the API server, or one that holds only labelled objects), the create
+// fails with AlreadyExists and changes nothing; the object is then read and checked as
+// under "Ownership" and applied to. Through a plain client, or with the skip off, every
+// pass applies, and so does the one that creates.
+//
+// The API server records every field of a create, the defaults it filled in included,
+// in one Update entry of managedFields under CreateFieldManager's name. The first time
+// EnsureObject applies to the object (a changed desired object, drift to repair, or the
+// first pass of an Applier that does not remember the object, after a restart or when
+// a shard's range moves) it first turns that entry into the field manager's Apply entry
+// (one JSON patch of managedFields, conditioned on the resourceVersion, as
+// k8s.io/client-go/util/csaupgrade builds it), then applies: fields the desired object
+// no longer sets are removed as after any apply, and the server defaults the create
+// recorded leave the field manager's entry with that apply (the API server fills them
+// in again, so the object keeps their values). That first apply therefore writes twice
+// even when nothing changed, once in the object's life. Until then the create's entry,
+// like an Apply entry, makes another manager's Server-Side Apply of one of its fields
+// fail with a conflict unless forced. A field manager whose CreateFieldManager name
+// would be longer than the API server's 128 characters creates by apply.
+//
 // # Ownership
 //
 // An owner reference with controller=true makes the garbage collector delete the child
@@ -173,20 +202,13 @@
 // with ApplierOptions.APIReader set, a Get of one the operator did not write (a user's
 // Secret, an override ConfigMap) misses the cache and is read from the API server (one
 // GET), never taken for missing. EnsureObject of a Secret or ConfigMap the cache does
-// not hold, and that the Applier does not remember applying, skips that GET: it sends
-// the apply create-only (with a resourceVersion no object has, which the API server
-// takes as a precondition), so the apply creates the object when there is none, and
-// an existing one fails it with Conflict, unwritten; only then is the object read
+// not hold, and that the Applier (its skip on) does not remember applying, skips that
+// GET: it sends the create ("Creating") at once, which creates the object when there is
+// none and fails with AlreadyExists, unwritten, on an existing one; only then is the object read
 // through the APIReader and checked as under "Ownership" (refused, adopted or applied
-// to). Creating costs one apply, as for any other kind; an existing object the cache
-// does not hold costs the failed apply, the GET, and the apply when it is ours. An
-// apply that creates costs the API server more CPU than a POST of the same object (it
-// decodes the body as YAML, a second time for the duplicate-field check of the default
-// fieldValidation, merges it into the managed fields and reads the key from etcd before
-// it writes), and controller-runtime's Client.Apply offers no fieldValidation option;
-// a POST is no way around it, since the server gives every field of a create to an
-// Update entry of managedFields, so the next apply could not remove one. A
-// mutating admission webhook sees the failed apply as an update request that is then
+// to). Creating costs one POST, as for any other kind; an existing object the cache
+// does not hold costs the failed POST, the GET, and the apply when it is ours. A
+// mutating admission webhook sees the failed create as a create request that is then
 // refused. A List of Secrets or ConfigMaps through such a cache
 // sees only the labelled ones: the SDK lists them only to prune what it created itself.
 // Pods and ControllerRevisions are better not cached at all (reconcile.UncachedObjects).
@@ -217,16 +239,18 @@
 // caller passes, in the caller's own RBAC markers.
 //
 //   - [EnsureObject]: gets the object (the control check; informer: that kind, unless obj
-//     is unstructured) and applies it (a PATCH of type apply; through an [Applier] a
-//     converged apply is skipped). RBAC on the kind: get, list, watch, create, patch.
+//     is unstructured) and applies it (a PATCH of type apply). Through an [Applier] a
+//     converged apply is skipped, a missing object is created by a POST, and the first
+//     apply to an object so created is preceded by a JSON patch of its managedFields
+//     ("Creating"). RBAC on the kind: get, list, watch, create, patch.
 //   - [DeleteControlled]: gets the object (informer: that kind) and deletes it when the
 //     owner controls it. RBAC: get, list, watch, delete.
 //   - [DeleteObject]: deletes the object; no read. RBAC: delete.
 //   - [Applier]: adds no request of its own but one: with ApplierOptions.APIReader set, a
 //     Get that misses a label-filtered cache ([CacheOptions]) is read again through the
-//     APIReader (no informer). EnsureObject sends that read only after its create-only
-//     apply found an object ("Cache memory that does not grow with the cluster"), so
-//     creating a Secret or ConfigMap costs the apply alone. [CacheOptions] restricts the
+//     APIReader (no informer). EnsureObject sends that read only after its create found
+//     an object ("Cache memory that does not grow with the cluster"), so creating a
+//     Secret or ConfigMap costs the POST alone. [CacheOptions] restricts the
 //     Secret and ConfigMap informers to objects carrying [ManagedByLabel].
 //   - [CheckControlled], [CheckScheme], [Validate], [ValidateOwner], [WithWrites],
 //     [Record], [WithoutSkip], [FieldManagerFor], [SetOwnership], [IsControlled],

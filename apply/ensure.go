@@ -95,7 +95,8 @@ func EnsureObject[T client.Object](
 	fieldManager = fieldManagerFor(c, fieldManager)
 	applier := ApplierOf(c)
 	key := skipKey{gvk: gvk, namespace: obj.GetNamespace(), name: obj.GetName()}
-	createOnly := applier.createsUnconfirmed(obj, key)
+	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
+	createOnly := skipping && applier.createsUnconfirmed(obj, key)
 	lookupCtx := ctx
 	if createOnly {
 		lookupCtx = withUnconfirmed(ctx)
@@ -105,36 +106,39 @@ func EnsureObject[T client.Object](
 		return checkError(desc, err)
 	}
 
-	u, err := desiredUnstructured(obj)
-	if err != nil {
-		return fmt.Errorf("apply %s: convert to unstructured: %w", desc, err)
-	}
-	u.SetGroupVersionKind(gvk)
-
 	if applier != nil {
-		applier.label(u, owner.GetUID())
+		applier.label(obj, owner.GetUID())
 	}
-	skipping := applier != nil && !applier.opts.DisableSkip && !skipDisabled(ctx)
 	var desired [32]byte
 	if skipping {
-		if desired, err = digestDesired(u, fieldManager); err != nil {
+		if desired, err = digestDesired(obj, fieldManager); err != nil {
 			return fmt.Errorf("apply %s: digest: %w", desc, err)
 		}
 	}
 
-	body := u
-	if createOnly && existing == nil {
-		// The cache's not-found was not confirmed: the apply creates the object or
-		// fails, and only when it finds one is that object read and checked.
-		created, err := applyCreateOnly(ctx, c, body, fieldManager)
+	if existing == nil && skipping {
+		// Nothing there as far as the lookup knows: a plain create, which fails with
+		// AlreadyExists and changes nothing when an object is there after all (a
+		// label-filtered cache's unconfirmed miss, an informer behind the API server).
+		// Only through an Applier's skip: its converged passes send nothing, so the
+		// create's entry is taken over at the first real change, not at the next pass.
+		err := createNew(ctx, c, obj, fieldManager)
 		switch {
 		case err == nil:
-			return finishApply(ctx, applier, skipping, key, gvk, body, nil, created, desired, fieldManager, obj, desc)
-		case !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err):
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			Record(ctx, Write{Action: ActionCreated, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
+			if skipping {
+				rememberTyped(applier.state, key, obj, desired, fieldManager)
+			}
+			return nil
+		case errors.Is(err, errNoCreateManager) && !createOnly:
+			// The apply below creates it.
+		case errors.Is(err, errNoCreateManager), apierrors.IsAlreadyExists(err):
+			if existing, err = checkExisting(ctx, c, owner, obj, gvk, fieldManager); err != nil {
+				return checkError(desc, err)
+			}
+		default:
 			return fmt.Errorf("apply %s: %w", desc, err)
-		}
-		if existing, err = checkExisting(ctx, c, owner, obj, gvk, fieldManager); err != nil {
-			return checkError(desc, err)
 		}
 	}
 
@@ -147,9 +151,20 @@ func EnsureObject[T client.Object](
 		return nil
 	}
 
+	body, err := desiredUnstructured(obj)
+	if err != nil {
+		return fmt.Errorf("apply %s: convert to unstructured: %w", desc, err)
+	}
+	body.SetGroupVersionKind(gvk)
+	u := body
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		// Apply decodes the response into its argument: work on a copy so that a retry
 		// sends the same desired body again.
+		if existing != nil {
+			if err := upgradeCreated(ctx, c, existing, fieldManager); err != nil {
+				return err
+			}
+		}
 		applied := body.DeepCopy()
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 			client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
@@ -213,26 +228,6 @@ func rememberTyped(s *skipState, k skipKey, obj metav1.Object, desired [sha256.S
 		return
 	}
 	s.put(k, skipEntry{uid: obj.GetUID(), desired: desired, managed: managed})
-}
-
-// createOnlyResourceVersion is the resourceVersion a create-only apply carries. On an
-// existing object the API server takes a resourceVersion in an applied body as a
-// precondition and answers Conflict without writing, unless it is the object's own; no
-// object has this one (storage revisions are counted up from 1 and never reach it). A
-// create ignores it.
-const createOnlyResourceVersion = "9223372036854775807"
-
-// applyCreateOnly sends body as an apply (under fieldManager, ForceOwnership) that
-// creates the object when none exists and, when one exists, fails with Conflict and
-// changes nothing. It returns the server's answer.
-func applyCreateOnly(ctx context.Context, c client.Client, body *unstructured.Unstructured, fieldManager string) (*unstructured.Unstructured, error) {
-	applied := body.DeepCopy()
-	applied.SetResourceVersion(createOnlyResourceVersion)
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
-		client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
-		return nil, err
-	}
-	return applied, nil
 }
 
 // Validate refuses, before any API call, the input EnsureObject refuses without a

@@ -59,13 +59,13 @@ func TestInjectorKeepsTheApplier(t *testing.T) {
 			if err := apply.EnsureObject(ctx, c, env.Scheme, owner, cm, apply.FieldManager); err != nil {
 				t.Fatal(err)
 			}
-			if n := inj.Calls(faults.VerbApply); n != 1 {
-				t.Errorf("the injector saw %d applies, want 1", n)
+			if n := inj.Calls(faults.VerbCreate); n != 1 {
+				t.Errorf("the injector saw %d creates, want 1", n)
 			}
-			if n := counter.Method(http.MethodPatch); n != 1 {
-				t.Errorf("the counter saw %d PATCH requests, want 1", n)
+			if n := counter.Method(http.MethodPost); n != 1 {
+				t.Errorf("the counter saw %d POST requests, want 1", n)
 			}
-			if diff := cmp.Diff([]string{"faults-test/Apply"}, testenv.FieldManagers(cm)); diff != "" {
+			if diff := cmp.Diff([]string{"faults-test-create/Update"}, testenv.FieldManagers(cm)); diff != "" {
 				t.Errorf("field managers (-want +got):\n%s", diff)
 			}
 			_, claimed := apply.ClaimOf(cm)
