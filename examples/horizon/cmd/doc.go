@@ -21,5 +21,9 @@
 //	go run ./examples/horizon/cmd --namespace openstack --leader-elect=false
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRD is in
-// ../config/crd/bases.
+// ../config/crd/bases. The Keystone example's KeystoneIdentityBackend CRD
+// (../../keystone/config/crd/bases) is optional: when the cluster serves it at start-up
+// the operator watches the backends that spec.websso.identityBackends names; otherwise
+// a Horizon that names one reports IdentityBackendsNotInstalled and offers its
+// hand-written choices only.
 package main

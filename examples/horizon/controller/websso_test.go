@@ -20,7 +20,9 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
 	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
+	"github.com/c5c3/reconciler-sdk/testenv/world"
 )
 
 // credentials is the hand-written choice of the single sign-on Horizons of these tests.
@@ -328,5 +330,36 @@ func TestHorizonsNaming(t *testing.T) {
 	}
 	if got := controller.HorizonsNaming(c)(context.Background(), federatedBackend("c", "corp")); len(got) != 0 {
 		t.Errorf("a backend of a namespace without Horizons enqueues %v", got)
+	}
+}
+
+// The samples meet: the Horizon of horizon_v1alpha1_horizon_websso.yaml names the
+// Keystone example's federation sample (KeystoneIdentityBackend corp-sso, OpenID
+// Connect provider corp-oidc); once the backend reports the provider registered, the
+// Horizon is Ready and its login page offers the provider after the password login.
+func TestWebSSOSamples(t *testing.T) {
+	t.Parallel()
+	ns := env.Namespace(t)
+	startOperator(t, ns, operatorOptions{})
+	b := testenv.ReadSample(t, "../../keystone/config/samples/keystone_v1alpha1_keystoneidentitybackend_federation.yaml",
+		&keystonev1alpha1.KeystoneIdentityBackend{})
+	b.Namespace = ns
+	if err := env.Client.Create(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	registerProviders(t, b)
+	h := testenv.ReadSample(t, "../config/samples/horizon_v1alpha1_horizon_websso.yaml", &v1alpha1.Horizon{})
+	h.Namespace = ns
+	storeReady(t)
+	createHorizon(t, env, h)
+	w := world.New(env.Client, world.WithSecret(h.Spec.SecretKey.RemoteKey, map[string][]byte{"secret_key": []byte("sample-key")}))
+	testenv.ExpectConditionWhile(t, env.Client, h, reconcile.ConditionReady, metav1.ConditionTrue, w.Hook(h))
+	name, got := currentSSO(t, h)
+	want := renderedSSO{
+		Choices: [][2]string{{"credentials", "Keystone credentials"}, {"corp-oidc_openid", "Corporate OpenID Connect provider"}},
+		Mapping: map[string][2]string{"corp-oidc_openid": {"corp-oidc", "openid"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("single sign-on of ConfigMap %s (-want +got):\n%s", name, diff)
 	}
 }

@@ -23,6 +23,10 @@ var sampleDefaults = map[string]func(*v1alpha1.Horizon){
 		withCRDDefaults(h)
 		storeRef(sharedStore.Kind, sharedStore.Name)(h)
 	},
+	"horizon_v1alpha1_horizon_websso.yaml": func(h *v1alpha1.Horizon) {
+		withCRDDefaults(h)
+		storeRef(sharedStore.Kind, sharedStore.Name)(h)
+	},
 	"horizon_v1alpha1_horizon_full.yaml": func(*v1alpha1.Horizon) {}, // sets every field
 }
 

@@ -52,6 +52,24 @@ func TestSamples(t *testing.T) {
 			},
 			TimeZone: "UTC",
 		},
+		"horizon_v1alpha1_horizon_websso.yaml": {
+			Image:            "quay.io/openstack.kolla/horizon:2025.1-ubuntu-noble",
+			Replicas:         ptr.To[int32](1),
+			KeystoneEndpoint: "http://keystone.openstack.svc:5000/v3",
+			SecretKey: v1alpha1.SecretKeySpec{
+				RemoteKey:       "openstack/horizon/secret-key",
+				Property:        "secret_key",
+				RefreshInterval: &metav1.Duration{Duration: time.Hour},
+			},
+			TimeZone: "UTC",
+			WebSSO: &v1alpha1.WebSSOSpec{
+				Enabled:          true,
+				Choices:          []v1alpha1.WebSSOChoice{{ID: "credentials", Label: "Keystone credentials"}},
+				InitialChoice:    "credentials",
+				KeystoneURL:      "https://keystone.example.com/v3",
+				IdentityBackends: []v1alpha1.IdentityBackendRef{{Name: "corp-sso"}},
+			},
+		},
 		"horizon_v1alpha1_horizon_full.yaml": {
 			Image:            "quay.io/openstack.kolla/horizon:2025.1-ubuntu-noble",
 			Replicas:         ptr.To[int32](2),
