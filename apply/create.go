@@ -85,6 +85,26 @@ func clearServerMetadata(obj metav1.Object) {
 	obj.SetSelfLink("")
 }
 
+// WrittenBy reports whether the managedFields entry mf records writes of fieldManager:
+// one under its own name (any operation), or the Update entry of EnsureObject's create
+// under [CreateFieldManager](fieldManager), which the first apply to the object turns
+// into fieldManager's Apply entry ("Creating" in the package documentation).
+func WrittenBy(mf metav1.ManagedFieldsEntry, fieldManager string) bool {
+	if mf.Manager == fieldManager {
+		return true
+	}
+	manager, ok := createManager(fieldManager)
+	return ok && mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationUpdate
+}
+
+// CreatedEntry returns the Update entry of EnsureObject's create under
+// [CreateFieldManager](fieldManager) on obj (not of a subresource), if the first apply
+// has not taken it over yet. It holds every field the create set, the API server's
+// defaults included.
+func CreatedEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsEntry, bool) {
+	return createdEntry(obj, fieldManager)
+}
+
 // createdEntry returns the Update entry CreateFieldManager(fieldManager) holds in
 // managedFields, if any.
 func createdEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsEntry, bool) {

@@ -94,7 +94,7 @@ func TestChecksCatchBrokenOperators(t *testing.T) {
 				o.ClusterRolePaths = []string{"testdata/rbac/role_no_configmap_writes.yaml"}
 				o.Timeout = 5 * time.Second
 			},
-			field: "ClusterRole rules", problem: "configmaps/first-config (Apply) -> 403", fix: "+kubebuilder:rbac"},
+			field: "ClusterRole rules", problem: "/configmaps (Create) -> 403", fix: "+kubebuilder:rbac"},
 		{name: "instances disagree", check: conformance.CheckTwoReplicas, mode: modeInstanceName,
 			object: "Toy ", field: "status.conditions", problem: "of instance", fix: "instance names"},
 		{name: "not sharded", check: conformance.CheckSharded, mode: modeUnsharded,

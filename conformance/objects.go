@@ -131,10 +131,11 @@ func (w *world) resourceKinds(all bool) ([]resourceKind, error) {
 	return out, nil
 }
 
-// writtenBy reports whether a manager named fm wrote obj (its main resource).
+// writtenBy reports whether the manager named fm wrote obj (its main resource),
+// creating it included (apply.WrittenBy).
 func writtenBy(obj *metav1.PartialObjectMetadata, fm string) bool {
 	for _, mf := range obj.ManagedFields {
-		if mf.Manager == fm && mf.Subresource == "" {
+		if apply.WrittenBy(mf, fm) && mf.Subresource == "" {
 			return true
 		}
 	}
@@ -220,7 +221,7 @@ func (w *world) operatorLabel(c child) (key, value string, ok bool) {
 	skip := []string{apply.ManagedByLabel, apply.OwnerClusterLabel, apply.OwnerKindLabel, apply.OwnerNamespaceLabel, apply.OwnerNameLabel}
 	var keys []string
 	for _, mf := range c.obj.ManagedFields {
-		if mf.Manager != w.opts.FieldManager || mf.Subresource != "" || mf.FieldsV1 == nil {
+		if !apply.WrittenBy(mf, w.opts.FieldManager) || mf.Subresource != "" || mf.FieldsV1 == nil {
 			continue
 		}
 		var fields map[string]map[string]map[string]any
@@ -309,13 +310,13 @@ func (w *world) fullChild(c child) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// operatorEntries renders the managedFields entries of the operator's field manager,
-// the status subresource's included: they change exactly when the operator's writes
-// change the object.
+// operatorEntries renders the managedFields entries of the operator's field manager
+// (its create's included, apply.WrittenBy), the status subresource's included: they
+// change exactly when the operator's writes change the object.
 func (w *world) operatorEntries(entries []metav1.ManagedFieldsEntry) string {
 	var b strings.Builder
 	for _, mf := range entries {
-		if mf.Manager != w.opts.FieldManager {
+		if !apply.WrittenBy(mf, w.opts.FieldManager) {
 			continue
 		}
 		raw := ""

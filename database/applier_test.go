@@ -146,7 +146,7 @@ func TestProvisionThroughApplierWritesUnderTheOperatorsName(t *testing.T) {
 		if err := env.Client.Get(ctx, objectKey(ns, "identity"), obj); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(obj)); diff != "" {
+		if diff := cmp.Diff([]string{apply.CreateFieldManager(operatorName) + "/Update"}, testenv.FieldManagers(obj)); diff != "" {
 			t.Errorf("managers of %T (-want +got):\n%s", obj, diff)
 		}
 	}

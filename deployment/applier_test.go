@@ -3,11 +3,13 @@ package deployment_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -98,7 +100,8 @@ func TestEnsureDeploymentRecordsWrites(t *testing.T) {
 }
 
 // TestWorkloadsThroughApplierWriteUnderTheOperatorsName: every child the package
-// applies through an Applier carries the operator's field manager.
+// applies through an Applier carries the operator's field manager (the name of its create:
+// apply.CreateFieldManager).
 func TestWorkloadsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -112,7 +115,7 @@ func TestWorkloadsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, obj); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(obj)); diff != "" {
+		if diff := cmp.Diff([]string{apply.CreateFieldManager(operatorName) + "/Update"}, testenv.FieldManagers(obj)); diff != "" {
 			t.Errorf("managers of %T (-want +got):\n%s", obj, diff)
 		}
 	}
@@ -144,5 +147,37 @@ func TestEnsureDeploymentThroughApplierKeepsOwnedReplicas(t *testing.T) {
 	}
 	if got, _ := storedReplicas(t, key); got != 5 {
 		t.Errorf("replicas = %d after the autoscaler scaled, want 5", got)
+	}
+}
+
+// TestEnsureDeploymentThroughApplierLeavesDefaultReplicas: a Deployment created without
+// a count holds the API server's default in the entry of its create
+// (apply.CreatedEntry); the first change does not take that default for a count the
+// operator chose, so the field manager's Apply entry never claims spec.replicas.
+func TestEnsureDeploymentThroughApplierLeavesDefaultReplicas(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	owner := newOwner(t, ns, "dashboard")
+	a := apply.NewApplier(env.Client, apply.ApplierOptions{FieldManager: operatorName})
+	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, desiredDeployment(ns, "web", nil)); err != nil {
+		t.Fatal(err)
+	}
+	changed := desiredDeployment(ns, "web", nil)
+	changed.Spec.Template.Spec.Containers[0].Image = "registry.example/web:2"
+	if _, err := deployment.EnsureDeployment(ctx, a, env.Scheme, owner, changed); err != nil {
+		t.Fatal(err)
+	}
+	stored := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(changed), stored); err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range stored.ManagedFields {
+		if mf.Manager == operatorName && mf.Operation == metav1.ManagedFieldsOperationApply &&
+			strings.Contains(mf.FieldsV1.String(), `"f:replicas"`) {
+			t.Errorf("the field manager claims the default spec.replicas: %s", mf.FieldsV1.String())
+		}
+	}
+	if stored.Spec.Replicas == nil || *stored.Spec.Replicas != 1 {
+		t.Errorf("spec.replicas = %v, want the default 1", stored.Spec.Replicas)
 	}
 }

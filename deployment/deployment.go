@@ -75,7 +75,7 @@ func EnsureDeployment(
 		existing = nil
 	}
 
-	if existing != nil && deploy.Spec.Replicas == nil && ownsField(existing.ManagedFields, apply.FieldManagerFor(c), "f:spec", "f:replicas") {
+	if existing != nil && deploy.Spec.Replicas == nil && ownsReplicas(existing, apply.FieldManagerFor(c)) {
 		deploy.Spec.Replicas = existing.Spec.Replicas
 	}
 
@@ -158,36 +158,54 @@ func deleteForRecreate(ctx context.Context, c client.Client, obj client.Object) 
 	return false, nil
 }
 
+// defaultReplicas is the API server's default of a Deployment's spec.replicas.
+const defaultReplicas = 1
+
+// ownsReplicas reports whether fieldManager set existing's spec.replicas: its Apply entry
+// owns it, or the entry of EnsureObject's create (apply.CreatedEntry) owns it with a
+// value other than the API server's default (that entry also holds the defaults the
+// create got, and a default is no count the operator chose).
+func ownsReplicas(existing *appsv1.Deployment, fieldManager string) bool {
+	if ownsField(existing.ManagedFields, fieldManager, "f:spec", "f:replicas") {
+		return true
+	}
+	created, ok := apply.CreatedEntry(existing, fieldManager)
+	return ok && existing.Spec.Replicas != nil && *existing.Spec.Replicas != defaultReplicas &&
+		entryOwns(created, "f:spec", "f:replicas")
+}
+
 // ownsField reports whether fieldManager owns the field at path (in fieldsV1 notation,
 // e.g. "f:spec", "f:replicas") through an Apply operation.
 func ownsField(entries []metav1.ManagedFieldsEntry, fieldManager string, path ...string) bool {
 	for _, mf := range entries {
-		if mf.Manager != fieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
-			continue
-		}
-		var cur map[string]json.RawMessage
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &cur); err != nil {
-			continue
-		}
-		found := true
-		for i, p := range path {
-			raw, ok := cur[p]
-			if !ok {
-				found = false
-				break
-			}
-			if i == len(path)-1 {
-				break
-			}
-			cur = nil
-			if err := json.Unmarshal(raw, &cur); err != nil {
-				found = false
-				break
-			}
-		}
-		if found {
+		if mf.Manager == fieldManager && mf.Operation == metav1.ManagedFieldsOperationApply && entryOwns(mf, path...) {
 			return true
 		}
 	}
 	return false
+}
+
+// entryOwns reports whether the managedFields entry mf holds the field at path.
+func entryOwns(mf metav1.ManagedFieldsEntry, path ...string) bool {
+	if mf.FieldsV1 == nil {
+		return false
+	}
+	var cur map[string]json.RawMessage
+	if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &cur); err != nil {
+		return false
+	}
+	for i, p := range path {
+		raw, ok := cur[p]
+		if !ok {
+			return false
+		}
+		if i == len(path)-1 {
+			return true
+		}
+		cur = nil
+		if err := json.Unmarshal(raw, &cur); err != nil {
+			return false
+		}
+	}
+	return true
 }
