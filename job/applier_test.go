@@ -101,7 +101,7 @@ func TestJobsThroughApplierWriteUnderTheOperatorsName(t *testing.T) {
 	if diff := cmp.Diff([]string{operatorName + "/Update"}, testenv.FieldManagers(j)); diff != "" {
 		t.Errorf("managers of the Job (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(cj)); diff != "" {
+	if diff := cmp.Diff([]string{apply.CreateFieldManager(operatorName) + "/Update"}, testenv.FieldManagers(cj)); diff != "" {
 		t.Errorf("managers of the CronJob (-want +got):\n%s", diff)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
@@ -742,7 +743,11 @@ type failingPatches struct {
 	err error
 }
 
-// Patch returns err and sends nothing.
-func (c failingPatches) Patch(context.Context, client.Object, client.Patch, ...client.PatchOption) error {
+// Patch returns err and sends nothing for a merge patch (the labels repair); other
+// patches (the take-over of a created child's managedFields entry) go through.
+func (c failingPatches) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if patch.Type() != types.MergePatchType {
+		return c.Client.Patch(ctx, obj, patch, opts...)
+	}
 	return c.err
 }

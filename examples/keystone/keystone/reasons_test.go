@@ -173,9 +173,9 @@ func TestReasonsSecretsError(t *testing.T) {
 			reason: "the store gate cannot read the ClusterSecretStore",
 			verb:   faults.VerbGet, nth: 1, want: "ClusterSecretStore",
 		},
-		"apply fails": {
-			reason: "the ExternalSecret of the admin password cannot be applied",
-			verb:   faults.VerbApply, nth: 1, want: "ExternalSecret",
+		"create fails": {
+			reason: "the ExternalSecret of the admin password cannot be created",
+			verb:   faults.VerbCreate, nth: 1, want: "ExternalSecret",
 		},
 	}
 	for name, tt := range tests {
