@@ -1,7 +1,8 @@
 // Package horizon is the example Horizon operator (the OpenStack dashboard) built only
-// from reconciler-sdk's public packages and the Keystone example's API types
-// (examples/keystone/api/v1alpha1, for the KeystoneIdentityBackends whose identity
-// providers become login choices), laid out as a kubebuilder project:
+// from reconciler-sdk's public packages, laid out as a kubebuilder project. It imports
+// no other example: the Keystone example's KeystoneIdentityBackends, whose identity
+// providers become login choices, are read as unstructured objects, decoding only the
+// fields the login page needs, so the directory can be copied on its own:
 //
 //   - api/v1alpha1: the Horizon custom resource (group horizon.openstack.c5c3.io) with
 //     kubebuilder markers for the CRD, its CEL rules and defaults;

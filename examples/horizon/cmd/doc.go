@@ -22,8 +22,10 @@
 //
 // The ClusterRole the operator needs is ../config/rbac/role.yaml; the CRD is in
 // ../config/crd/bases. The Keystone example's KeystoneIdentityBackend CRD
-// (../../keystone/config/crd/bases) is optional: when the cluster serves it at start-up
-// the operator watches the backends that spec.websso.identityBackends names; otherwise
+// (../../keystone/config/crd/bases) is optional and the operator's scheme holds no
+// Keystone group (the backends are read as unstructured objects): when the cluster
+// serves the kind at start-up the operator watches the backends that
+// spec.websso.identityBackends names; otherwise
 // a Horizon that names one reports IdentityBackendsNotInstalled and offers its
 // hand-written choices only.
 package main

@@ -12,8 +12,8 @@ import (
 
 // env is the conformance suite's management cluster: the upstream CRDs and the Horizon
 // CRD, with the real controllers (Deployments roll out, deleted Horizons are collected).
-// The scheme holds the Keystone API group the operator needs (controller.AddToScheme),
-// but its CRDs are not installed: the operator runs without the backend watch.
+// The scheme holds the Horizon group (controller.AddToScheme); the Keystone CRDs are not
+// installed, so the operator runs without the backend watch.
 var env *testenv.Env
 
 func TestMain(m *testing.M) {

@@ -54,6 +54,14 @@ const (
 	// does not serve KeystoneIdentityBackends; the settings render with the hand-written
 	// choices only.
 	ReasonIdentityBackendsNotInstalled = "IdentityBackendsNotInstalled"
+	// ReasonIdentityBackendInvalid (WebSSOReady False): a field the row reads of a named
+	// backend (spec.federation, its identityProviders' id, description and protocol,
+	// status.identityProviders' id and protocol) has another JSON type than the
+	// Keystone API declares; the message names the backend, its
+	// spec.websso.identityBackends field, the backend's field and both types. That
+	// backend adds no choice, the others do; nothing is retried until the backend
+	// changes.
+	ReasonIdentityBackendInvalid = "IdentityBackendInvalid"
 	// ReasonIdentityBackendError (WebSSOReady False): a named backend cannot be read;
 	// the error is returned and the pass retried.
 	ReasonIdentityBackendError = "IdentityBackendError"

@@ -47,7 +47,8 @@
 //	                                                          ClusterSecretStoreUnsupported, WaitingForSecretKey,
 //	                                                          SecretsError
 //	WebSSOReady         IdentityBackendsNotRequired,          WaitingForIdentityBackend, WebSSOChoiceConflict,
-//	                    IdentityProvidersOffered              IdentityBackendsNotInstalled, IdentityBackendError
+//	                    IdentityProvidersOffered              IdentityBackendInvalid, IdentityBackendsNotInstalled,
+//	                                                          IdentityBackendError
 //	ConfigReady         ConfigRendered                        ConfigError
 //	DeploymentReady     DeploymentReady                       WaitingForDeployment, DeploymentError
 //	HTTPRouteReady      HTTPRouteAccepted, HTTPRouteNotRequired HTTPRouteNotAccepted, GatewayAPINotInstalled,
@@ -83,6 +84,13 @@
 // it) and reported as WebSSOChoiceConflict. A name refers to a backend of the Horizon's
 // own namespace only; the API has no field for another. The row reads through the
 // management cluster's cache, so a converged pass sends no request.
+//
+// The backends are read as unstructured objects of keystone.openstack.c5c3.io/v1alpha1
+// KeystoneIdentityBackend: the package does not import the Keystone example's Go types
+// and the operator's scheme holds no Keystone group. Only the fields the row needs are
+// decoded (the providers' id, description and protocol under spec.federation, and the
+// id and protocol of status.identityProviders); a backend where one of them has another
+// JSON type adds no choice and is reported as IdentityBackendInvalid, naming the field.
 //
 // # Rotation and deletion
 //

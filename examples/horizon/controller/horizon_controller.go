@@ -12,7 +12,6 @@ import (
 
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
-	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -68,28 +67,27 @@ func LoginPageValid(_ int, header http.Header, body []byte) error {
 type Reconciler struct {
 	*multicluster.CRReconciler[*v1alpha1.Horizon]
 	opts Options
-	// management reads the KeystoneIdentityBackends on the management cluster, where
-	// the Horizons are, whichever cluster a Horizon's children go to. Nil (a Reconciler
-	// not built by NewReconciler, whose rows a test runs one by one) reads through the
-	// pass's target instead.
+	// management reads the KeystoneIdentityBackends (unstructured objects) on the
+	// management cluster, where the Horizons are, whichever cluster a Horizon's
+	// children go to. NewReconciler sets the management cluster's client (which reads
+	// unstructured objects past the cache); SetupWithManager replaces it with the
+	// manager's cache when it watches the kind, so the row reads from the watch's
+	// informer. Nil (a Reconciler not built by NewReconciler, whose rows a test runs
+	// one by one) reads through the pass's target instead.
 	management client.Reader
 }
 
 // NewReconciler builds the Horizon reconciler on resolver (the management cluster's
 // client is resolver.Local().Client, an apply.Applier) with the step table of the
-// package documentation. The client's scheme must hold the Keystone API group
-// (keystonev1alpha1.AddToScheme, see AddToScheme): the WebSSO row reads
-// KeystoneIdentityBackends; without it NewReconciler returns an error wrapping
+// package documentation. The client's scheme needs the Horizon group (AddToScheme) and
+// no Keystone group: the WebSSO row reads KeystoneIdentityBackends as unstructured
+// objects. A nil resolver or invalid options return an error wrapping
 // ErrInvalidOptions.
 func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Reconciler, error) {
 	if resolver == nil {
 		return nil, fmt.Errorf("%w: a resolver is required", ErrInvalidOptions)
 	}
 	local := resolver.Local().Client
-	if gvk := keystonev1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend"); !local.Scheme().Recognizes(gvk) {
-		return nil, fmt.Errorf("%w: the scheme does not hold %s: add keystonev1alpha1.AddToScheme (controller.AddToScheme holds both groups)",
-			ErrInvalidOptions, gvk)
-	}
 	check := multicluster.HealthCheck[*v1alpha1.Horizon]{Path: LoginPath, Validate: LoginPageValid,
 		Endpoint: func(h *v1alpha1.Horizon) string { return h.Status.Endpoint }}
 	if err := opts.Default(check); err != nil {
@@ -116,14 +114,11 @@ type passState struct {
 }
 
 // AddToScheme adds the kinds the Horizon operator reads and writes on the management
-// cluster besides the SDK's: Horizons (v1alpha1.AddToScheme) and KeystoneIdentityBackends
-// (keystonev1alpha1.AddToScheme), whose identity providers spec.websso.identityBackends
-// turns into login choices.
+// cluster besides the SDK's: Horizons (v1alpha1.AddToScheme). The
+// KeystoneIdentityBackends whose identity providers spec.websso.identityBackends turns
+// into login choices are read as unstructured objects and need no scheme entry.
 func AddToScheme(s *runtime.Scheme) error {
-	if err := v1alpha1.AddToScheme(s); err != nil {
-		return err
-	}
-	return keystonev1alpha1.AddToScheme(s)
+	return v1alpha1.AddToScheme(s)
 }
 
 // kind describes Horizons to the SDK's reconciler: a pass records the generation it

@@ -11,9 +11,10 @@ import (
 )
 
 // env is the management cluster: the upstream CRDs, the Horizon CRD, the Keystone
-// operator's CRDs (the KeystoneIdentityBackends spec.websso.identityBackends names; no
+// operator's CRDs loaded from their files (the KeystoneIdentityBackends
+// spec.websso.identityBackends names, which the tests write as unstructured objects; no
 // Keystone controller runs) and the real controllers (garbage collector, Deployments,
-// ReplicaSets, scheduler, kwok's node).
+// ReplicaSets, scheduler, kwok's node). The scheme holds the Horizon group only.
 var env *testenv.Env
 
 func TestMain(m *testing.M) {

@@ -25,7 +25,6 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/capability"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
-	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/operator"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/secrets"
@@ -103,7 +102,8 @@ func Children() []client.ObjectList {
 //     enqueueing only the Horizons whose effective spec.secretStoreRef selects the store
 //     that changed (secrets.AddStoreWatches);
 //   - the children a Horizon claims on target clusters (multicluster.AddChildWatches);
-//   - KeystoneIdentityBackends on the management cluster, status included, each
+//   - KeystoneIdentityBackends (unstructured, through the manager's cache, which the
+//     WebSSO row then reads them from) on the management cluster, status included, each
 //     enqueueing the Horizons of its namespace whose spec.websso.identityBackends names
 //     it ([HorizonsNaming]), so a provider Keystone registers rolls the settings without
 //     waiting for a requeue; only when the management cluster serves the kind when the
@@ -124,7 +124,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 		return err
 	}
 	local := mgr.GetLocalManager()
-	gvk := keystonev1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend")
+	gvk := identityBackendGVK
 	served, err := capability.IsKindServed(local.GetRESTMapper(), gvk)
 	if err != nil {
 		return fmt.Errorf("asking the management cluster for %s: %w", gvk.Kind, err)
@@ -134,9 +134,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr mcmanager.Manager
 		return r.Complete(b)
 	}
 	// A backend's status (the registered providers) is what the WebSSO row reads: no
-	// status predicate here.
-	b = b.Watches(&keystonev1alpha1.KeystoneIdentityBackend{}, mchandler.EnqueueRequestsFromMapFunc(HorizonsNaming(local.GetClient())),
+	// status predicate here. The watch's informer holds unstructured backends; the row
+	// reads them from the same cache (the manager's client would read unstructured
+	// objects past it).
+	b = b.Watches(newIdentityBackend(), mchandler.EnqueueRequestsFromMapFunc(HorizonsNaming(local.GetClient())),
 		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
+	r.management = local.GetCache()
 	return r.Complete(b)
 }
 

@@ -3,15 +3,16 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/settings"
-	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
 
@@ -41,19 +42,27 @@ type WebSSOProviders struct {
 	// Conflicts says, per provider choice left out, which choice already has its id: a
 	// hand-written one of spec.websso.choices (which wins) or one of an earlier backend.
 	Conflicts []string
+	// Invalid says, per backend that adds no choice because a field ProviderChoices
+	// reads has another type than the Keystone API declares, which field and which
+	// type. One entry a backend, in the order of spec.websso.identityBackends.
+	Invalid []string
 }
 
 // ProviderChoices derives the login choices of the backends websso names
-// (spec.websso.identityBackends). backends holds the backends that were read, by name;
-// a name websso lists and backends lacks is a backend that does not exist. A provider
-// of a backend's spec.federation becomes a choice once the backend's
+// (spec.websso.identityBackends). backends holds the KeystoneIdentityBackends that were
+// read, by name, as unstructured objects (their content is decoded as identityBackend
+// describes: only the providers' ids, descriptions and protocols of spec.federation and
+// status.identityProviders are read); a name websso lists and backends lacks is a
+// backend that does not exist. A backend whose read fields have another type than the
+// Keystone API declares adds no choice and is reported in Invalid. A provider of a
+// backend's spec.federation becomes a choice once the backend's
 // status.identityProviders records it with the protocol spec.federation declares (the
 // Keystone controller writes the protocol last, once the provider, its mapping and its
 // protocol exist in Keystone). The choice's id is <provider id>_<protocol>; an id equal
 // to a hand-written choice's (websso.choices) or to an earlier provider choice's is left
 // out and reported in Conflicts. A nil websso, or one that is not enabled, derives
 // nothing. ProviderChoices reads only its arguments and shares no memory with them.
-func ProviderChoices(websso *v1alpha1.WebSSOSpec, backends map[string]*keystonev1alpha1.KeystoneIdentityBackend) WebSSOProviders {
+func ProviderChoices(websso *v1alpha1.WebSSOSpec, backends map[string]*unstructured.Unstructured) WebSSOProviders {
 	var out WebSSOProviders
 	if websso == nil || !websso.Enabled {
 		return out
@@ -64,35 +73,40 @@ func ProviderChoices(websso *v1alpha1.WebSSOSpec, backends map[string]*keystonev
 	}
 	for i, ref := range websso.IdentityBackends {
 		field := fmt.Sprintf("spec.websso.identityBackends[%d]", i)
-		b, ok := backends[ref.Name]
-		switch {
-		case !ok || b == nil:
+		u, ok := backends[ref.Name]
+		if !ok || u == nil {
 			out.Waiting = append(out.Waiting, fmt.Sprintf("KeystoneIdentityBackend %s (%s) does not exist", ref.Name, field))
 			continue
-		case b.Spec.Federation == nil || len(b.Spec.Federation.IdentityProviders) == 0:
+		}
+		b, err := decodeIdentityBackend(u.Object)
+		switch {
+		case err != nil:
+			out.Invalid = append(out.Invalid, fmt.Sprintf("KeystoneIdentityBackend %s (%s) adds no choice: its %v", ref.Name, field, err))
+			continue
+		case !b.federated || len(b.providers) == 0:
 			out.Waiting = append(out.Waiting, fmt.Sprintf("KeystoneIdentityBackend %s (%s) declares no identity provider in spec.federation", ref.Name, field))
 			continue
 		}
 		var pending []string
-		for _, idp := range b.Spec.Federation.IdentityProviders {
-			if !registered(b, idp) {
-				pending = append(pending, idp.ID+" ("+idp.Protocol+")")
+		for _, idp := range b.providers {
+			if !b.isRegistered(idp) {
+				pending = append(pending, idp.id+" ("+idp.protocol+")")
 				continue
 			}
-			id := idp.ID + "_" + idp.Protocol
+			id := idp.id + "_" + idp.protocol
 			if by, dup := taken[id]; dup {
 				out.Conflicts = append(out.Conflicts, fmt.Sprintf("identity provider %s of KeystoneIdentityBackend %s (%s) is left out: its choice id %s is already the id of %s",
-					idp.ID, ref.Name, field, id, by))
+					idp.id, ref.Name, field, id, by))
 				continue
 			}
-			taken[id] = fmt.Sprintf("identity provider %s of KeystoneIdentityBackend %s", idp.ID, ref.Name)
-			label := idp.Description
+			taken[id] = fmt.Sprintf("identity provider %s of KeystoneIdentityBackend %s", idp.id, ref.Name)
+			label := idp.description
 			if label == "" {
-				label = idp.ID
+				label = idp.id
 			}
 			out.Choices = append(out.Choices, ProviderChoice{
 				Choice:  settings.Choice{ID: id, Label: label},
-				Mapping: settings.IDPMapping{IDP: idp.ID, Protocol: idp.Protocol},
+				Mapping: settings.IDPMapping{IDP: idp.id, Protocol: idp.protocol},
 				Backend: ref.Name,
 			})
 		}
@@ -104,12 +118,12 @@ func ProviderChoices(websso *v1alpha1.WebSSOSpec, backends map[string]*keystonev
 	return out
 }
 
-// registered reports whether b's status.identityProviders records idp with the
+// isRegistered reports whether b's status.identityProviders records idp with the
 // protocol its spec declares.
-func registered(b *keystonev1alpha1.KeystoneIdentityBackend, idp keystonev1alpha1.IdentityProviderSpec) bool {
-	for _, st := range b.Status.IdentityProviders {
-		if st.ID == idp.ID {
-			return st.Protocol == idp.Protocol
+func (b identityBackend) isRegistered(idp identityProvider) bool {
+	for _, st := range b.registered {
+		if st.id == idp.id {
+			return st.protocol == idp.protocol
 		}
 	}
 	return false
@@ -141,10 +155,11 @@ func (p WebSSOProviders) Apply(s *settings.Settings) {
 
 // reconcileWebSSO is the WebSSO row: it reads the KeystoneIdentityBackends that
 // spec.websso.identityBackends names, in the Horizon's namespace and on the management
-// cluster (where the Horizon is), and hands the choices of their registered identity
-// providers to the Config row. A backend that is missing or not registered yet is
-// reported, never an error: the settings render without its choices, and the backend
-// watch brings the Horizon back when it changes.
+// cluster (where the Horizon is), as unstructured objects, and hands the choices of
+// their registered identity providers to the Config row. A backend that is missing,
+// not registered yet, or whose read fields have another type than the Keystone API
+// declares is reported, never an error: the settings render without its choices, and
+// the backend watch brings the Horizon back when it changes.
 func (r *Reconciler) reconcileWebSSO(ctx context.Context, h *v1alpha1.Horizon) (reconcile.Outcome, error) {
 	w := h.Spec.WebSSO
 	switch {
@@ -159,16 +174,16 @@ func (r *Reconciler) reconcileWebSSO(ctx context.Context, h *v1alpha1.Horizon) (
 	if reader == nil {
 		reader = r.TargetOf(ctx).Client
 	}
-	backends := make(map[string]*keystonev1alpha1.KeystoneIdentityBackend, len(w.IdentityBackends))
+	backends := make(map[string]*unstructured.Unstructured, len(w.IdentityBackends))
 	for i, ref := range w.IdentityBackends {
-		b := &keystonev1alpha1.KeystoneIdentityBackend{}
+		b := newIdentityBackend()
 		err := reader.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: ref.Name}, b)
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
 		case meta.IsNoMatchError(err):
 			return reconcile.Done(reconcile.FalseCondition(ConditionWebSSOReady, ReasonIdentityBackendsNotInstalled,
-				"the management cluster does not serve KeystoneIdentityBackends ("+keystonev1alpha1.GroupVersion.String()+
+				"the management cluster does not serve KeystoneIdentityBackends ("+identityBackendGVK.GroupVersion().String()+
 					"): spec.websso.identityBackends add no choice; install the Keystone operator's CRDs and restart the Horizon operator")), nil
 		case err != nil:
 			msg := fmt.Sprintf("reading KeystoneIdentityBackend %s/%s (spec.websso.identityBackends[%d]): %v", h.Namespace, ref.Name, i, err)
@@ -189,6 +204,9 @@ func (r *Reconciler) reconcileWebSSO(ctx context.Context, h *v1alpha1.Horizon) (
 		summary = "identity provider choices " + strings.Join(offered, ", ")
 	}
 	switch {
+	case len(p.Invalid) > 0:
+		return reconcile.Done(reconcile.FalseCondition(ConditionWebSSOReady, ReasonIdentityBackendInvalid,
+			strings.Join(slices.Concat(p.Invalid, p.Conflicts, p.Waiting), "; ")+"; the login page offers "+summary)), nil
 	case len(p.Conflicts) > 0:
 		return reconcile.Done(reconcile.FalseCondition(ConditionWebSSOReady, ReasonWebSSOChoiceConflict,
 			strings.Join(append(p.Conflicts, p.Waiting...), "; ")+"; the login page offers "+summary)), nil

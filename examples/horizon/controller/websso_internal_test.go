@@ -8,13 +8,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
-	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -28,7 +29,7 @@ func TestWebSSOReadFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gr := schema.GroupResource{Group: keystonev1alpha1.GroupVersion.Group, Resource: "keystoneidentitybackends"}
+	gr := schema.GroupResource{Group: identityBackendGVK.Group, Resource: "keystoneidentitybackends"}
 	internal := apierrors.NewInternalError(errors.New("etcd is down"))
 	cases := map[string]struct {
 		err     error
@@ -36,7 +37,7 @@ func TestWebSSOReadFailures(t *testing.T) {
 		message string
 		wantErr error
 	}{
-		"not served": {err: &meta.NoKindMatchError{GroupKind: keystonev1alpha1.GroupVersion.WithKind("KeystoneIdentityBackend").GroupKind(), SearchedVersions: []string{"v1alpha1"}},
+		"not served": {err: &meta.NoKindMatchError{GroupKind: identityBackendGVK.GroupKind(), SearchedVersions: []string{"v1alpha1"}},
 			reason: ReasonIdentityBackendsNotInstalled, message: "the management cluster does not serve KeystoneIdentityBackends"},
 		"internal error": {err: internal, reason: ReasonIdentityBackendError, wantErr: internal,
 			message: "reading KeystoneIdentityBackend ns/partners (spec.websso.identityBackends[1]): Internal error occurred: etcd is down"},
@@ -76,5 +77,47 @@ func TestWebSSOReadFailures(t *testing.T) {
 				t.Errorf("WebSSOReady = %+v, want False %s with %q", c2, tc.reason, tc.message)
 			}
 		})
+	}
+}
+
+// A named backend whose spec.federation.identityProviders[0].protocol is a number (a
+// shape the Keystone CRD's schema refuses, so a fake client holds it): the WebSSO row
+// reports WebSSOReady False IdentityBackendInvalid naming the backend, its
+// spec.websso.identityBackends field and the backend's field, returns no error and a
+// zero result (a retry reads the same object; the backend watch brings the Horizon back
+// when it changes), and hands the Config row the choices of the other, well-formed
+// backend.
+func TestWebSSOInvalidBackend(t *testing.T) {
+	scheme, err := testenv.NewSchemeWith(AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendOf := func(name string, protocol any) *unstructured.Unstructured {
+		u := newIdentityBackend()
+		u.SetNamespace("ns")
+		u.SetName(name)
+		u.Object["spec"] = map[string]any{"domain": name, "federation": map[string]any{"identityProviders": []any{
+			map[string]any{"id": name + "-oidc", "protocol": protocol}}}}
+		u.Object["status"] = map[string]any{"identityProviders": []any{map[string]any{"id": name + "-oidc", "protocol": "openid"}}}
+		return u
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(backendOf("broken", int64(7)), backendOf("corp", "openid")).Build()
+	r := &Reconciler{management: c}
+	h := unitHorizon()
+	h.Spec.WebSSO = &v1alpha1.WebSSOSpec{Enabled: true, Choices: []v1alpha1.WebSSOChoice{{ID: "credentials", Label: "c"}},
+		IdentityBackends: []v1alpha1.IdentityBackendRef{{Name: "broken"}, {Name: "corp"}}}
+	state := &passState{}
+	ctx := reconcile.WithState(context.Background(), state)
+	res, err := r.pipelineOf().RunStep(ctx, "WebSSO", h)
+	if err != nil || !res.IsZero() {
+		t.Fatalf("RunStep = %+v, %v; want a zero result and no error", res, err)
+	}
+	const want = "KeystoneIdentityBackend broken (spec.websso.identityBackends[0]) adds no choice: its spec.federation.identityProviders[0].protocol is a number, want a string; the login page offers identity provider choices corp-oidc_openid"
+	c2 := meta.FindStatusCondition(h.Status.Conditions, ConditionWebSSOReady)
+	if c2 == nil || c2.Status != "False" || c2.Reason != ReasonIdentityBackendInvalid || c2.Message != want {
+		t.Errorf("WebSSOReady = %+v, want False %s with %q", c2, ReasonIdentityBackendInvalid, want)
+	}
+	if got := state.websso.Choices; len(got) != 1 || got[0].Choice.ID != "corp-oidc_openid" || got[0].Backend != "corp" {
+		t.Errorf("choices handed to the Config row = %+v, want corp-oidc_openid of corp only", got)
 	}
 }

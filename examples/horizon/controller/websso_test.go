@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,13 +14,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/reconciler-sdk/examples/horizon/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/horizon/controller"
-	keystonev1alpha1 "github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/testenv"
 	"github.com/c5c3/reconciler-sdk/testenv/world"
@@ -41,45 +43,81 @@ func ssoHorizon(ns, name string, backends ...string) *v1alpha1.Horizon {
 	return h
 }
 
-// federatedBackend is a KeystoneIdentityBackend named name in ns whose domain has one
-// OpenID Connect provider (corp-oidc) and one SAML 2.0 provider (corp-saml), as a user
-// writes it. No Keystone controller runs in these tests: the test writes its status.
-func federatedBackend(ns, name string) *keystonev1alpha1.KeystoneIdentityBackend {
-	mapping := []keystonev1alpha1.MappingRule{{
-		Local:  []keystonev1alpha1.MappingLocal{{User: &keystonev1alpha1.MappedUser{Name: "{0}"}}},
-		Remote: []keystonev1alpha1.MappingRemote{{Type: "REMOTE_USER"}},
-	}}
-	return &keystonev1alpha1.KeystoneIdentityBackend{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: keystonev1alpha1.KeystoneIdentityBackendSpec{
-			KeystoneRef: keystonev1alpha1.LocalObjectReference{Name: "keystone"},
-			Domain:      "corp", Driver: "sql",
-			Federation: &keystonev1alpha1.FederationSpec{IdentityProviders: []keystonev1alpha1.IdentityProviderSpec{
-				{ID: "corp-oidc", Description: "Corporate OpenID Connect", Protocol: keystonev1alpha1.ProtocolOpenID,
-					Mapping: mapping, OpenID: &keystonev1alpha1.OpenIDSpec{Issuer: "https://sso.corp.example.com/realms/corp",
-						ClientID: "keystone", ClientSecretRef: keystonev1alpha1.SecretKeyRef{Name: "corp-client", Key: "secret"}}},
-				{ID: "corp-saml", Protocol: keystonev1alpha1.ProtocolSAML2, Mapping: mapping,
-					SAML2: &keystonev1alpha1.SAML2Spec{
-						IdPMetadata:        keystonev1alpha1.SAMLMetadataSource{Inline: "<EntityDescriptor/>"},
-						SPKeyPairSecretRef: keystonev1alpha1.LocalObjectReference{Name: "corp-sp"}}},
-			}},
-		},
+// federatedBackendYAML is a KeystoneIdentityBackend whose domain has one OpenID Connect
+// provider (corp-oidc) and one SAML 2.0 provider (corp-saml), as a user writes it.
+const federatedBackendYAML = `
+apiVersion: keystone.openstack.c5c3.io/v1alpha1
+kind: KeystoneIdentityBackend
+spec:
+  keystoneRef:
+    name: keystone
+  domain: corp
+  driver: sql
+  federation:
+    identityProviders:
+      - id: corp-oidc
+        description: Corporate OpenID Connect
+        protocol: openid
+        mapping:
+          - local:
+              - user:
+                  name: "{0}"
+            remote:
+              - type: REMOTE_USER
+        openid:
+          issuer: https://sso.corp.example.com/realms/corp
+          clientID: keystone
+          clientSecretRef:
+            name: corp-client
+            key: secret
+      - id: corp-saml
+        protocol: saml2
+        mapping:
+          - local:
+              - user:
+                  name: "{0}"
+            remote:
+              - type: REMOTE_USER
+        saml2:
+          idpMetadata:
+            inline: <EntityDescriptor/>
+          spKeyPairSecretRef:
+            name: corp-sp
+`
+
+// federatedBackend is federatedBackendYAML named name in ns, as an unstructured object
+// (the Horizon operator does not import the Keystone example's types). No Keystone
+// controller runs in these tests: the test writes its status.
+func federatedBackend(ns, name string) *unstructured.Unstructured {
+	b := &unstructured.Unstructured{}
+	if err := yaml.UnmarshalStrict([]byte(federatedBackendYAML), &b.Object); err != nil {
+		panic(fmt.Sprintf("federatedBackendYAML: %v", err))
 	}
+	b.SetNamespace(ns)
+	b.SetName(name)
+	return b
 }
 
-// registerProviders writes b's status as the Keystone controller does once it has
-// registered every provider of spec.federation: one status.identityProviders entry each,
-// with its mapping and protocol.
-func registerProviders(t *testing.T, b *keystonev1alpha1.KeystoneIdentityBackend) {
+// registerProviders writes b's status through the status subresource as the Keystone
+// controller does once it has registered every provider of spec.federation: one
+// status.identityProviders entry each, with its mapping and protocol.
+func registerProviders(t *testing.T, b *unstructured.Unstructured) {
 	t.Helper()
 	if err := env.Client.Get(context.Background(), clientKey(b), b); err != nil {
 		t.Fatal(err)
 	}
-	b.Status.IdentityProviders = nil
-	for _, idp := range b.Spec.Federation.IdentityProviders {
-		b.Status.IdentityProviders = append(b.Status.IdentityProviders, keystonev1alpha1.IdentityProviderStatus{
-			ID: idp.ID, MappingID: idp.ID + "_mapping", Protocol: idp.Protocol,
-			CreatedProvider: true, CreatedMapping: true, CreatedProtocol: true})
+	idps, _, err := unstructured.NestedSlice(b.Object, "spec", "federation", "identityProviders")
+	if err != nil {
+		t.Fatalf("spec.federation.identityProviders of KeystoneIdentityBackend %s: %v", clientKey(b), err)
+	}
+	var registered []any
+	for _, p := range idps {
+		id, protocol := p.(map[string]any)["id"].(string), p.(map[string]any)["protocol"].(string)
+		registered = append(registered, map[string]any{"id": id, "mappingID": id + "_mapping", "protocol": protocol,
+			"createdProvider": true, "createdMapping": true, "createdProtocol": true})
+	}
+	if err := unstructured.SetNestedSlice(b.Object, registered, "status", "identityProviders"); err != nil {
+		t.Fatal(err)
 	}
 	if err := env.Client.Status().Update(context.Background(), b); err != nil {
 		t.Fatalf("writing the status of KeystoneIdentityBackend %s: %v", clientKey(b), err)
@@ -342,8 +380,8 @@ func TestWebSSOSamples(t *testing.T) {
 	ns := env.Namespace(t)
 	startOperator(t, ns, operatorOptions{})
 	b := testenv.ReadSample(t, "../../keystone/config/samples/keystone_v1alpha1_keystoneidentitybackend_federation.yaml",
-		&keystonev1alpha1.KeystoneIdentityBackend{})
-	b.Namespace = ns
+		&unstructured.Unstructured{})
+	b.SetNamespace(ns)
 	if err := env.Client.Create(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}

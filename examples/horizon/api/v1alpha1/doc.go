@@ -6,7 +6,8 @@
 // Its status reports conditions, the in-cluster endpoint and the settings ConfigMap.
 // spec.websso.identityBackends names KeystoneIdentityBackends of the Keystone example
 // (in the Horizon's namespace) whose registered identity providers the login page
-// offers; the package does not import the Keystone API, the controller reads them.
+// offers; neither this package nor the controller imports the Keystone example's
+// types: the controller reads the backends as unstructured objects.
 //
 // Horizon embeds the SDK's shared blocks from github.com/c5c3/reconciler-sdk/api/v1
 // (commonv1): spec.secretStoreRef selects the External Secrets Operator store and
