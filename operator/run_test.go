@@ -111,7 +111,7 @@ func TestRun(t *testing.T) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "mine-greeting"}, cm)
 		return err == nil, client.IgnoreNotFound(err)
 	})
-	if cm.Labels[apply.ManagedByLabel] != "greeter-operator" || len(cm.ManagedFields) == 0 || cm.ManagedFields[0].Manager != "greeter-operator" {
+	if cm.Labels[apply.ManagedByLabel] != "greeter-operator" || len(cm.ManagedFields) == 0 || !apply.WrittenBy(cm.ManagedFields[0], "greeter-operator") {
 		t.Errorf("ConfigMap mine-greeting: labels %v, managed fields %+v; want the operator's field manager", cm.Labels, cm.ManagedFields)
 	}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: other, Name: "theirs-greeting"}, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
