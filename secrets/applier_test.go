@@ -148,7 +148,7 @@ func TestEnsureGeneratedSecretThroughApplierWritesUnderTheOperatorsName(t *testi
 	if err := env.Client.Get(ctx, gs.Key, ps); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{operatorName + "/Apply"}, testenv.FieldManagers(ps)); diff != "" {
+	if diff := cmp.Diff([]string{apply.CreateFieldManager(operatorName) + "/Update"}, testenv.FieldManagers(ps)); diff != "" {
 		t.Errorf("managers of the PushSecret (-want +got):\n%s", diff)
 	}
 }

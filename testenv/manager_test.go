@@ -127,7 +127,7 @@ func TestStartManagerAndExpectQuiet(t *testing.T) {
 		return pass(ctx)
 	}
 	testenv.ExpectQuiet(t, w.counter, 1, withLiveRead)
-	if diff := cmp.Diff([]string{"testenv-test/Apply"}, testenv.FieldManagers(child)); diff != "" {
+	if diff := cmp.Diff([]string{apply.CreateFieldManager("testenv-test") + "/Update"}, testenv.FieldManagers(child)); diff != "" {
 		t.Errorf("field managers (-want +got):\n%s", diff)
 	}
 }
