@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -263,19 +264,28 @@ func TestEnsureObjectFaultMatrix(t *testing.T) {
 					}
 					return ctrl.Result{}, nil
 				},
-				State: func(t *testing.T) any {
-					cm := &corev1.ConfigMap{}
-					if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "child"}, cm); err != nil {
-						if apierrors.IsNotFound(err) {
-							return "missing"
-						}
-						t.Fatal(err)
-					}
-					return map[string]any{"data": cm.Data, "controlled": metav1.IsControlledBy(cm, owner)}
-				},
+				State: func(t *testing.T) any { return childState(t, ns, owner, nil) },
 			}
 		},
 	}.Run(t)
+}
+
+// childState is a fault matrix's State of the ConfigMap "child" of ns: "missing", or its
+// data and whether owner controls it, with the entries of more(cm) when more is set.
+func childState(t *testing.T, ns string, owner client.Object, more func(*corev1.ConfigMap) map[string]any) any {
+	t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "child"}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "missing"
+		}
+		t.Fatal(err)
+	}
+	state := map[string]any{"data": cm.Data, "controlled": metav1.IsControlledBy(cm, owner)}
+	if more != nil {
+		maps.Copy(state, more(cm))
+	}
+	return state
 }
 
 // TestDeleteControlledLeavesOthersAlone covers DeleteControlled on an object controlled

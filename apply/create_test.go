@@ -193,14 +193,7 @@ func TestCreatedObjectKeepsItsFields(t *testing.T) {
 		t.Errorf("another manager's apply of data.key = %v, want a conflict with %s", err, apply.CreateFieldManager(apply.FieldManager))
 	}
 
-	stripped := &corev1.ConfigMap{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "child"}, stripped); err != nil {
-		t.Fatal(err)
-	}
-	stripped.OwnerReferences = nil
-	if err := env.Client.Update(ctx, stripped, client.FieldOwner("someone-else")); err != nil {
-		t.Fatal(err)
-	}
+	stripOwnerReferences(t, ns)
 	got := desiredConfigMap(ns)
 	if err := apply.EnsureObject(ctx, direct(env.Client), env.Scheme, owner, got, apply.FieldManager); err != nil {
 		t.Fatalf("the object this operator created and that lost its controller reference: %v", err)
@@ -421,16 +414,10 @@ func TestCreateAndTakeOverFaultMatrix(t *testing.T) {
 					return ctrl.Result{}, nil
 				},
 				State: func(t *testing.T) any {
-					cm := &corev1.ConfigMap{}
-					if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "child"}, cm); err != nil {
-						if apierrors.IsNotFound(err) {
-							return "missing"
-						}
-						t.Fatal(err)
-					}
-					_, createEntry := entryOf(cm, apply.CreateFieldManager(apply.FieldManager), metav1.ManagedFieldsOperationUpdate)
-					return map[string]any{"data": cm.Data, "controlled": metav1.IsControlledBy(cm, owner),
-						"applied": apply.AppliedBy(cm, apply.FieldManager), "createEntry": createEntry}
+					return childState(t, ns, owner, func(cm *corev1.ConfigMap) map[string]any {
+						_, createEntry := apply.CreatedEntry(cm, apply.FieldManager)
+						return map[string]any{"applied": apply.AppliedBy(cm, apply.FieldManager), "createEntry": createEntry}
+					})
 				},
 			}
 		},

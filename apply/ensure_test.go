@@ -263,6 +263,20 @@ func TestEnsureObjectRestoresFieldChangedByAnotherManager(t *testing.T) {
 	}
 }
 
+// stripOwnerReferences removes the owner references of the ConfigMap "child" in ns, as
+// another client's Update.
+func stripOwnerReferences(t *testing.T, ns string) {
+	t.Helper()
+	stripped := &corev1.ConfigMap{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "child"}, stripped); err != nil {
+		t.Fatal(err)
+	}
+	stripped.OwnerReferences = nil
+	if err := env.Client.Update(context.Background(), stripped, client.FieldOwner("someone-else")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEnsureObjectReassertsOwnerReference(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
@@ -270,14 +284,7 @@ func TestEnsureObjectReassertsOwnerReference(t *testing.T) {
 	if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, desiredConfigMap(ns), apply.FieldManager); err != nil {
 		t.Fatal(err)
 	}
-	stripped := &corev1.ConfigMap{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "child"}, stripped); err != nil {
-		t.Fatal(err)
-	}
-	stripped.OwnerReferences = nil
-	if err := env.Client.Update(ctx, stripped, client.FieldOwner("someone-else")); err != nil {
-		t.Fatal(err)
-	}
+	stripOwnerReferences(t, ns)
 
 	got := desiredConfigMap(ns)
 	if err := apply.EnsureObject(ctx, env.Client, env.Scheme, owner, got, apply.FieldManager); err != nil {
