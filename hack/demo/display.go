@@ -17,7 +17,7 @@ import (
 // conditionOrder is the order of the table: the sub-conditions in pipeline order, then
 // the aggregate Ready.
 var conditionOrder = []string{
-	controller.ConditionSecretsReady, controller.ConditionWebSSOReady, controller.ConditionConfigReady, controller.ConditionDeploymentReady,
+	controller.ConditionSecretsReady, controller.ConditionConfigReady, controller.ConditionDeploymentReady,
 	controller.ConditionHTTPRouteReady, controller.ConditionHorizonAPIReady, controller.ConditionHPAReady,
 	controller.ConditionVPAReady, controller.ConditionNetworkPolicyReady, reconcile.ConditionReady,
 }
