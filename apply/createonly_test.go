@@ -150,10 +150,10 @@ func TestApplierLabelFilteredNeverTakesWhatIsNotOurs(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error = %v, want errors.Is %v", err, tc.want)
 			}
-			// The one write of a refused apply is the create-only apply, which the
+			// The one write of a refused apply is the create, which the
 			// existing object fails.
 			if w := counter.Writes(); w != 1 {
-				t.Errorf("a refused apply sent %d writes, want 1 (the create-only apply)", w)
+				t.Errorf("a refused apply sent %d writes, want 1 (the create)", w)
 			}
 			if after.ResourceVersion != before.ResourceVersion || after.Data["key"] != "theirs" {
 				t.Errorf("existing object was changed: rv %s -> %s, data %v", before.ResourceVersion, after.ResourceVersion, after.Data)

@@ -124,7 +124,7 @@ func TestApplierSelectedCacheConfirmsMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := counter.Total() - before; got != 1 {
-		t.Errorf("creating a missing Service took %d requests, want 1 (the create-only apply)", got)
+		t.Errorf("creating a missing Service took %d requests, want 1 (the create)", got)
 	}
 	if got := reader.count() - readsBefore; got != 0 {
 		t.Errorf("creating a missing Service read %d objects through the API reader, want 0", got)
