@@ -59,9 +59,12 @@ func CheckScheme(scheme *runtime.Scheme) error {
 // (ForceOwnership, retried on conflict), with owner as its owner on every call
 // ([SetOwnership]) and the zero values and server-owned fields stripped ("What the field
 // manager owns"), and decodes the server's answer into obj. An existing object owner does
-// not control, or one being deleted, is refused and left untouched ("Ownership"). Bad
-// input is refused before any API call with the package's sentinels; API errors are
-// wrapped with the object's kind and namespace/name (apierrors helpers still see them).
+// not control, or one being deleted, is refused and left untouched ("Ownership").
+// Through an [Applier] with its skip on, a missing object is created by a plain create
+// instead, and the first apply to it takes the create's managedFields entry over
+// ("Creating"). Bad input is refused before any API call with the package's sentinels;
+// API errors are wrapped with the object's kind and namespace/name (apierrors helpers
+// still see them).
 func EnsureObject[T client.Object](
 	ctx context.Context,
 	c client.Client,
@@ -127,9 +130,7 @@ func EnsureObject[T client.Object](
 		case err == nil:
 			obj.GetObjectKind().SetGroupVersionKind(gvk)
 			Record(ctx, Write{Action: ActionCreated, GVK: gvk, Key: client.ObjectKeyFromObject(obj)})
-			if skipping {
-				rememberTyped(applier.state, key, obj, desired, fieldManager)
-			}
+			rememberTyped(applier.state, key, obj, desired, fieldManager)
 			return nil
 		case errors.Is(err, errNoCreateManager) && !createOnly:
 			// The apply below creates it.
