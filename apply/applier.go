@@ -380,7 +380,7 @@ func digestDesired(obj client.Object, fieldManager string) ([sha256.Size]byte, e
 func digestManaged(obj metav1.Object, fieldManager string) ([sha256.Size]byte, bool) {
 	entry, ok := appliedEntry(obj, fieldManager)
 	if !ok {
-		if entry, ok = createdEntry(obj, fieldManager); !ok {
+		if entry, ok = CreatedEntry(obj, fieldManager); !ok {
 			return [sha256.Size]byte{}, false
 		}
 	}

@@ -130,20 +130,14 @@ func checkExisting(ctx context.Context, c client.Client, owner, obj client.Objec
 	if !Unclaimed(c, existing) {
 		return nil, err
 	}
-	// An object this operator applied before and that lost its controller reference
+	// An object this operator applied or created before and that lost its controller reference
 	// since (someone removed it) is ours: re-asserting the reference takes nothing else.
+	_, created := CreatedEntry(existing, fieldManager)
 	if existing.GetAnnotations()[AdoptAnnotation] == "true" ||
-		(remoteOf(c) == nil && (AppliedBy(existing, fieldManager) || createdBy(existing, fieldManager))) {
+		(remoteOf(c) == nil && (AppliedBy(existing, fieldManager) || created)) {
 		return existing, nil
 	}
 	return nil, err
-}
-
-// createdBy reports whether obj's managedFields hold the entry of EnsureObject's create
-// under fieldManager ([CreateFieldManager]).
-func createdBy(obj client.Object, fieldManager string) bool {
-	_, ok := createdEntry(obj, fieldManager)
-	return ok
 }
 
 // AppliedBy reports whether obj's managedFields hold an Apply entry of fieldManager:

@@ -102,12 +102,6 @@ func WrittenBy(mf metav1.ManagedFieldsEntry, fieldManager string) bool {
 // has not taken it over yet. It holds every field the create set, the API server's
 // defaults included.
 func CreatedEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsEntry, bool) {
-	return createdEntry(obj, fieldManager)
-}
-
-// createdEntry returns the Update entry CreateFieldManager(fieldManager) holds in
-// managedFields, if any.
-func createdEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsEntry, bool) {
 	manager, ok := createManager(fieldManager)
 	if !ok {
 		return metav1.ManagedFieldsEntry{}, false
@@ -128,7 +122,7 @@ func createdEntry(obj metav1.Object, fieldManager string) (metav1.ManagedFieldsE
 // again, through the Applier's APIReader when there is one, and the Conflict returned
 // for the caller's retry. On success existing holds the server's answer.
 func upgradeCreated(ctx context.Context, c client.Client, existing client.Object, fieldManager string) error {
-	if _, ok := createdEntry(existing, fieldManager); !ok {
+	if _, ok := CreatedEntry(existing, fieldManager); !ok {
 		return nil
 	}
 	manager, _ := createManager(fieldManager)
