@@ -203,9 +203,15 @@ func TestFederationRegisteredThroughTheKeystoneAPI(t *testing.T) {
 	}
 	patches := op.keystone.Calls("PATCH /v3/OS-FEDERATION/identity_providers/corp-oidc")
 	touch(t, b)
+	// Wait for all three repairs: a pass already running when the drift was made may
+	// repair the protocol and leave the provider to the next pass.
+	wantRules, _ := json.Marshal(rules)
 	waitUntil(t, "the drift is PATCHed back", func() bool {
+		idp, _ := op.keystone.IdentityProvider("corp-oidc")
+		m, found := op.keystone.Mapping("corp-oidc-mapping")
 		p, _ := op.keystone.Protocol("corp-oidc", "openid")
-		return p.MappingID == "corp-oidc-mapping"
+		return idp.Enabled && slices.Equal(idp.RemoteIDs, []string{"https://sso.corp.example"}) &&
+			found && jsonEqual(t, m.Rules, wantRules) && p.MappingID == "corp-oidc-mapping"
 	})
 	expectProvider(t, op.keystone, "corp-oidc", d.ID, "openid", []string{"https://sso.corp.example"}, rules)
 	if n := op.keystone.Calls("PATCH /v3/OS-FEDERATION/identity_providers/corp-oidc"); n != patches+1 {
