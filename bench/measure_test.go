@@ -102,14 +102,19 @@ type result struct {
 	way    way
 	owners int
 
-	// From creation: the passes until one changed nothing (for the SDK applier: until
-	// one skipped every child), their wall time and the requests they sent.
+	// From creation, over convergeRuns runs (measureConvergence): the passes until one
+	// changed nothing (for the SDK applier: until one skipped every child) and the
+	// requests they sent in the run of the median time, that time, the fastest and the
+	// slowest.
+	convergeRuns     int
 	convergePasses   int
 	convergeTime     time.Duration
+	convergeFastest  time.Duration
+	convergeSlowest  time.Duration
 	convergeRequests int
 	convergeWrites   int
-	// convergeCPU is kube-apiserver's CPU time over the converging passes; NaN when
-	// /proc cannot tell.
+	// convergeCPU is kube-apiserver's median CPU time over the converging passes; NaN
+	// when /proc cannot tell.
 	convergeCPU float64
 
 	// Per converged pass over all owners, averaged over benchPasses() passes.
@@ -127,8 +132,10 @@ type result struct {
 	driftTime     time.Duration
 }
 
-// measureWay runs the whole comparison for way w with n owners in a fresh namespace and
-// returns the results and the owners (for the heap measurement).
+// measureWay converges n owners in a fresh namespace with way w, then measures its
+// converged passes and its repair of a drift; it returns the results (without the
+// convergence, which measureConvergence measures apart) and the owners (for the heap
+// measurement).
 func measureWay(ctx context.Context, tb testing.TB, w way, n int) (result, []*BenchApp, error) {
 	r := result{way: w, owners: n}
 	ns := env.Namespace(tb)
@@ -142,32 +149,21 @@ func measureWay(ctx context.Context, tb testing.TB, w way, n int) (result, []*Be
 		return r, nil, err
 	}
 
-	op.counter.Reset()
-	cpu0, cpuErr := apiserverCPUSeconds()
-	start := time.Now()
-	if r.convergePasses, err = settle(ctx, op, owners); err != nil {
+	if _, err = settle(ctx, op, owners); err != nil {
 		return r, nil, fmt.Errorf("%s: converge: %w", w, err)
 	}
-	r.convergeTime = time.Since(start)
-	cpu1, cpuErr2 := apiserverCPUSeconds()
-	r.convergeCPU = cpu1 - cpu0
-	if cpuErr != nil || cpuErr2 != nil {
-		r.convergeCPU = math.NaN()
-	}
-	r.convergeRequests = op.counter.Total()
-	r.convergeWrites = op.counter.Writes()
 
 	k := benchPasses()
 	op.counter.Reset()
-	cpu0, cpuErr = apiserverCPUSeconds()
-	start = time.Now()
+	cpu0, cpuErr := apiserverCPUSeconds()
+	start := time.Now()
 	for range k {
 		if _, err := op.pass(ctx, owners); err != nil {
 			return r, nil, fmt.Errorf("%s: converged pass: %w", w, err)
 		}
 	}
 	r.passTime = time.Since(start) / time.Duration(k)
-	cpu1, cpuErr2 = apiserverCPUSeconds()
+	cpu1, cpuErr2 := apiserverCPUSeconds()
 	r.apiserverCPU = (cpu1 - cpu0) / float64(k)
 	if cpuErr != nil || cpuErr2 != nil {
 		r.apiserverCPU = math.NaN()
@@ -285,24 +281,41 @@ func measureHeap(ctx context.Context, tb testing.TB, owners map[way][]*BenchApp)
 	return out, nil
 }
 
-// The API server's process: a child of this test process named kube-apiserver.
-var (
-	apiserverOnce sync.Once
-	apiserverPID  int
-	apiserverErr  error
-)
-
 // clockTicks is the kernel's USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
 // 100 on every Linux architecture Go supports.
 const clockTicks = 100
 
+// The control plane's processes, children of this test process, found once.
+var (
+	apiserverProc = &childProcess{name: "kube-apiserver"}
+	etcdProc      = &childProcess{name: "etcd"}
+)
+
 // apiserverCPUSeconds returns the user plus system CPU time kube-apiserver has used.
-func apiserverCPUSeconds() (float64, error) {
-	apiserverOnce.Do(func() { apiserverPID, apiserverErr = findChild("kube-apiserver") })
-	if apiserverErr != nil {
-		return 0, apiserverErr
+func apiserverCPUSeconds() (float64, error) { return apiserverProc.cpuSeconds() }
+
+// controlPlaneCPUSeconds returns the CPU time kube-apiserver and etcd have used together.
+func controlPlaneCPUSeconds() (float64, error) {
+	a, err1 := apiserverProc.cpuSeconds()
+	e, err2 := etcdProc.cpuSeconds()
+	return a + e, errors.Join(err1, err2)
+}
+
+// childProcess is a child process of this test process, by command name.
+type childProcess struct {
+	name string
+	once sync.Once
+	pid  int
+	err  error
+}
+
+// cpuSeconds returns the user plus system CPU time the process has used.
+func (p *childProcess) cpuSeconds() (float64, error) {
+	p.once.Do(func() { p.pid, p.err = findChild(p.name) })
+	if p.err != nil {
+		return 0, p.err
 	}
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(apiserverPID), "stat"))
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "stat"))
 	if err != nil {
 		return 0, err
 	}

@@ -40,12 +40,18 @@ func TestReport(t *testing.T) {
 	var results []result
 	last := map[way][]*BenchApp{}
 	for _, n := range benchOwners() {
+		t.Logf("convergence from creation, %d owners, %d runs of each way ...", n, benchConvergeRuns())
+		runs, err := measureConvergence(ctx, t, n, benchConvergeRuns())
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, w := range ways {
 			t.Logf("%s, %d owners ...", w, n)
 			r, owners, err := measureWay(ctx, t, w, n)
 			if err != nil {
 				t.Fatal(err)
 			}
+			setConvergence(&r, runs[w])
 			results = append(results, r)
 			last[w] = owners
 		}
@@ -98,12 +104,12 @@ func markdown(results []result, heap []heapResult, shards []shardResult) string 
 	b.WriteString("- **CreateOrUpdate**: `controllerutil.CreateOrUpdate` through a manager's cached client (default cache options), with a mutate function that copies only the fields it sets.\n\n")
 
 	b.WriteString("## Converged passes, convergence and drift\n\n")
-	b.WriteString("| owners | way | requests / converged pass | writes / converged pass | kube-apiserver CPU / converged pass | time / converged pass | converge: passes | converge: requests (writes) | converge: time | converge: kube-apiserver CPU | drift: passes | drift: requests | drift: time |\n")
+	b.WriteString("| owners | way | requests / converged pass | writes / converged pass | kube-apiserver CPU / converged pass | time / converged pass | converge: passes | converge: requests (writes) | converge: time, median (fastest–slowest) | converge: kube-apiserver CPU, median | drift: passes | drift: requests | drift: time |\n")
 	b.WriteString("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %d | %d (%d) | %s | %s | %d | %d | %s |\n",
 			r.owners, r.way, num(r.passRequests), num(r.passWrites), cpu(r.apiserverCPU), dur(r.passTime),
-			r.convergePasses, r.convergeRequests, r.convergeWrites, dur(r.convergeTime), cpu(r.convergeCPU),
+			r.convergePasses, r.convergeRequests, r.convergeWrites, convergeTimes(r), cpu(r.convergeCPU),
 			r.driftPasses, r.driftRequests, dur(r.driftTime))
 	}
 	fmt.Fprintf(&b, "\nConverged pass: averaged over %d passes after the way reached its steady state (for the SDK\n", benchPasses())
@@ -111,7 +117,12 @@ func markdown(results []result, heap []heapResult, shards []shardResult) string 
 	b.WriteString("kube-apiserver process, from /proc, over those passes (it includes the server's own background\n")
 	b.WriteString("work, about what an idle server burns in the pass's wall time). Converge: from the owners' creation until a\n")
 	b.WriteString("pass changed nothing (for the SDK applier: skipped every child), and kube-apiserver's CPU time over\n")
-	b.WriteString("it. The SDK applier sends one POST per child there and no read: a child missing from its cache is\n")
+	if len(results) > 0 {
+		fmt.Fprintf(&b, "it; each way converges a fresh workload %d times with a new operator, the ways taking turns (run i starts\n", results[0].convergeRuns)
+	}
+	b.WriteString("with way i, so that none always follows the same one) and each run starting once kube-apiserver and etcd\n")
+	b.WriteString("are idle again (below a tenth of a CPU), so that no way pays for the backlog its predecessor left; the\n")
+	b.WriteString("columns show the run of the median time, the fastest and the slowest, and the median CPU time. The SDK applier sends one POST per child there and no read: a child missing from its cache is\n")
 	b.WriteString("created with a plain create under the field manager's create name (`apply.CreateFieldManager`), which\n")
 	b.WriteString("an existing object would fail with AlreadyExists, unwritten (only then is it read through the API\n")
 	b.WriteString("reader), and the first later apply turns the create's managedFields entry into the field manager's\n")
@@ -147,11 +158,12 @@ func markdown(results []result, heap []heapResult, shards []shardResult) string 
 // summaryTable is the README's short table.
 func summaryTable(results []result) string {
 	var b strings.Builder
-	b.WriteString("| owners | way | requests / converged pass | writes / converged pass | kube-apiserver CPU / converged pass | passes to repair a drift |\n")
-	b.WriteString("| ---: | --- | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| owners | way | requests / converged pass | writes / converged pass | kube-apiserver CPU / converged pass | converge from creation: requests | converge from creation: time, median (fastest–slowest) | passes to repair a drift |\n")
+	b.WriteString("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %d |\n",
-			r.owners, r.way, num(r.passRequests), num(r.passWrites), cpu(r.apiserverCPU), r.driftPasses)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %d | %s | %d |\n",
+			r.owners, r.way, num(r.passRequests), num(r.passWrites), cpu(r.apiserverCPU),
+			r.convergeRequests, convergeTimes(r), r.driftPasses)
 	}
 	return b.String()
 }
@@ -169,6 +181,14 @@ func updateReadme(path, table string) error {
 	}
 	s = s[:i+len(readmeStart)] + "\n" + table + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// convergeTimes renders r's median convergence time with its fastest and slowest run.
+func convergeTimes(r result) string {
+	if r.convergeRuns < 2 {
+		return dur(r.convergeTime)
+	}
+	return fmt.Sprintf("%s (%s–%s)", dur(r.convergeTime), dur(r.convergeFastest), dur(r.convergeSlowest))
 }
 
 func num(v float64) string {

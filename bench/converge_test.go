@@ -1,0 +1,202 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchConvergeRuns is how many times the report converges every way from creation at
+// each size; it shows the median run and the fastest and slowest.
+func benchConvergeRuns() int { return envInts("BENCH_CONVERGE_RUNS", []int{3})[0] }
+
+// convergence is one way's convergence of a fresh workload, from the owners' creation
+// until the way's steady state (settle).
+type convergence struct {
+	passes   int
+	time     time.Duration
+	requests int
+	writes   int
+	// cpu is kube-apiserver's CPU time over the convergence; NaN when /proc cannot tell.
+	cpu float64
+}
+
+// measureConvergence converges a fresh workload of n owners runs times with every way,
+// each time in a new namespace with a new operator, and returns each way's runs. The
+// ways take turns: run i starts with way i (mod the number of ways), so that no way
+// always runs right after the same one and inherits its backlog, and each run starts
+// once the control plane is idle (waitIdle).
+func measureConvergence(ctx context.Context, tb testing.TB, n, runs int) (map[way][]convergence, error) {
+	out := map[way][]convergence{}
+	for i := range runs {
+		for j := range ways {
+			w := ways[(i+j)%len(ways)]
+			c, err := convergeOnce(ctx, tb, w, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: converge %d owners, run %d: %w", w, n, i+1, err)
+			}
+			tb.Logf("%s, %d owners, run %d: %d passes, %d requests (%d writes), %s, kube-apiserver %s",
+				w, n, i+1, c.passes, c.requests, c.writes, dur(c.time), cpu(c.cpu))
+			out[w] = append(out[w], c)
+		}
+	}
+	return out, nil
+}
+
+// convergeOnce creates n owners in a new namespace, waits for the control plane to be
+// idle, and measures a new operator of way w converging them.
+func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergence, err error) {
+	op, err := startOperator(w)
+	if err != nil {
+		return c, err
+	}
+	defer func() { err = errors.Join(err, op.stop()) }()
+	owners, err := createOwners(ctx, env.Namespace(tb), n)
+	if err != nil {
+		return c, err
+	}
+	if err := waitIdle(ctx, tb); err != nil {
+		return c, err
+	}
+	op.counter.Reset()
+	cpu0, err0 := apiserverCPUSeconds()
+	start := time.Now()
+	if c.passes, err = settle(ctx, op, owners); err != nil {
+		return c, err
+	}
+	c.time = time.Since(start)
+	cpu1, err1 := apiserverCPUSeconds()
+	c.cpu = cpu1 - cpu0
+	if err0 != nil || err1 != nil {
+		c.cpu = math.NaN()
+	}
+	c.requests, c.writes = op.counter.Total(), op.counter.Writes()
+	return c, nil
+}
+
+// Idle: kube-apiserver and etcd together below idleCPU of one CPU over two windows of
+// idleWindow in a row; waitIdle gives up waiting (and says so in the log) after idleWait.
+const (
+	idleCPU    = 0.10
+	idleWindow = 500 * time.Millisecond
+	idleWait   = time.Minute
+)
+
+// waitIdle waits until kube-apiserver and etcd have finished the work earlier steps
+// left them (watch fan-out, compaction, garbage collection), so that a measurement does
+// not pay for its predecessor's. Where /proc cannot tell, it returns at once.
+func waitIdle(ctx context.Context, tb testing.TB) error {
+	deadline := time.Now().Add(idleWait)
+	quiet := 0
+	last, err := controlPlaneCPUSeconds()
+	if err != nil {
+		return nil
+	}
+	for quiet < 2 {
+		if time.Now().After(deadline) {
+			tb.Logf("the control plane did not go idle within %s; measuring anyway", idleWait)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(idleWindow):
+		}
+		now, err := controlPlaneCPUSeconds()
+		if err != nil {
+			return nil
+		}
+		if now-last < idleCPU*idleWindow.Seconds() {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = now
+	}
+	return nil
+}
+
+// median returns the median of xs (the lower middle one of an even count) by less, and
+// the smallest and largest.
+func median[T any](xs []T, less func(a, b T) bool) (mid, lo, hi T) {
+	s := slices.Clone(xs)
+	slices.SortFunc(s, func(a, b T) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	return s[(len(s)-1)/2], s[0], s[len(s)-1]
+}
+
+// setConvergence fills r's convergence columns from its way's runs: the passes and
+// requests of the run of the median time, that time and the fastest and slowest, and the
+// median kube-apiserver CPU time.
+func setConvergence(r *result, runs []convergence) {
+	mid, lo, hi := median(runs, func(a, b convergence) bool { return a.time < b.time })
+	r.convergeRuns = len(runs)
+	r.convergePasses, r.convergeTime = mid.passes, mid.time
+	r.convergeRequests, r.convergeWrites = mid.requests, mid.writes
+	r.convergeFastest, r.convergeSlowest = lo.time, hi.time
+	cpu, _, _ := median(runs, func(a, b convergence) bool { return a.cpu < b.cpu || math.IsNaN(b.cpu) && !math.IsNaN(a.cpu) })
+	r.convergeCPU = cpu.cpu
+}
+
+func TestSetConvergence(t *testing.T) {
+	nan := math.NaN()
+	run := func(d time.Duration, cpu float64, passes int) convergence {
+		return convergence{passes: passes, time: d, requests: 10 * passes, writes: 5 * passes, cpu: cpu}
+	}
+	cases := map[string]struct {
+		runs []convergence
+		want result
+	}{
+		"one run": {
+			runs: []convergence{run(2*time.Second, 1.5, 2)},
+			want: result{convergeRuns: 1, convergePasses: 2, convergeTime: 2 * time.Second, convergeFastest: 2 * time.Second,
+				convergeSlowest: 2 * time.Second, convergeRequests: 20, convergeWrites: 10, convergeCPU: 1.5},
+		},
+		"the median run's passes and requests, the median CPU of its own": {
+			runs: []convergence{run(5*time.Second, 1, 3), run(3*time.Second, 4, 2), run(4*time.Second, 2, 4)},
+			want: result{convergeRuns: 3, convergePasses: 4, convergeTime: 4 * time.Second, convergeFastest: 3 * time.Second,
+				convergeSlowest: 5 * time.Second, convergeRequests: 40, convergeWrites: 20, convergeCPU: 2},
+		},
+		"an even count takes the lower middle": {
+			runs: []convergence{run(4*time.Second, 3, 1), run(1*time.Second, 1, 2), run(2*time.Second, 2, 3), run(3*time.Second, 4, 4)},
+			want: result{convergeRuns: 4, convergePasses: 3, convergeTime: 2 * time.Second, convergeFastest: time.Second,
+				convergeSlowest: 4 * time.Second, convergeRequests: 30, convergeWrites: 15, convergeCPU: 2},
+		},
+		"a CPU /proc could not tell sorts last": {
+			runs: []convergence{run(time.Second, nan, 1), run(2*time.Second, 3, 1), run(3*time.Second, 1, 1)},
+			want: result{convergeRuns: 3, convergePasses: 1, convergeTime: 2 * time.Second, convergeFastest: time.Second,
+				convergeSlowest: 3 * time.Second, convergeRequests: 10, convergeWrites: 5, convergeCPU: 3},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got result
+			setConvergence(&got, tc.runs)
+			if got != tc.want {
+				t.Errorf("setConvergence:\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConvergeTimes(t *testing.T) {
+	one := result{convergeRuns: 1, convergeTime: 1500 * time.Millisecond}
+	three := result{convergeRuns: 3, convergeTime: 2 * time.Second, convergeFastest: time.Second, convergeSlowest: 3 * time.Second}
+	if got, want := convergeTimes(one), dur(one.convergeTime); got != want {
+		t.Errorf("one run: %q, want %q", got, want)
+	}
+	if got, want := convergeTimes(three), dur(2*time.Second)+" ("+dur(time.Second)+"–"+dur(3*time.Second)+")"; got != want {
+		t.Errorf("three runs: %q, want %q", got, want)
+	}
+}
