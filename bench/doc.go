@@ -26,7 +26,10 @@
 //   - API requests and writes per converged pass over all owners (every HTTP request
 //     the operator sends, its informers' included), counted with
 //     testenv.RequestCounter;
-//   - time and requests to converge all owners from their creation;
+//   - time and requests to converge all owners from their creation: each way converges
+//     a fresh workload BENCH_CONVERGE_RUNS times with a new operator, the ways taking
+//     turns and every run starting once kube-apiserver and etcd are idle, and the report
+//     shows the median run with the fastest and slowest;
 //   - passes, requests and time to repair a drifted child (a kubectl-style Update of
 //     one applied field), once the operator's informer has seen the edit;
 //   - kube-apiserver CPU seconds per converged pass: user plus system time of the
@@ -73,8 +76,9 @@
 // which writes docs/bench.md (the tables), docs/bench.png (grouped bar charts with axes,
 // values and a legend, drawn with gonum.org/v1/plot) and the table between the bench
 // markers of README.md. The environment sets the size: BENCH_OWNERS (comma-separated
-// owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3) and
-// BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
+// owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3),
+// BENCH_CONVERGE_RUNS (convergences from creation of each way, default 3; `make bench`
+// sets 5), BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
 // growth; default 200) and BENCH_SHARD_CRS (ShardApps of the sharding comparison,
 // default 300; `make bench` sets 3000, the full size).
 package bench
