@@ -63,26 +63,21 @@ func createNew(ctx context.Context, c client.Client, obj client.Object, fieldMan
 }
 
 // hasServerMetadata reports whether obj carries one of the metadata fields the server
-// sets ([serverOwnedMetadata]): it was read from the server, or filled by a previous
-// call.
+// sets ([serverMetadata]): it was read from the server, or filled by a previous call.
 func hasServerMetadata(obj metav1.Object) bool {
-	created := obj.GetCreationTimestamp()
-	return obj.GetResourceVersion() != "" || obj.GetUID() != "" || obj.GetGeneration() != 0 ||
-		obj.GetManagedFields() != nil || !created.IsZero() ||
-		obj.GetDeletionTimestamp() != nil || obj.GetDeletionGracePeriodSeconds() != nil ||
-		obj.GetSelfLink() != ""
+	for _, f := range serverMetadata {
+		if f.set(obj) {
+			return true
+		}
+	}
+	return false
 }
 
-// clearServerMetadata empties the metadata fields the server sets ([serverOwnedMetadata]).
+// clearServerMetadata empties the metadata fields the server sets ([serverMetadata]).
 func clearServerMetadata(obj metav1.Object) {
-	obj.SetResourceVersion("")
-	obj.SetUID("")
-	obj.SetGeneration(0)
-	obj.SetManagedFields(nil)
-	obj.SetCreationTimestamp(metav1.Time{})
-	obj.SetDeletionTimestamp(nil)
-	obj.SetDeletionGracePeriodSeconds(nil)
-	obj.SetSelfLink("")
+	for _, f := range serverMetadata {
+		f.clear(obj)
+	}
 }
 
 // WrittenBy reports whether the managedFields entry mf records writes of fieldManager:

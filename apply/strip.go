@@ -7,16 +7,30 @@ import (
 	"strings"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// serverOwnedMetadata are metadata fields the server sets; a builder never means to
-// apply them, and resourceVersion would turn the apply into a precondition.
-var serverOwnedMetadata = []string{
-	"resourceVersion", "uid", "generation", "managedFields", "creationTimestamp",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
+// serverMetadata are the metadata fields the server sets, by their JSON name: a builder
+// never means to apply or create them, and resourceVersion would turn the write into a
+// precondition. set reports whether an object carries the field, clear empties it.
+var serverMetadata = []struct {
+	name  string
+	set   func(metav1.Object) bool
+	clear func(metav1.Object)
+}{
+	{"resourceVersion", func(o metav1.Object) bool { return o.GetResourceVersion() != "" }, func(o metav1.Object) { o.SetResourceVersion("") }},
+	{"uid", func(o metav1.Object) bool { return o.GetUID() != "" }, func(o metav1.Object) { o.SetUID("") }},
+	{"generation", func(o metav1.Object) bool { return o.GetGeneration() != 0 }, func(o metav1.Object) { o.SetGeneration(0) }},
+	{"managedFields", func(o metav1.Object) bool { return o.GetManagedFields() != nil }, func(o metav1.Object) { o.SetManagedFields(nil) }},
+	{"creationTimestamp", func(o metav1.Object) bool { t := o.GetCreationTimestamp(); return !t.IsZero() },
+		func(o metav1.Object) { o.SetCreationTimestamp(metav1.Time{}) }},
+	{"deletionTimestamp", func(o metav1.Object) bool { return o.GetDeletionTimestamp() != nil }, func(o metav1.Object) { o.SetDeletionTimestamp(nil) }},
+	{"deletionGracePeriodSeconds", func(o metav1.Object) bool { return o.GetDeletionGracePeriodSeconds() != nil },
+		func(o metav1.Object) { o.SetDeletionGracePeriodSeconds(nil) }},
+	{"selfLink", func(o metav1.Object) bool { return o.GetSelfLink() != "" }, func(o metav1.Object) { o.SetSelfLink("") }},
 }
 
 // desiredUnstructured converts obj into the body to apply: zero-valued non-pointer
@@ -36,8 +50,8 @@ func desiredUnstructured(obj client.Object) (*unstructured.Unstructured, error) 
 	pruneNulls(content)
 	delete(content, "status")
 	if md, ok := content["metadata"].(map[string]any); ok {
-		for _, f := range serverOwnedMetadata {
-			delete(md, f)
+		for _, f := range serverMetadata {
+			delete(md, f.name)
 		}
 	}
 	return &unstructured.Unstructured{Object: content}, nil
