@@ -1,7 +1,9 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,14 +11,29 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// statusDelta is what one pass changed in an object's status: the conditions it set or
-// changed (in their final form), the condition types it removed, and the other
-// top-level status fields it set or removed.
+// statusDelta is what one pass changed in an object's status, with what it read: each
+// condition type it set, changed or removed, and each other top-level status field it
+// set, changed or removed (conditions in the order the pass's result and snapshot list
+// them, fields by name).
 type statusDelta struct {
-	set     []metav1.Condition
-	removed []string
-	fields  map[string]any
-	dropped []string
+	conditions []conditionChange
+	fields     []fieldChange
+}
+
+// conditionChange is one condition type a pass changed: read is the condition as the
+// pass read it and set as the pass left it (nil: absent, or removed).
+type conditionChange struct {
+	typ       string
+	read, set *metav1.Condition
+}
+
+// fieldChange is one top-level status field a pass changed, in unstructured form: read
+// is the value the pass read and set the value it left (hasRead, hasSet: whether the
+// field was present).
+type fieldChange struct {
+	name            string
+	read, set       any
+	hasRead, hasSet bool
 }
 
 // newStatusDelta compares the pass's snapshot with its result. bs and as are their
@@ -24,73 +41,118 @@ type statusDelta struct {
 func newStatusDelta[T Object](before, after T, bs, as any, skip string) statusDelta {
 	var d statusDelta
 	bc, ac := *before.Conditions(), *after.Conditions()
-	for _, c := range ac {
+	for i := range ac {
+		c := &ac[i]
 		if c.Type == skip {
 			continue
 		}
-		if old := meta.FindStatusCondition(bc, c.Type); old == nil || !sameCondition(*old, c) {
-			d.set = append(d.set, c)
+		if old := meta.FindStatusCondition(bc, c.Type); old == nil || !sameCondition(*old, *c) {
+			d.conditions = append(d.conditions, conditionChange{typ: c.Type, read: old, set: c})
 		}
 	}
-	for _, c := range bc {
+	for i := range bc {
+		c := &bc[i]
 		if c.Type != skip && meta.FindStatusCondition(ac, c.Type) == nil {
-			d.removed = append(d.removed, c.Type)
+			d.conditions = append(d.conditions, conditionChange{typ: c.Type, read: c})
 		}
 	}
 	bm, _ := bs.(map[string]any)
 	am, _ := as.(map[string]any)
 	for k, v := range am {
-		if k != "conditions" && !equality.Semantic.DeepEqual(bm[k], v) {
-			if d.fields == nil {
-				d.fields = map[string]any{}
-			}
-			d.fields[k] = v
+		if k == "conditions" {
+			continue
+		}
+		if old, ok := bm[k]; !ok || !equality.Semantic.DeepEqual(old, v) {
+			d.fields = append(d.fields, fieldChange{name: k, read: old, hasRead: ok, set: v, hasSet: true})
 		}
 	}
-	for k := range bm {
+	for k, old := range bm {
 		if _, ok := am[k]; !ok && k != "conditions" {
-			d.dropped = append(d.dropped, k)
+			d.fields = append(d.fields, fieldChange{name: k, read: old, hasRead: true})
 		}
 	}
+	slices.SortFunc(d.fields, func(a, b fieldChange) int { return cmp.Compare(a.name, b.name) })
 	return d
 }
 
+// sameCondition reports whether a and b are equal, lastTransitionTime included.
 func sameCondition(a, b metav1.Condition) bool {
-	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+	return sameDecision(&a, &b) && a.LastTransitionTime.Equal(&b.LastTransitionTime)
 }
 
-// applyDelta reapplies d to fresh and returns the result: fresh itself, or a new object
-// when top-level status fields had to be set through the unstructured form.
-func applyDelta[T Object](d statusDelta, fresh T) (T, error) {
+// sameDecision reports whether a and b (nil: absent) state the same thing: both absent,
+// or equal in type, status, reason, message and observedGeneration. lastTransitionTime
+// is left out: it records when the status last flipped, not what a writer decided.
+func sameDecision(a, b *metav1.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		a.ObservedGeneration == b.ObservedGeneration
+}
+
+// sameField reports whether two optional unstructured values are equal.
+func sameField(a any, hasA bool, b any, hasB bool) bool {
+	return hasA == hasB && (!hasA || equality.Semantic.DeepEqual(a, b))
+}
+
+// mergeDelta merges d into fresh three ways and returns the result (fresh itself, or a
+// new object when top-level status fields had to be set through the unstructured form)
+// and the changes it kept out, named "condition <Type>" or "field status.<name>".
+//
+// A change of the pass is applied where fresh still holds what the pass read. Where
+// fresh already holds what the pass set, nothing is to do. Anywhere else another writer
+// changed the value after this pass read it: fresh's value stays and the change is
+// kept out, as a decision made from data that is no longer current. A condition whose
+// status the merge does not flip keeps fresh's lastTransitionTime.
+func mergeDelta[T Object](d statusDelta, fresh T) (T, []string, error) {
+	var kept []string
 	conds := fresh.Conditions()
-	for _, c := range d.set {
-		meta.SetStatusCondition(conds, c)
+	for _, ch := range d.conditions {
+		cur := meta.FindStatusCondition(*conds, ch.typ)
+		switch {
+		case sameDecision(cur, ch.set):
+		case !sameDecision(cur, ch.read):
+			kept = append(kept, "condition "+ch.typ)
+		case ch.set == nil:
+			meta.RemoveStatusCondition(conds, ch.typ)
+		default:
+			meta.SetStatusCondition(conds, *ch.set)
+		}
 	}
-	for _, t := range d.removed {
-		meta.RemoveStatusCondition(conds, t)
-	}
-	if len(d.fields) == 0 && len(d.dropped) == 0 {
-		return fresh, nil
+	if len(d.fields) == 0 {
+		return fresh, kept, nil
 	}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(fresh)
 	if err != nil {
-		return fresh, fmt.Errorf("convert %T to unstructured: %w", fresh, err)
+		return fresh, nil, fmt.Errorf("convert %T to unstructured: %w", fresh, err)
 	}
 	status, _ := u["status"].(map[string]any)
 	if status == nil {
 		status = map[string]any{}
 		u["status"] = status
 	}
-	for k, v := range d.fields {
-		status[k] = runtime.DeepCopyJSONValue(v)
+	changed := false
+	for _, ch := range d.fields {
+		cur, has := status[ch.name]
+		switch {
+		case sameField(cur, has, ch.set, ch.hasSet):
+		case !sameField(cur, has, ch.read, ch.hasRead):
+			kept = append(kept, "field status."+ch.name)
+		case !ch.hasSet:
+			delete(status, ch.name)
+			changed = true
+		default:
+			status[ch.name] = runtime.DeepCopyJSONValue(ch.set)
+			changed = true
+		}
 	}
-	for _, k := range d.dropped {
-		delete(status, k)
+	if !changed {
+		return fresh, kept, nil
 	}
 	out := newObject(fresh)
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, out); err != nil {
-		return fresh, fmt.Errorf("convert unstructured back to %T: %w", fresh, err)
+		return fresh, nil, fmt.Errorf("convert unstructured back to %T: %w", fresh, err)
 	}
-	return out, nil
+	return out, kept, nil
 }

@@ -58,14 +58,22 @@
 // exists) is an error wrapping [ErrStatusNotServed], never a silent drop.
 //
 // The write is an Update of the status subresource, guarded by the object's
-// resourceVersion. On a 409 Conflict RunPass re-reads the object and reapplies this
-// pass's own changes to it — each condition type the pass set, changed or removed, and
-// each other top-level status field it changed — re-aggregates Ready there and writes
-// again, within [PassOptions].ConflictBackoff; conditions others wrote meanwhile are
-// kept. When the re-read object has a newer metadata.generation, the pass's status
-// describes a spec that is no longer current and is not written at all. Afterwards obj
-// holds the pass's view of the object, not necessarily what was stored after a
-// conflict. [AddFinalizer] and [RemoveFinalizer] are idempotent and leave the in-memory
+// resourceVersion. On a 409 Conflict RunPass re-reads the object and merges this pass's
+// own changes into it three ways — each condition type the pass set, changed or
+// removed, and each other top-level status field it changed — re-aggregates Ready over
+// the merged conditions and writes again, within [PassOptions].ConflictBackoff. A
+// change is written where the stored object still holds what the pass read (conditions
+// compared by type, status, reason, message and observedGeneration; a
+// lastTransitionTime moves only with a status flip). Where another writer changed that
+// condition or field after this pass read the object — a newer pass, or the pass's own
+// read served by a cache lagging behind — the stored value stays, the change is dropped
+// (logged at V(1) with the condition type or field name) and RunPass returns a requeue
+// after [StaleStatusRequeue] at the latest, without an error, so the pass decides again
+// from the stored object; a pass that returned an error returns it alone. Conditions
+// and fields others wrote meanwhile that this pass left alone are kept. When the
+// re-read object has a newer metadata.generation, the pass's status describes a spec
+// that is no longer current and is not written at all. Afterwards obj holds the pass's
+// view of the object, not necessarily what was stored after a conflict. [AddFinalizer] and [RemoveFinalizer] are idempotent and leave the in-memory
 // status alone, and [IgnoreStatusWrites] keeps the controller from being woken by its
 // own status writes.
 //
@@ -98,7 +106,9 @@
 //     unstructured read, which a manager's client does not serve from its cache.
 //   - Two reconcilers of one object (a leader-election overlap) do not make conditions
 //     flap: a pass whose status write conflicts with a newer generation's status
-//     leaves that status alone, since it describes a spec that is no longer current.
+//     leaves that status alone, since it describes a spec that is no longer current,
+//     and a pass that read an older status of the same generation (its cache lagging
+//     behind the other's write) does not write its decisions over what changed since.
 //   - A condition the API server would refuse cannot block the status: [SetCondition]
 //     replaces a reason that [ValidateReason] refuses by [ReasonInvalidReason] (naming
 //     the refused one in the message) and cuts messages to [MaxMessageLength], and

@@ -57,6 +57,13 @@ type PassOptions struct {
 // the read that confirms a 404.
 const StatusWriteTimeout = 10 * time.Second
 
+// StaleStatusRequeue is the requeue [RunPass] returns, when the pass returned neither an
+// error nor a sooner requeue, after its status write's conflict retry kept another
+// writer's value of a condition or field this pass changed: 1 s. The pass decided that
+// change from an object older than the stored one (a cache lagging behind, or a write
+// between its read and its own), so it runs again to decide from the stored object.
+const StaleStatusRequeue = time.Second
+
 // DefaultPassOptions returns options that aggregate [ConditionReady] from
 // subConditions and retry a conflicting status write with retry.DefaultBackoff (four
 // attempts, 10 ms to 250 ms apart, about 0.3 s in all, so that a cached client has time
@@ -74,7 +81,11 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // error), runs pass, re-aggregates Ready and writes the status subresource when, and only
 // when, it changed, repairing conditions the API server would refuse (the package
 // documentation, "Status on every exit path"). It returns pass's result or error, never
-// both; a failed status write is joined to pass's error with [JoinErrors].
+// both; a failed status write is joined to pass's error with [JoinErrors]. When the
+// write's conflict retry kept another writer's newer value over a change of this pass,
+// a pass that returned no error requeues after [StaleStatusRequeue] at the latest (its
+// own requeue when sooner); an error is returned alone, and its retry runs the pass
+// again anyway.
 func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, opts PassOptions, pass StepFunc[T]) (ctrl.Result, error) {
 	if opts.LogWrites {
 		outer := ctx
@@ -99,8 +110,12 @@ func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKe
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	if serr := persistStatus(wctx, c, key, before, obj, opts); serr != nil {
+	stale, serr := persistStatus(wctx, c, key, before, obj, opts)
+	if serr != nil {
 		return ctrl.Result{}, JoinErrors(err, serr)
+	}
+	if stale && err == nil {
+		res = Shortest(res, ctrl.Result{RequeueAfter: StaleStatusRequeue})
 	}
 	return res, err
 }
@@ -120,9 +135,10 @@ func guard[T Object](ctx context.Context, obj T, pass StepFunc[T]) (res ctrl.Res
 	return pass(ctx, obj)
 }
 
-// persistStatus writes after's status when it differs from before's, resolving
-// conflicts by reapplying the pass's changes to a fresh copy.
-func persistStatus[T Object](ctx context.Context, c client.Client, key client.ObjectKey, before, after T, opts PassOptions) error {
+// persistStatus writes after's status when it differs from before's. On a conflict it
+// merges the pass's changes into a fresh copy three ways (see mergeDelta); stale reports
+// that the merge kept another writer's newer value over one of them.
+func persistStatus[T Object](ctx context.Context, c client.Client, key client.ObjectKey, before, after T, opts PassOptions) (stale bool, err error) {
 	aggregate := opts.ReadyCondition != "" && len(opts.SubConditions) > 0
 	if aggregate {
 		AggregateReady(after, opts.ReadyCondition, opts.SubConditions)
@@ -130,24 +146,24 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	repairConditions(ctx, after)
 	bs, err := statusOf(before)
 	if err != nil {
-		return err
+		return false, err
 	}
 	as, err := statusOf(after)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if equality.Semantic.DeepEqual(bs, as) {
-		return nil
+		return false, nil
 	}
 	err = c.Status().Update(ctx, after)
 	switch {
 	case err == nil:
 		recordWrite(ctx, c, after, statusPaths(bs, as)...)
-		return nil
+		return false, nil
 	case apierrors.IsNotFound(err):
-		return statusNotFound(ctx, c, opts.APIReader, key, after, err)
+		return false, statusNotFound(ctx, c, opts.APIReader, key, after, err)
 	case !apierrors.IsConflict(err):
-		return fmt.Errorf("write status of %s %s: %w", kindOf(c, after), key, err)
+		return false, fmt.Errorf("write status of %s %s: %w", kindOf(c, after), key, err)
 	}
 
 	ready := ""
@@ -163,13 +179,15 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	if opts.APIReader != nil {
 		reader = opts.APIReader
 	}
+	logger := log.FromContext(ctx)
 	err = retry.RetryOnConflict(backoff, func() error {
+		stale = false
 		fresh := newObject(after)
 		if err := reader.Get(ctx, key, fresh); err != nil {
 			return err
 		}
 		if fresh.GetGeneration() > before.GetGeneration() {
-			log.FromContext(ctx).V(1).Info("status not written: the spec changed since this pass read it, "+
+			logger.V(1).Info("status not written: the spec changed since this pass read it, "+
 				"and the pass of the new generation writes the status", "generation", before.GetGeneration(),
 				"currentGeneration", fresh.GetGeneration())
 			return nil
@@ -178,9 +196,15 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		if err != nil {
 			return err
 		}
-		if fresh, err = applyDelta(delta, fresh); err != nil {
+		fresh, kept, err := mergeDelta(delta, fresh)
+		if err != nil {
 			return err
 		}
+		for _, what := range kept {
+			logger.V(1).Info("this pass's change not written: another writer changed it after this pass read the object; "+
+				"the stored value stays and the pass runs again", "change", what)
+		}
+		stale = len(kept) > 0
 		if aggregate {
 			AggregateReady(fresh, opts.ReadyCondition, opts.SubConditions)
 		}
@@ -197,10 +221,13 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		recordWrite(ctx, c, fresh, statusPaths(fs, ns)...)
 		return nil
 	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("write status of %s %s after a conflict: %w", kindOf(c, after), key, err)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("write status of %s %s after a conflict: %w", kindOf(c, after), key, err)
 	}
-	return nil
+	return stale, nil
 }
 
 // statusPaths returns the sorted paths ("status.<field>") of the top-level status fields

@@ -29,6 +29,7 @@ type WidgetSpec struct {
 // WidgetStatus is the observed state of a Widget.
 type WidgetStatus struct {
 	Endpoint   string             `json:"endpoint,omitempty"`
+	Phase      string             `json:"phase,omitempty"`
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
@@ -45,6 +46,7 @@ func (w *Widget) DeepCopyObject() runtime.Object {
 	w.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = w.Spec
 	out.Status.Endpoint = w.Status.Endpoint
+	out.Status.Phase = w.Status.Phase
 	if w.Status.Conditions != nil {
 		out.Status.Conditions = make([]metav1.Condition, len(w.Status.Conditions))
 		for i := range w.Status.Conditions {
