@@ -70,7 +70,8 @@
 // join the ring (operator.JoinRing) and hand the member to the setup
 // (operator.Operator.Shard, multicluster.ClusterResolver.Shard); RunOperator's
 // CRReconcilers gate and watch by themselves (client-side filtering unless ShardSelectors,
-// which also narrows the children, below). Both refuse to start a setup that gated no
+// which also narrows the children, on the management cluster and on every target
+// cluster, below). Both refuse to start a setup that gated no
 // reconciler ([Member.Gated]).
 //
 // # Children
@@ -85,6 +86,11 @@
 // [Ranges.BucketSelector] to every list and watch of the kinds of [Member.SelectOwned]
 // that selects by no label or by apply.ManagedByLabel only, and lists them again when
 // the ranges change, so each replica's cache holds only the children of its own slice.
+// The transports read what they narrow by from the member on every request and are
+// not registered with it (only their open watches are, until closed or their request
+// ends), so a config may be wrapped for each cluster the children live on, the target
+// clusters of package multicluster included (multicluster.ManagerOptions.Shard), and a
+// cluster dropped leaves nothing behind in the member.
 // The Applier is then told its cache holds only labelled objects
 // (apply.ApplierOptions.SelectedCache): a child it does not see is confirmed through the
 // API reader before anything is written, never taken for missing. Without a transport,
@@ -95,8 +101,7 @@
 // satellite's projection collected by its parent, another kind's child) must not
 // narrow them; a child written before the operator was sharded carries no bucket and is
 // invisible to the narrowed caches until its owner's next pass applies it again (the
-// confirmed miss finds it); the children on target clusters (package multicluster) are
-// not narrowed.
+// confirmed miss finds it).
 //
 // # Permissions
 //

@@ -1,6 +1,10 @@
 package shard
 
-import "context"
+import (
+	"context"
+	"net/http"
+	"weak"
+)
 
 // Tick runs one round of the member, for the tests of package shard_test.
 func (m *Member) Tick(ctx context.Context) error { return m.tick(ctx) }
@@ -22,4 +26,19 @@ func SnapshotHeld(ms []*Member) []Ranges {
 		m.mu.Unlock()
 	}
 	return out
+}
+
+// OpenWatches is how many narrowed watches the member holds open, through any of its
+// transports.
+func (m *Member) OpenWatches() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.open)
+}
+
+// Collected returns whether rt, a transport a wrapper of the member built, has been
+// garbage collected; it keeps no reference to rt.
+func Collected(rt http.RoundTripper) func() bool {
+	p := weak.Make(rt.(*shardTransport))
+	return func() bool { return p.Value() == nil }
 }

@@ -95,11 +95,14 @@ type Member struct {
 	observed   map[string]observation
 	lease      *coordinationv1.Lease
 	listeners  []chan Ranges
-	transports []*shardTransport
-	owned      map[schema.GroupResource]bool // SelectOwned's, for transports built later
-	lastSent   Ranges
-	released   bool // left the ring: its Lease has no holder
-	gated      int  // reconcilers Gate wrapped with this member
+	owned      map[schema.GroupResource]bool // SelectOwned's, read by every transport on each request
+	selected   map[schema.GroupResource]bool // Select's, read by the transports of ServerSideTransport
+	serverSide bool                          // a transport of ServerSideTransport was built
+	lastSent   Ranges                        // the active ranges the transports narrow by
+	gen        uint64                        // bumped whenever lastSent changes
+	open       map[*watchBody]bool           // the narrowed watches open through any transport
+	released   bool                          // left the ring: its Lease has no holder
+	gated      int                           // reconcilers Gate wrapped with this member
 }
 
 // observation is when a member last saw another member's Lease change, by its own
@@ -470,7 +473,8 @@ func (m *Member) renew(ctx context.Context) error {
 	return nil
 }
 
-// notify sends Active to the subscribers when it changed.
+// notify sends Active to the subscribers when it changed, and closes the watches the
+// transports opened under the ranges before.
 func (m *Member) notify() {
 	m.mu.Lock()
 	active := m.activeLocked(time.Now())
@@ -479,10 +483,15 @@ func (m *Member) notify() {
 		return
 	}
 	m.lastSent = active
-	listeners, transports := slices.Clone(m.listeners), slices.Clone(m.transports)
+	m.gen++
+	stale := slices.Collect(maps.Keys(m.open))
+	clear(m.open)
+	listeners := slices.Clone(m.listeners)
 	m.mu.Unlock()
-	for _, t := range transports {
-		t.changed(active)
+	// The watches opened under the old ranges end: their informers watch again, are
+	// answered 410 Expired and list under the new ranges.
+	for _, w := range stale {
+		_ = w.ReadCloser.Close()
 	}
 	for _, ch := range listeners {
 		select {

@@ -2,9 +2,9 @@ package shard
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -48,60 +48,49 @@ func (m *Member) OwnedTransport() transport.WrapperFunc { return m.wrapper(false
 func (m *Member) wrapper(uids bool, resources []schema.GroupResource) transport.WrapperFunc {
 	return func(next http.RoundTripper) http.RoundTripper {
 		t := &shardTransport{next: next, m: m, uids: uids, resources: map[schema.GroupResource]bool{},
-			owned: map[schema.GroupResource]bool{}, listed: map[string]uint64{}, open: map[*watchBody]bool{}}
+			listed: map[string]uint64{}}
 		for _, gr := range resources {
 			t.resources[gr] = true
 		}
-		m.mu.Lock()
-		m.transports = append(m.transports, t)
-		t.active = m.lastSent
-		for gr := range m.owned {
-			t.owned[gr] = true
+		if uids {
+			m.mu.Lock()
+			m.serverSide = true
+			m.mu.Unlock()
 		}
-		m.mu.Unlock()
 		return t
 	}
 }
 
 // Select adds resources to those every transport of [Member.ServerSideTransport] shards
-// by UID, for a kind known only once the manager exists; call it before the kind's
-// informer starts. Transports of [Member.OwnedTransport] ignore it.
+// by UID, built before or after, for a kind known only once the manager exists; call
+// it before the kind's informer starts. Transports of [Member.OwnedTransport] ignore it.
 func (m *Member) Select(resources ...schema.GroupResource) {
 	m.mu.Lock()
-	transports := slices.Clone(m.transports)
-	m.mu.Unlock()
-	for _, t := range transports {
-		t.mu.Lock()
-		for _, gr := range resources {
-			t.resources[gr] = t.uids
-		}
-		t.mu.Unlock()
+	defer m.mu.Unlock()
+	if m.selected == nil {
+		m.selected = map[schema.GroupResource]bool{}
+	}
+	for _, gr := range resources {
+		m.selected[gr] = true
 	}
 }
 
 // SelectOwned adds resources to the children kinds every transport of the member
-// selects by [LabelBucket]: a list or watch of one of them whose label selector is
-// empty or names only apply.ManagedByLabel (an informer of the operator's children) is
-// sent with [Ranges.BucketSelector] of the member's active ranges added, so it holds
-// only the children of the member's custom resources (stamped by an Applier with
+// selects by [LabelBucket], built before or after and on whichever cluster's config:
+// a list or watch of one of them whose label selector is empty or names only
+// apply.ManagedByLabel (an informer of the operator's children) is sent with
+// [Ranges.BucketSelector] of the member's active ranges added, so it holds only the
+// children of the member's custom resources (stamped by an Applier with
 // [OwnerLabels]); a list or watch that selects by other labels (a registration Secret, a
 // lookup by owner) is sent unchanged. Call it before the kinds' informers start.
 func (m *Member) SelectOwned(resources ...schema.GroupResource) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.owned == nil {
 		m.owned = map[schema.GroupResource]bool{}
 	}
 	for _, gr := range resources {
 		m.owned[gr] = true
-	}
-	transports := slices.Clone(m.transports)
-	m.mu.Unlock()
-	for _, t := range transports {
-		t.mu.Lock()
-		for _, gr := range resources {
-			t.owned[gr] = true
-		}
-		t.mu.Unlock()
 	}
 }
 
@@ -110,42 +99,23 @@ func (m *Member) SelectOwned(resources ...schema.GroupResource) {
 func (m *Member) ServerSide() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, t := range m.transports {
-		if t.uids {
-			return true
-		}
-	}
-	return false
+	return m.serverSide
 }
 
+// shardTransport is one client's transport of a member. The member keeps no reference
+// to it: what it narrows by (the member's ranges, Select's and SelectOwned's resources)
+// is read from the member on every request, and only its open watches are registered
+// with the member, each until it is closed or its request's context ends. So a
+// transport dropped with its client (a target cluster disengaged) is garbage at once,
+// and nothing of it stays behind in the member.
 type shardTransport struct {
-	next http.RoundTripper
-	m    *Member
-	uids bool // the custom resources of Select are selected by shardSelector
+	next      http.RoundTripper
+	m         *Member
+	uids      bool                          // the custom resources of Select are selected by shardSelector
+	resources map[schema.GroupResource]bool // selected by shardSelector; fixed when built
 
-	mu        sync.Mutex
-	resources map[schema.GroupResource]bool // selected by shardSelector
-	owned     map[schema.GroupResource]bool // selected by LabelBucket
-	gen       uint64                        // bumped whenever the member's active ranges change
-	active    Ranges                        // the ranges of gen
-	listed    map[string]uint64             // the gen each collection (path) was last listed at
-	open      map[*watchBody]bool
-}
-
-// changed records the member's new active ranges and closes the watches opened before.
-func (t *shardTransport) changed(active Ranges) {
-	t.mu.Lock()
-	t.gen++
-	t.active = active
-	var stale []*watchBody
-	for w := range t.open {
-		stale = append(stale, w)
-		delete(t.open, w)
-	}
-	t.mu.Unlock()
-	for _, w := range stale {
-		_ = w.ReadCloser.Close()
-	}
+	mu     sync.Mutex
+	listed map[string]uint64 // the member's gen each collection (path) was last listed at
 }
 
 // narrowed is how a GET of a collection is narrowed: by shardSelector (uids), by the
@@ -155,9 +125,9 @@ func (t *shardTransport) narrowed(req *http.Request) (uids, owned bool) {
 		return false, false
 	}
 	gr := collection(req.URL.Path)
-	t.mu.Lock()
-	uids, owned = t.resources[gr], t.owned[gr]
-	t.mu.Unlock()
+	t.m.mu.Lock()
+	uids, owned = t.uids && (t.resources[gr] || t.m.selected[gr]), t.m.owned[gr]
+	t.m.mu.Unlock()
 	if uids || !owned {
 		return uids, false
 	}
@@ -184,8 +154,11 @@ func (t *shardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	watching := q.Get("watch") == "true" || q.Get("watch") == "1"
 	listing := !watching || q.Get("sendInitialEvents") == "true"
 	path := req.URL.Path
+	m := t.m
+	m.mu.Lock()
+	gen, active := m.gen, m.lastSent
+	m.mu.Unlock()
 	t.mu.Lock()
-	gen, active := t.gen, t.active
 	if !listing && t.listed[path] != gen {
 		t.mu.Unlock()
 		return expired(req), nil
@@ -209,15 +182,21 @@ func (t *shardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || !watching || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	w := &watchBody{ReadCloser: resp.Body, t: t}
-	t.mu.Lock()
-	if t.gen != gen { // the ranges changed meanwhile
-		t.mu.Unlock()
+	w := &watchBody{ReadCloser: resp.Body, m: m}
+	m.mu.Lock()
+	if m.gen != gen { // the ranges changed meanwhile
+		m.mu.Unlock()
 		_ = resp.Body.Close()
 		return expired(req), nil
 	}
-	t.open[w] = true
-	t.mu.Unlock()
+	if m.open == nil {
+		m.open = map[*watchBody]bool{}
+	}
+	m.open[w] = true
+	m.mu.Unlock()
+	// A watch whose request ends unread (its client stopped without closing the body)
+	// is forgotten too.
+	w.stop = context.AfterFunc(req.Context(), w.forget)
 	resp.Body = w
 	return resp, nil
 }
@@ -233,14 +212,21 @@ func expired(req *http.Request) *http.Response {
 // watchBody is an open watch's body, closed early when the ranges change.
 type watchBody struct {
 	io.ReadCloser
-	t *shardTransport
+	m    *Member
+	stop func() bool // stops the forget at the end of the request's context
+}
+
+// forget drops the watch from the member's open watches.
+func (w *watchBody) forget() {
+	w.m.mu.Lock()
+	delete(w.m.open, w)
+	w.m.mu.Unlock()
 }
 
 // Close implements io.Closer.
 func (w *watchBody) Close() error {
-	w.t.mu.Lock()
-	delete(w.t.open, w)
-	w.t.mu.Unlock()
+	w.forget()
+	w.stop()
 	return w.ReadCloser.Close()
 }
 
