@@ -131,7 +131,7 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 		case !meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady):
 			reconcile.MarkFalse(b, ConditionFederationReady, ReasonWaitingForKeystone,
 				"the identity providers are registered once DomainReady is True: they belong to the backend's domain")
-		case !federationReady(b) && !r.storedTrue(ctx, b, ConditionFederationReady):
+		case !federationReady(b):
 			// DomainReady stayed True over a Keystone API that did not answer this pass.
 			reconcile.MarkFalse(b, ConditionFederationReady, ReasonKeystoneUnreachable,
 				"the Keystone API did not answer this pass's domain lookup; the identity providers are registered once it does")
@@ -162,7 +162,6 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 		return ctrl.Result{}, err
 	}
 	var waiting []string
-	stored := &storedProviders{r: r, b: b}
 	for i := range specs {
 		idp := &specs[i]
 		_, why, err := readProviderDocuments(ctx, r.client, b, idp)
@@ -173,7 +172,7 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 			waiting = append(waiting, fmt.Sprintf("identity provider %s: %s", idp.ID, why))
 			continue
 		}
-		if err := r.ensureProvider(ctx, b, api, idp, stored); err != nil {
+		if err := r.ensureProvider(ctx, b, api, idp); err != nil {
 			r.federationFailed(ctx, b, &federationError{idp.ID, err})
 			return poll, nil
 		}
@@ -199,14 +198,13 @@ func federationReady(b *v1alpha1.KeystoneIdentityBackend) bool {
 }
 
 // federationFailed sets FederationReady from a failed federation call. An unreachable
-// Keystone leaves a FederationReady that is True for this generation as it is, also one
-// the pass's copy of b does not show yet (storedTrue).
+// Keystone leaves a FederationReady that is True for this generation as it is.
 func (r *Reconciler) federationFailed(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, err error) {
 	switch {
 	case errors.Is(err, keystoneapi.ErrUnauthorized):
 		reconcile.MarkFalse(b, ConditionFederationReady, ReasonAdminCredentialsRejected, err.Error())
 	case errors.Is(err, keystoneapi.ErrUnavailable) || errors.Is(err, keystoneapi.ErrUnexpectedResponse):
-		if federationReady(b) || r.storedTrue(ctx, b, ConditionFederationReady) {
+		if federationReady(b) {
 			log.FromContext(ctx).Info("Keystone API unreachable; the identity providers stay registered", "error", err.Error())
 			return
 		}
@@ -226,48 +224,14 @@ func providerStatus(b *v1alpha1.KeystoneIdentityBackend, id string) *v1alpha1.Id
 	return &b.Status.IdentityProviders[i]
 }
 
-// storedProviders reads, once per pass and past the cache, the status.identityProviders
-// the API server stores for a backend. A pass that finds in Keystone an object its copy
-// of the backend does not record as created asks it before calling the object adopted:
-// that copy may come from a cache that has not yet seen the status write of the pass
-// that created it, and the status write would replace the stored record with this
-// pass's (losing what deleting the backend deletes).
-type storedProviders struct {
-	r    *Reconciler
-	b    *v1alpha1.KeystoneIdentityBackend
-	read bool
-	list []v1alpha1.IdentityProviderStatus
-}
-
-// provider returns the stored entry of provider id; the zero entry when there is none
-// or the read fails (the object counts as adopted).
-func (s *storedProviders) provider(ctx context.Context, id string) v1alpha1.IdentityProviderStatus {
-	if !s.read && s.r.passOpts.APIReader != nil {
-		s.read = true
-		fresh := &v1alpha1.KeystoneIdentityBackend{}
-		if err := s.r.passOpts.APIReader.Get(ctx, client.ObjectKeyFromObject(s.b), fresh); err == nil {
-			s.list = fresh.Status.IdentityProviders
-		}
-	}
-	return recordedProvider(s.list, id)
-}
-
-// recordedProvider returns the entry of provider id in list, the zero entry when there
-// is none.
-func recordedProvider(list []v1alpha1.IdentityProviderStatus, id string) v1alpha1.IdentityProviderStatus {
-	i := slices.IndexFunc(list, func(st v1alpha1.IdentityProviderStatus) bool { return st.ID == id })
-	if i < 0 {
-		return v1alpha1.IdentityProviderStatus{ID: id}
-	}
-	return list[i]
-}
-
 // ensureProvider makes Keystone hold idp as spec declares it: the provider in b's
 // domain, its mapping, its protocol. What it creates is recorded in b's status as it
 // goes, so a failure further on leaves the record of what exists; an object it finds
-// that b's status does not record as created keeps the record the stored backend has
-// of it (stored).
-func (r *Reconciler) ensureProvider(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, api *keystoneapi.Client, idp *v1alpha1.IdentityProviderSpec, stored *storedProviders) error {
+// that b's status does not record as created counts as adopted. A pass that read b from
+// a cache lagging behind the pass that created the object does not replace the stored
+// record: the stored status.identityProviders differs from what this pass read, so
+// reconcile.RunPass keeps it and runs the pass again.
+func (r *Reconciler) ensureProvider(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, api *keystoneapi.Client, idp *v1alpha1.IdentityProviderSpec) error {
 	want := keystoneapi.IdentityProvider{ID: idp.ID, DomainID: b.Status.DomainID, Description: idp.Description,
 		RemoteIDs: sortedRemoteIDs(idp.RemoteIDs), Enabled: true}
 	got, err := api.GetIdentityProvider(ctx, idp.ID)
@@ -281,9 +245,6 @@ func (r *Reconciler) ensureProvider(ctx context.Context, b *v1alpha1.KeystoneIde
 	}
 	if err != nil {
 		return err
-	}
-	if !recordedProvider(b.Status.IdentityProviders, idp.ID).CreatedProvider && stored.provider(ctx, idp.ID).CreatedProvider {
-		providerStatus(b, idp.ID).CreatedProvider = true
 	}
 	if got.DomainID != want.DomainID {
 		return fmt.Errorf("%w: Keystone holds it in domain %s, not in domain %s (ID %s) of this backend, and does not move a provider to another domain; delete it there or give this one another id",
@@ -312,9 +273,6 @@ func (r *Reconciler) ensureProvider(ctx context.Context, b *v1alpha1.KeystoneIde
 	case err != nil:
 		return err
 	default:
-		if s := stored.provider(ctx, idp.ID); !st.CreatedMapping && s.CreatedMapping && s.MappingID == mid {
-			st.CreatedMapping = true
-		}
 		if !sameJSON(m.Rules, rules) {
 			if _, err := api.UpdateMapping(ctx, keystoneapi.Mapping{ID: mid, Rules: rules}); err != nil {
 				return err
@@ -343,9 +301,6 @@ func (r *Reconciler) ensureProvider(ctx context.Context, b *v1alpha1.KeystoneIde
 	case err != nil:
 		return err
 	default:
-		if s := stored.provider(ctx, idp.ID); !st.CreatedProtocol && s.CreatedProtocol && s.Protocol == idp.Protocol {
-			st.CreatedProtocol = true
-		}
 		if p.MappingID != mid {
 			if _, err := api.UpdateProtocol(ctx, idp.ID, keystoneapi.Protocol{ID: idp.Protocol, MappingID: mid}); err != nil {
 				return err

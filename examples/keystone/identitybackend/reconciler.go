@@ -341,7 +341,6 @@ func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 		r.keystoneFailed(ctx, b, fmt.Errorf("the Keystone API at %s: %w", outbound.RedactString(endpoint), err))
 		return content, nil, poll, nil
 	}
-	known := b.Status.DomainID == d.ID
 	reasonCreated := created || createdHere(b, d.ID)
 	b.Status.DomainID = d.ID
 	msg := fmt.Sprintf("domain %s exists in Keystone with ID %s", d.Name, d.ID)
@@ -351,15 +350,6 @@ func (r *Reconciler) gate(ctx context.Context, b *v1alpha1.KeystoneIdentityBacke
 	reason := ReasonDomainAdopted
 	if reasonCreated {
 		reason = ReasonDomainCreated
-	}
-	if reason == ReasonDomainAdopted && !known && r.passOpts.APIReader != nil {
-		// This pass may have read b from a cache that had not yet seen the status write
-		// of the pass that created the domain: ask the API server before calling the
-		// domain adopted. A failed read leaves the reason DomainAdopted.
-		fresh := &v1alpha1.KeystoneIdentityBackend{}
-		if err := r.passOpts.APIReader.Get(ctx, client.ObjectKeyFromObject(b), fresh); err == nil && createdHere(fresh, d.ID) {
-			reason = ReasonDomainCreated
-		}
 	}
 	reconcile.MarkTrue(b, ConditionDomainReady, reason, msg)
 	return content, api, ctrl.Result{}, nil
@@ -461,8 +451,7 @@ type createError struct{ error }
 func (e *createError) Unwrap() error { return e.error }
 
 // keystoneFailed sets DomainReady from a failed Keystone call. An unreachable Keystone
-// leaves a DomainReady that is True for this generation as it is, also one the pass's
-// copy of b does not show yet (storedTrue).
+// leaves a DomainReady that is True for this generation as it is.
 func (r *Reconciler) keystoneFailed(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, err error) {
 	var ce *createError
 	switch {
@@ -470,41 +459,11 @@ func (r *Reconciler) keystoneFailed(ctx context.Context, b *v1alpha1.KeystoneIde
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonAdminCredentialsRejected, err.Error())
 	case errors.As(err, &ce) && !errors.Is(err, keystoneapi.ErrUnavailable) && !errors.Is(err, keystoneapi.ErrUnexpectedResponse):
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonDomainCreateFailed, err.Error())
-	case b.Status.DomainID != "" && domainReady(b), r.storedTrue(ctx, b, ConditionDomainReady):
+	case b.Status.DomainID != "" && domainReady(b):
 		log.FromContext(ctx).Info("Keystone API unreachable; the domain stays ready", "error", err.Error())
 	default:
 		reconcile.MarkFalse(b, ConditionDomainReady, ReasonKeystoneUnreachable, err.Error())
 	}
-}
-
-// storedTrue reports whether the backend as the API server stores it, read past the
-// cache, has condType True for b's generation (DomainReady with a status.domainID), and
-// if so copies that condition (and status.domainID) into b. A pass calls it before it
-// reports an unreachable Keystone API on a condition its copy of b does not show True:
-// that copy may come from a cache that has not yet seen the status write of the pass
-// that made the condition True, and the status write's conflict retry would carry this
-// pass's False onto the newer status. False when the read fails or the stored backend
-// is of another generation.
-func (r *Reconciler) storedTrue(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, condType string) bool {
-	if r.passOpts.APIReader == nil {
-		return false
-	}
-	stored := &v1alpha1.KeystoneIdentityBackend{}
-	if err := r.passOpts.APIReader.Get(ctx, client.ObjectKeyFromObject(b), stored); err != nil || stored.Generation != b.Generation {
-		return false
-	}
-	c := meta.FindStatusCondition(stored.Status.Conditions, condType)
-	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != b.Generation {
-		return false
-	}
-	if condType == ConditionDomainReady {
-		if stored.Status.DomainID == "" {
-			return false
-		}
-		b.Status.DomainID = stored.Status.DomainID
-	}
-	meta.SetStatusCondition(&b.Status.Conditions, *c)
-	return true
 }
 
 // observe sets ConfigProjected from the Keystone's Deployment: the file is in the
