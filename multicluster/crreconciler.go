@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -223,7 +224,10 @@ func (r *CRReconciler[T]) TargetClusters(mgr mcmanager.Manager) TargetClusterFun
 // operator's own status writes (reconcile.IgnoreStatusWrites); [AddOwnedWatches] of the
 // pipeline's owned kinds, each kind the management cluster does not serve logged
 // through ctx's logger and left unwatched; and [AddChildWatches] of the same kinds on
-// the target clusters. Add the input watches to the builder, then [CRReconciler.Complete].
+// the target clusters. With the resolver's shard member every owned kind is registered
+// with it (shard.Member.SelectOwned), on the management cluster and on each target
+// cluster as it engages, so a transport of the member narrows their informers to its
+// buckets. Add the input watches to the builder, then [CRReconciler.Complete].
 func (r *CRReconciler[T]) NewController(ctx context.Context, mgr mcmanager.Manager) (*mcbuilder.Builder, error) {
 	local := mgr.GetLocalManager()
 	b := mcbuilder.ControllerManagedBy(mgr).Named(r.kind.Name).WithOptions(ControllerOptions(mgr)).
@@ -237,20 +241,24 @@ func (r *CRReconciler[T]) NewController(ctx context.Context, mgr mcmanager.Manag
 	for _, gvk := range notServed {
 		log.FromContext(ctx).Info("kind not served by the management cluster: not watched", "kind", gvk)
 	}
-	if m := r.resolver.Shard(); m != nil {
+	m := r.resolver.Shard()
+	if m != nil {
 		if b, err = r.shardWatch(b, m, local, owned); err != nil {
 			return nil, err
 		}
 	}
-	return AddChildWatches(b, local.GetScheme(), r.kind.New(), r.resolver.Remote(), owned...)
+	return addChildWatches(b, local.GetScheme(), r.kind.New(), r.resolver.Remote(), m, owned...)
 }
 
-// shardWatch registers the owned kinds the management cluster serves with the member
-// (shard.Member.SelectOwned: a transport that narrows children then selects their
-// informers by the bucket label), makes the CR kind's informer hold only the member's
-// slice when the member shards on the server (its selector then names the kind), and
-// otherwise watches shard.RequeueFor, which enqueues the CRs of the ranges the member
-// gains.
+// shardWatch registers the owned kinds with the member (shard.Member.SelectOwned: a
+// transport that narrows children then selects their informers by the bucket label),
+// by the resource the management cluster's RESTMapper names, or, for a kind it does not
+// serve, by the resource its kind's name guesses (meta.UnsafeGuessKindToResource), so
+// that a target cluster's informer of it is narrowed even when a pass reads the kind
+// before the child watch engages the cluster (which registers the resource the target
+// cluster names). It makes the CR kind's informer hold only the member's slice when the
+// member shards on the server (its selector then names the kind), and otherwise
+// watches shard.RequeueFor, which enqueues the CRs of the ranges the member gains.
 func (r *CRReconciler[T]) shardWatch(b *mcbuilder.Builder, m *shard.Member, local ctrl.Manager, owned []client.Object) (*mcbuilder.Builder, error) {
 	gvk, err := apiutil.GVKForObject(r.kind.New(), local.GetScheme())
 	if err != nil {
@@ -263,6 +271,9 @@ func (r *CRReconciler[T]) shardWatch(b *mcbuilder.Builder, m *shard.Member, loca
 		}
 		if mapping, err := local.GetRESTMapper().RESTMapping(ogvk.GroupKind(), ogvk.Version); err == nil {
 			m.SelectOwned(mapping.Resource.GroupResource())
+		} else {
+			plural, _ := meta.UnsafeGuessKindToResource(ogvk)
+			m.SelectOwned(plural.GroupResource())
 		}
 	}
 	if m.ServerSide() {

@@ -125,6 +125,28 @@
 // child's kind is served is asked per pass against Target.RESTMapper.
 // [CRReconciler] ([NewCRReconciler], [ReconcilerOptions]) is a CR kind's reconciler with all of this wired.
 //
+// # Sharding
+//
+// With OperatorOptions.Sharded (--sharded) every replica is active, each a member of a
+// shard ring (package shard), and ResolverOptions.Shard gates every [CRReconciler] to
+// the CRs of the member's ranges. With ShardSelectors (--shard-selectors) as well, the
+// informers of the children kinds hold only the replica's buckets on every cluster:
+// the management cluster's through the rest config operator.JoinRing wraps, each target
+// cluster's through ManagerOptions.Shard, which wraps the config the kubeconfig
+// provider builds with shard.Member.OwnedTransport (a plain label selector on
+// shard.LabelBucket, which any target API server serves). The kinds narrowed are those
+// a CRReconciler owns (shard.Member.SelectOwned; a kind only the target clusters serve
+// is registered by the resource each names as it engages), in every list or watch that
+// selects by no label or by apply.ManagedByLabel only; a range change makes their
+// informers list again, on every cluster. The Applier of each target cluster stamps the
+// bucket (shard.OwnerLabels) and confirms a cache miss through the cluster's API reader
+// (apply.ApplierOptions.SelectedCache), so a child the cache cannot show, such as one
+// written before the operator was sharded, is found and labelled by its owner's next
+// pass instead of being taken for missing. A target cluster disengaged (its Secret
+// deleted) leaves nothing of its transports in the member. The limits are those of the
+// management cluster (package shard, "Children"): a controller that reads children of
+// CRs it does not reconcile, on any cluster, must not narrow them.
+//
 // # Footprint
 //
 //   - [NewManager]: the provider lists and watches Secrets in the clusters namespace (one

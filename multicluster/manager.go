@@ -17,6 +17,7 @@ import (
 
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // KubeconfigSecretLabel is the label, set to "true", that registers a Secret of the
@@ -50,6 +51,18 @@ type ManagerOptions struct {
 	// a kubeconfig with an exec or auth-provider plugin, a field that reads a file of
 	// the operator's pod, or weakened TLS is refused (see [KubeconfigOptions]).
 	Kubeconfig KubeconfigOptions
+	// Shard, when set, narrows the children on every target cluster to this replica's
+	// buckets: each target cluster's rest config is wrapped with
+	// shard.Member.OwnedTransport, so the lists and watches of the kinds of
+	// shard.Member.SelectOwned (a [CRReconciler] registers its owned kinds) carry the
+	// member's bucket label selector, which every API server serves, and are listed
+	// again when its ranges change. The [ClusterResolver]'s Applier of every target
+	// cluster then confirms a cache miss through the API reader
+	// (apply.ApplierOptions.SelectedCache) and stamps the bucket label
+	// (shard.OwnerLabels, unless ResolverOptions.Applier.OwnerLabels names others).
+	// RunOperator sets it with OperatorOptions.Sharded and ShardSelectors. Nil leaves
+	// the target clusters' informers unnarrowed.
+	Shard *shard.Member
 }
 
 // NewManager builds a multicluster-runtime manager for cfg (the management cluster)
@@ -58,7 +71,8 @@ type ManagerOptions struct {
 // provider reads the Secrets through a check of opts.Kubeconfig: a Secret whose
 // kubeconfig is refused is not engaged (nothing in it is executed, read or sent) and
 // carries a Warning event [ReasonKubeconfigRefused]. The target clusters share the
-// manager's scheme, so every kind the operator writes there is known. Only a manager
+// manager's scheme, so every kind the operator writes there is known. With opts.Shard
+// their children informers hold only the member's buckets. Only a manager
 // built here serves target clusters to a [ClusterResolver].
 //
 // Register controllers on it with sigs.k8s.io/multicluster-runtime/pkg/builder: the
@@ -89,7 +103,15 @@ func NewManager(cfg *rest.Config, mgrOpts ctrl.Options, opts ManagerOptions) (mc
 		o.Cache = apply.CacheOptions(fieldManager)
 		o.Client.Cache = &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}
 	}}, opts.ClusterOptions...)
-	provider := newSecretProvider(opts.ClustersNamespace, opts.Kubeconfig, kubeconfig.Options{ClusterOptions: clusterOpts})
+	kopts := kubeconfig.Options{ClusterOptions: clusterOpts}
+	if m := opts.Shard; m != nil {
+		kopts.RESTOptions = []func(*rest.Config) error{func(cfg *rest.Config) error {
+			cfg.Wrap(m.OwnedTransport())
+			return nil
+		}}
+	}
+	provider := newSecretProvider(opts.ClustersNamespace, opts.Kubeconfig, kopts)
+	provider.shard = opts.Shard
 	mgr, err := mcmanager.New(cfg, provider, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("multicluster manager: %w", err)

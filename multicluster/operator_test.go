@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
+	"github.com/c5c3/reconciler-sdk/shard"
 	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
@@ -125,6 +126,9 @@ type operatorOptions struct {
 	noRecheck bool
 	// kubeconfig bounds the kubeconfig Secrets; zero refuses plugins, files and weak TLS.
 	kubeconfig multicluster.KubeconfigOptions
+	// shard narrows the children on the target clusters (ManagerOptions.Shard); nil
+	// narrows nothing.
+	shard *shard.Member
 }
 
 // startOperator runs the Gadget operator for namespace ns with a fresh clusters
@@ -142,7 +146,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *operator {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:      multicluster.CacheOptions(apply.FieldManager, clustersNS, ns),
 		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: reconcile.UncachedObjects()}},
-	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, Kubeconfig: o.kubeconfig})
+	}, multicluster.ManagerOptions{ClustersNamespace: clustersNS, Kubeconfig: o.kubeconfig, Shard: o.shard})
 	if err != nil {
 		t.Fatal(err)
 	}

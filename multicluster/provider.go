@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
 	"sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
+
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // secretProvider is the kubeconfig provider of multicluster-runtime behind a vetting
@@ -25,6 +27,7 @@ type secretProvider struct {
 	*kubeconfig.Provider
 	namespace string
 	opts      KubeconfigOptions
+	shard     *shard.Member // narrows the children on every target cluster (ManagerOptions.Shard)
 
 	mu       sync.Mutex
 	verdicts map[string]verdict // by Secret name

@@ -35,7 +35,9 @@ type ResolverOptions struct {
 	// Applier configures the apply.Applier each cluster's Target.Client is: the
 	// operator's field manager, the converged-apply skip. Its APIReader is set per
 	// cluster, and its Remote ownership for target clusters; values set here for these
-	// two fields are ignored.
+	// two fields are ignored. On the target clusters of a manager whose
+	// ManagerOptions.Shard narrows their children, SelectedCache is set, and a nil
+	// OwnerLabels means shard.OwnerLabels.
 	Applier apply.ApplierOptions
 	// ManagementCluster identifies this management cluster in the ownership labels of
 	// the children it writes to target clusters, so that two management clusters
@@ -280,6 +282,14 @@ func (r *ClusterResolver) remoteTarget(name string, cl cluster.Cluster) (*remote
 	opts := r.opts.Applier
 	opts.Remote = &r.remote
 	opts.APIReader = cl.GetAPIReader()
+	if p, ok := r.mgr.GetProvider().(*secretProvider); ok && p.shard != nil {
+		// The cluster's children informers hold only the member's buckets
+		// (ManagerOptions.Shard): a miss is confirmed, and the children carry the bucket.
+		opts.SelectedCache = true
+		if opts.OwnerLabels == nil {
+			opts.OwnerLabels = shard.OwnerLabels
+		}
+	}
 	rt := &remoteTarget{
 		cluster:   cl,
 		discovery: dc.RESTClient(),

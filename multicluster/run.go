@@ -77,7 +77,8 @@ type OperatorOptions struct {
 	Sharded bool
 	// ShardSelectors is operator.Options.ShardSelectors (--shard-selectors): a Sharded
 	// replica's informers of the CR kinds (by shardSelector, where served) and of the
-	// children kinds on the management cluster (by the bucket label) hold only its slice.
+	// children kinds on the management cluster and on every target cluster (by the
+	// bucket label, ManagerOptions.Shard) hold only its slice.
 	ShardSelectors bool
 	// Shard is operator.Options.Shard: it tunes the ring of Sharded.
 	Shard shard.Options
@@ -243,8 +244,11 @@ func RunOperator(ctx context.Context, cfg *rest.Config, opts OperatorOptions, se
 			return err
 		}
 	}
-	mgr, err := NewManager(cfg, opts.ManagerOptions(),
-		ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager, Kubeconfig: opts.Kubeconfig})
+	mgrOpts := ManagerOptions{ClustersNamespace: opts.ClustersNamespace, FieldManager: opts.FieldManager, Kubeconfig: opts.Kubeconfig}
+	if opts.ShardSelectors {
+		mgrOpts.Shard = member // the children on the target clusters too
+	}
+	mgr, err := NewManager(cfg, opts.ManagerOptions(), mgrOpts)
 	if err != nil {
 		if opts.LeaderElect && opts.LeaderElectionNamespace == "" {
 			return fmt.Errorf("%w (outside a cluster give --leader-election-namespace, or --leader-elect=false for a local run)", err)

@@ -45,11 +45,33 @@ type shardedReplica struct {
 // passes in passes.
 func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, passes *[]gadgetPass) *shardedReplica {
 	t.Helper()
+	return runShardedWith(t, e, name, shardedOptions{ns: ns, mu: mu, passes: passes})
+}
+
+// shardedOptions configure a replica of runShardedWith.
+type shardedOptions struct {
+	// ns is the namespace of the Gadgets and of the ring's Leases.
+	ns string
+	// clustersNS is the namespace of the target clusters' registrations; empty means none.
+	clustersNS string
+	// mu guards passes, where the replica records each of its passes.
+	mu     *sync.Mutex
+	passes *[]gadgetPass
+	// step returns the pipeline's one step for replica r; nil means configStep.
+	step func(r *shardedReplica, cr **multicluster.CRReconciler[*Gadget]) reconcile.Step[*Gadget]
+}
+
+// runShardedWith runs replica name of a Gadget operator with --sharded and
+// --shard-selectors on e, as so says.
+func runShardedWith(t *testing.T, e *testenv.Env, name string, so shardedOptions) *shardedReplica {
+	t.Helper()
+	ns, mu, passes := so.ns, so.mu, so.passes
 	opts := operatorOpts(ns)
 	opts.Manager.Scheme = e.Scheme
 	opts.LeaderElectionNamespace, opts.Sharded = ns, true
 	opts.Shard.Identity, opts.Shard.LeaseDuration, opts.Shard.RenewPeriod = name, 4*time.Second, 500*time.Millisecond
 	opts.ShardSelectors = true // served by the gated control plane only
+	opts.ClustersNamespace = so.clustersNS
 	r := &shardedReplica{name: name, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel
@@ -58,7 +80,11 @@ func runSharded(t *testing.T, e *testenv.Env, ns, name string, mu *sync.Mutex, p
 			r.mgr.Store(&mgr)
 			r.shard.Store(resolver.Shard())
 			var cr *multicluster.CRReconciler[*Gadget]
-			p, err := reconcile.NewPipeline(nil, configStep(&cr))
+			step := configStep(&cr)
+			if so.step != nil {
+				step = so.step(r, &cr)
+			}
+			p, err := reconcile.NewPipeline(nil, step)
 			if err != nil {
 				return err
 			}

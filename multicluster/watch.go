@@ -23,6 +23,7 @@ import (
 	commonv1 "github.com/c5c3/reconciler-sdk/api/v1"
 	"github.com/c5c3/reconciler-sdk/apply"
 	"github.com/c5c3/reconciler-sdk/capability"
+	"github.com/c5c3/reconciler-sdk/shard"
 )
 
 // TargetClusterFunc names the target cluster of the CR at key on the management
@@ -87,7 +88,7 @@ func AddInputWatch(b *mcbuilder.Builder, scheme *runtime.Scheme, targets TargetC
 		mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false))
 	b = b.Watches(input, inputHandler(targets, mapFn),
 		mcbuilder.WithEngageWithLocalCluster(false), mcbuilder.WithEngageWithProviderClusters(true),
-		mcbuilder.WithClusterFilter(servedOn(gvk)))
+		mcbuilder.WithClusterFilter(servedOn(gvk, nil)))
 	return b, nil
 }
 
@@ -118,6 +119,14 @@ func inputHandler(targets TargetClusterFunc, mapFn handler.MapFunc) func(mcmulti
 // owner is an object of the CR kind (its kind is resolved through scheme). Errors
 // resolving a kind return a nil builder.
 func AddChildWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, owner client.Object, remote apply.RemoteOwnership, children ...client.Object) (*mcbuilder.Builder, error) {
+	return addChildWatches(b, scheme, owner, remote, nil, children...)
+}
+
+// addChildWatches is [AddChildWatches]; with a member, each child kind a target cluster
+// serves is registered with it (shard.Member.SelectOwned, by the resource the target's
+// RESTMapper names) as the cluster engages, before the watch's informer starts.
+func addChildWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, owner client.Object, remote apply.RemoteOwnership,
+	member *shard.Member, children ...client.Object) (*mcbuilder.Builder, error) {
 	if b == nil || owner == nil {
 		return nil, fmt.Errorf("%w: AddChildWatches needs a builder and an owner object", ErrInvalidOptions)
 	}
@@ -142,7 +151,7 @@ func AddChildWatches(b *mcbuilder.Builder, scheme *runtime.Scheme, owner client.
 		}
 		b = b.Watches(child, childHandler(ownerGVK.GroupKind(), remote.ManagementCluster),
 			mcbuilder.WithEngageWithLocalCluster(false), mcbuilder.WithEngageWithProviderClusters(true),
-			mcbuilder.WithClusterFilter(servedOn(gvk)), mcbuilder.WithPredicates(claimed))
+			mcbuilder.WithClusterFilter(servedOn(gvk, member)), mcbuilder.WithPredicates(claimed))
 	}
 	return b, nil
 }
@@ -161,12 +170,23 @@ func childHandler(owner schema.GroupKind, managementCluster string) func(mcmulti
 }
 
 // servedOn engages a cluster only when it serves gvk; a probe error is logged and the
-// cluster is not engaged for that watch.
-func servedOn(gvk schema.GroupVersionKind) mcbuilder.ClusterFilterFunc {
+// cluster is not engaged for that watch. With a member, the resource of gvk on a
+// cluster that serves it is added to the member's children kinds
+// (shard.Member.SelectOwned) before the watch starts.
+func servedOn(gvk schema.GroupVersionKind, member *shard.Member) mcbuilder.ClusterFilterFunc {
 	return func(name mcmulticluster.ClusterName, cl cluster.Cluster) bool {
 		served, err := capability.IsKindServed(cl.GetRESTMapper(), gvk)
 		if err != nil {
 			log.Log.WithName("multicluster").Error(err, "not watching kind on target cluster", "cluster", name, "kind", gvk)
+		}
+		if served && member != nil {
+			mapping, err := cl.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				log.Log.WithName("multicluster").Error(err, "not watching kind on target cluster: its resource is unknown",
+					"cluster", name, "kind", gvk)
+				return false
+			}
+			member.SelectOwned(mapping.Resource.GroupResource())
 		}
 		return served
 	}
