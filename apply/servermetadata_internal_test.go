@@ -14,9 +14,10 @@ func TestServerMetadata(t *testing.T) {
 	grace := int64(30)
 	now := metav1.Now()
 	full := metav1.ObjectMeta{Name: "a", Namespace: "ns", Labels: map[string]string{"k": "v"},
-		ResourceVersion: "7", UID: "u", Generation: 2, SelfLink: "/x", CreationTimestamp: now,
+		ResourceVersion: "7", UID: "u", Generation: 2, CreationTimestamp: now,
 		DeletionTimestamp: &now, DeletionGracePeriodSeconds: &grace,
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}
+	full.SetSelfLink("/x")
 	for _, f := range serverMetadata {
 		t.Run(f.name, func(t *testing.T) {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}}
