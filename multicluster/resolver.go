@@ -120,8 +120,9 @@ type remoteTarget struct {
 	answered  time.Time
 }
 
-// NewResolver builds the resolver of mgr. Call it before mgr starts (it reads the
-// kube-system namespace through the manager's API reader when
+// NewResolver builds the resolver of mgr and adds to mgr the runnable that drops a
+// target cluster's cached target once the provider disengages it. Call it before mgr
+// starts (it reads the kube-system namespace through the manager's API reader when
 // opts.ManagementCluster is empty).
 func NewResolver(ctx context.Context, mgr mcmanager.Manager, opts ResolverOptions) (*ClusterResolver, error) {
 	if mgr == nil {
@@ -149,7 +150,7 @@ func NewResolver(ctx context.Context, mgr mcmanager.Manager, opts ResolverOption
 	localOpts := opts.Applier
 	localOpts.Remote = nil
 	localOpts.APIReader = local.GetAPIReader()
-	return &ClusterResolver{
+	r := &ClusterResolver{
 		mgr:    mgr,
 		opts:   opts,
 		remote: remote,
@@ -160,7 +161,39 @@ func NewResolver(ctx context.Context, mgr mcmanager.Manager, opts ResolverOption
 		},
 		targets: map[string]*remoteTarget{},
 		now:     time.Now,
-	}, nil
+	}
+	if err := mgr.Add(disengaged{r}); err != nil {
+		return nil, fmt.Errorf("multicluster resolver: %w", err)
+	}
+	return r, nil
+}
+
+// disengaged is the resolver's part in the manager: told of every target cluster the
+// provider engages, it drops the cluster's cached target (its Applier, clients and
+// transports) once the provider disengages it (its Secret deleted or changed), so a
+// cluster removed leaves nothing behind in the resolver.
+type disengaged struct{ r *ClusterResolver }
+
+// Start implements manager.Runnable: it waits for the manager to stop.
+func (disengaged) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: every replica resolves.
+func (disengaged) NeedLeaderElection() bool { return false }
+
+// Engage implements multicluster.Aware: when ctx, the cluster's lifetime, ends, the
+// cached target of cl is dropped (one of a newer cluster under name is kept).
+func (d disengaged) Engage(ctx context.Context, name mcmulticluster.ClusterName, cl cluster.Cluster) error {
+	context.AfterFunc(ctx, func() {
+		d.r.mu.Lock()
+		defer d.r.mu.Unlock()
+		if rt, ok := d.r.targets[string(name)]; ok && rt.cluster == cl {
+			delete(d.r.targets, string(name))
+		}
+	})
+	return nil
 }
 
 // ManagementClusterID returns the UID of the kube-system namespace read through r: the

@@ -144,6 +144,9 @@ func TestUnregisteredTargetClusterWritesNothing(t *testing.T) {
 
 func TestKubeconfigSecretRemoved(t *testing.T) {
 	op, g := readyOnEdge(t, operatorOptions{})
+	if got := op.resolver.CachedTargets(); !slices.Equal(got, []string{"edge"}) {
+		t.Fatalf("resolver's cached targets while edge is used: %v, want [edge]", got)
+	}
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: op.clustersNS, Name: "edge"}}
 	if err := env.Client.Delete(context.Background(), secret); err != nil {
@@ -152,6 +155,10 @@ func TestKubeconfigSecretRemoved(t *testing.T) {
 	eventually(t, 30*time.Second, "cluster unregistered", func(ctx context.Context) (bool, error) {
 		_, err := op.resolver.Resolve(multicluster.WithNamespace(ctx, g.Namespace), g.Spec.TargetClusterRef)
 		return errors.Is(err, multicluster.ErrTargetClusterUnavailable), nil
+	})
+	// The disengaged cluster's target (its Applier, clients, transports) is dropped.
+	eventually(t, 30*time.Second, "the resolver keeps nothing of the disengaged cluster", func(context.Context) (bool, error) {
+		return len(op.resolver.CachedTargets()) == 0, nil
 	})
 	// The next pass (the periodic recheck, or this spec change) finds the cluster gone
 	// and writes nothing: the child keeps the old message.
