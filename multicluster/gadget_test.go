@@ -81,10 +81,60 @@ func (l *GadgetList) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// newScheme returns the test kit's scheme with Gadget registered.
+// Sprocket is a kind of the Gadgets' group that only a target cluster serves (a test
+// installs its CRD there, never on the management cluster): a child kind the
+// management cluster's RESTMapper cannot name.
+type Sprocket struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              SprocketSpec `json:"spec,omitempty"`
+}
+
+// SprocketSpec is the desired state of a Sprocket.
+type SprocketSpec struct {
+	Message string `json:"message,omitempty"`
+}
+
+// DeepCopyObject implements runtime.Object.
+func (s *Sprocket) DeepCopyObject() runtime.Object {
+	if s == nil {
+		return nil
+	}
+	out := new(Sprocket)
+	out.TypeMeta = s.TypeMeta
+	s.DeepCopyInto(&out.ObjectMeta)
+	out.Spec = s.Spec
+	return out
+}
+
+// SprocketList is a list of Sprockets.
+type SprocketList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Sprocket `json:"items"`
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *SprocketList) DeepCopyObject() runtime.Object {
+	if l == nil {
+		return nil
+	}
+	out := new(SprocketList)
+	out.TypeMeta = l.TypeMeta
+	l.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]Sprocket, len(l.Items))
+		for i := range l.Items {
+			out.Items[i] = *l.Items[i].DeepCopyObject().(*Sprocket)
+		}
+	}
+	return out
+}
+
+// newScheme returns the test kit's scheme with Gadget and Sprocket registered.
 func newScheme() *runtime.Scheme {
 	s := testenv.NewScheme()
-	s.AddKnownTypes(gadgetGV, &Gadget{}, &GadgetList{})
+	s.AddKnownTypes(gadgetGV, &Gadget{}, &GadgetList{}, &Sprocket{}, &SprocketList{})
 	metav1.AddToGroupVersion(s, gadgetGV)
 	return s
 }

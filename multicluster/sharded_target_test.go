@@ -9,8 +9,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	mcmulticluster "sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -33,7 +36,8 @@ type targetWrite struct {
 
 // With --sharded --shard-selectors the children on a target cluster are narrowed like
 // those on the management cluster: each of two replicas' target-cluster cache holds the
-// ConfigMaps of its own Gadgets only (each stamped with its owner's bucket), every
+// ConfigMaps and the Sprockets (a kind only the target cluster serves) of its own
+// Gadgets only (each stamped with its owner's bucket), every
 // Gadget's child exists there, one written before sharding (no bucket) is found and
 // repaired by its owner, and no replica writes a child of a Gadget it does not hold.
 // When a replica stops, the survivor's target cache gains the moved children and it
@@ -42,6 +46,7 @@ func TestShardedOperatorNarrowsTargetChildren(t *testing.T) {
 	const edge = "edge"
 	ns, clustersNS := env.Namespace(t), env.Namespace(t)
 	namespaceOn(t, target, ns)
+	installSprockets(t)
 	target.RegisterTarget(t, env, clustersNS, edge, ns)
 
 	// A Gadget whose child an unsharded operator wrote: claimed, without a bucket.
@@ -70,13 +75,21 @@ func TestShardedOperatorNarrowsTargetChildren(t *testing.T) {
 	var writes []targetWrite
 	step := func(r *shardedReplica, cr **multicluster.CRReconciler[*Gadget]) reconcile.Step[*Gadget] {
 		s := configStep(cr)
+		s.Owns = append(s.Owns, &Sprocket{})
 		run := s.Run
 		s.Run = func(ctx context.Context, g *Gadget) (ctrl.Result, error) {
-			if !(*cr).TargetOf(ctx).IsLocal() {
-				held := r.shard.Load().Held().Owns(g.UID)
-				mu.Lock()
-				writes = append(writes, targetWrite{replica: r.name, uid: g.UID, held: held})
-				mu.Unlock()
+			target := (*cr).TargetOf(ctx)
+			if target.IsLocal() {
+				return run(ctx, g)
+			}
+			held := r.shard.Load().Held().Owns(g.UID)
+			mu.Lock()
+			writes = append(writes, targetWrite{replica: r.name, uid: g.UID, held: held})
+			mu.Unlock()
+			sp := &Sprocket{ObjectMeta: metav1.ObjectMeta{Name: g.Name + "-sprocket", Namespace: g.Namespace},
+				Spec: SprocketSpec{Message: g.Spec.Message}}
+			if err := apply.EnsureObject(ctx, target.Client, target.Client.Scheme(), g, sp, apply.FieldManager); err != nil {
+				return ctrl.Result{}, err
 			}
 			return run(ctx, g)
 		}
@@ -110,6 +123,7 @@ func TestShardedOperatorNarrowsTargetChildren(t *testing.T) {
 	}
 	convergedOnTarget(t, ns, gadgets, "one")
 	expectTargetChildrenSliced(t, replicas, edge, ns, gadgets, split)
+	expectTargetSprocketsSliced(t, replicas, edge, ns, gadgets, split)
 	expectWritesHeld(t, &mu, &writes)
 
 	replicas[1].stop()
@@ -122,6 +136,7 @@ func TestShardedOperatorNarrowsTargetChildren(t *testing.T) {
 	})
 	all := map[string]shard.Ranges{"a": shard.Full()}
 	expectTargetChildrenSliced(t, replicas[:1], edge, ns, gadgets, all)
+	expectTargetSprocketsSliced(t, replicas[:1], edge, ns, gadgets, all)
 	for _, g := range gadgets {
 		patch := client.MergeFrom(g.DeepCopyObject().(*Gadget))
 		g.Spec.Message = "two"
@@ -156,17 +171,24 @@ func ownedBy(gadgets []*Gadget, rs shard.Ranges) map[string]bool {
 	return out
 }
 
-// convergedOnTarget waits until every Gadget's ConfigMap on the target cluster says
-// message and carries the bucket of its Gadget.
+// convergedOnTarget waits until every Gadget's ConfigMap and Sprocket on the target
+// cluster say message and carry the bucket of its Gadget.
 func convergedOnTarget(t *testing.T, ns string, gadgets []*Gadget, message string) {
 	t.Helper()
-	testenv.Eventually(t, 2*time.Minute, "every Gadget's ConfigMap on the target cluster says "+message, func(ctx context.Context) (bool, error) {
+	testenv.Eventually(t, 2*time.Minute, "every Gadget's ConfigMap and Sprocket on the target cluster say "+message, func(ctx context.Context) (bool, error) {
 		for _, g := range gadgets {
 			cm := &corev1.ConfigMap{}
 			if err := target.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: g.Name + "-config"}, cm); err != nil {
 				return false, client.IgnoreNotFound(err)
 			}
 			if cm.Data["message"] != message || cm.Labels[shard.LabelBucket] != shard.BucketOf(g.UID) {
+				return false, nil
+			}
+			sp := &Sprocket{}
+			if err := target.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: g.Name + "-sprocket"}, sp); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			if sp.Spec.Message != message || sp.Labels[shard.LabelBucket] != shard.BucketOf(g.UID) {
 				return false, nil
 			}
 		}
@@ -205,6 +227,80 @@ func expectTargetChildrenSliced(t *testing.T, replicas []*shardedReplica, cluste
 					return false, fmt.Errorf("ConfigMap %s: bucket label %q, want %q", cm.Name, cm.Labels[shard.LabelBucket], shard.BucketOf(g.UID))
 				}
 				got[cm.Name] = true
+			}
+			return maps.Equal(got, want), nil
+		})
+	}
+}
+
+// installSprockets installs the Sprocket CRD on the target cluster (only there) for the
+// rest of the test and waits until its discovery serves the kind.
+func installSprockets(t *testing.T) {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "sprockets." + gadgetGV.Group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: gadgetGV.Group, Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "Sprocket", ListKind: "SprocketList",
+				Plural: "sprockets", Singular: "sprocket"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: gadgetGV.Version, Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: ptr.To(true)}}}}}}
+	if err := target.Client.Create(t.Context(), crd); err != nil {
+		t.Fatalf("install the Sprocket CRD on the target cluster: %v", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(target.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func() bool {
+		rl, err := dc.ServerResourcesForGroupVersion(gadgetGV.String())
+		if err != nil {
+			return false
+		}
+		for _, r := range rl.APIResources {
+			if r.Kind == "Sprocket" {
+				return true
+			}
+		}
+		return false
+	}
+	t.Cleanup(func() {
+		if err := target.Client.Delete(context.Background(), crd); err != nil {
+			t.Errorf("remove the Sprocket CRD: %v", err)
+			return
+		}
+		eventually(t, time.Minute, "the target cluster no longer serves Sprockets", func(context.Context) (bool, error) {
+			return !served(), nil
+		})
+	})
+	eventually(t, time.Minute, "the target cluster serves Sprockets", func(context.Context) (bool, error) {
+		return served(), nil
+	})
+}
+
+// expectTargetSprocketsSliced waits until the target-cluster cache of each of replicas
+// holds the Sprocket of every Gadget split assigns it and no other.
+func expectTargetSprocketsSliced(t *testing.T, replicas []*shardedReplica, cluster, ns string, gadgets []*Gadget, split map[string]shard.Ranges) {
+	t.Helper()
+	for _, r := range replicas {
+		want := map[string]bool{}
+		for _, g := range gadgets {
+			if split[r.name].Owns(g.UID) {
+				want[g.Name+"-sprocket"] = true
+			}
+		}
+		testenv.Eventually(t, time.Minute, r.name+"'s target-cluster cache holds the Sprockets of its Gadgets only", func(ctx context.Context) (bool, error) {
+			cl, err := (*r.mgr.Load()).GetCluster(ctx, mcmulticluster.ClusterName(cluster))
+			if err != nil {
+				return false, err
+			}
+			var list SprocketList
+			if err := cl.GetCache().List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return false, err
+			}
+			got := map[string]bool{}
+			for _, sp := range list.Items {
+				got[sp.Name] = true
 			}
 			return maps.Equal(got, want), nil
 		})
