@@ -42,7 +42,9 @@ func (m *Member) ServerSideTransport(resources ...schema.GroupResource) transpor
 // watches of the resources of [Member.SelectOwned] carry the member's bucket selector,
 // which every API server serves; the custom resources themselves are not selected
 // ([Member.Select] names none here), so their controller filters them on the client
-// ([Requeue]).
+// ([Requeue]). Wrap the config of every cluster the children live on with it (each
+// target cluster's too): the member keeps no reference to a transport, so one dropped
+// with its cluster leaves nothing behind.
 func (m *Member) OwnedTransport() transport.WrapperFunc { return m.wrapper(false, nil) }
 
 func (m *Member) wrapper(uids bool, resources []schema.GroupResource) transport.WrapperFunc {
