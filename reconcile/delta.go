@@ -3,13 +3,44 @@ package reconcile
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
+
+// MergeStatus merges the status changes of one pass into the status stored now, three
+// ways, as [RunPass] does after a 409 Conflict on its status write. Each argument is the
+// unstructured form of an object's status (the map under "status"; nil for none), its
+// conditions the list of metav1.Condition under "conditions": before is the status the
+// pass read, after the status it leaves and stored the status read again after the
+// conflict.
+//
+// The changes of the pass are each condition type it set, changed or removed, except
+// skip (an aggregate condition the caller derives again from the merged conditions, as
+// RunPass does with Ready; "" skips none), and each other top-level status field it
+// set, changed or removed. A change is applied where stored still holds what the pass
+// read (conditions compared by type, status, reason, message and observedGeneration);
+// where stored already holds what the pass set, nothing is to do. Anywhere else another
+// writer changed the value after the pass read it: stored's value stays and the change
+// is returned in kept, named "condition <Type>" or "field status.<name>" (conditions in
+// the order after and before list them, then fields by name), as a decision made from
+// data that is no longer current. Conditions and fields the pass left alone keep
+// stored's values. A condition whose status the merge does not flip keeps stored's
+// lastTransitionTime; a new or flipped one takes the pass's, or now when it has none.
+//
+// merged is a new map; before, after and stored are not modified (merged shares the
+// values the pass left alone with stored). A conditions entry of any of the three that
+// is not a list of conditions is an error naming it; merged is then nil.
+func MergeStatus(before, after, stored map[string]any, skip string) (merged map[string]any, kept []string, err error) {
+	d, err := newStatusDelta(before, after, skip)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.merge(stored)
+}
 
 // statusDelta is what one pass changed in an object's status, with what it read: each
 // condition type it set, changed or removed, and each other top-level status field it
@@ -36,43 +67,80 @@ type fieldChange struct {
 	hasRead, hasSet bool
 }
 
-// newStatusDelta compares the pass's snapshot with its result. bs and as are their
-// unstructured statuses; skip (the aggregate condition, re-derived anyway) is left out.
-func newStatusDelta[T Object](before, after T, bs, as any, skip string) statusDelta {
+// newStatusDelta compares the unstructured status bs the pass read with as, the one it
+// left; skip (the aggregate condition, re-derived anyway) is left out.
+func newStatusDelta(bs, as map[string]any, skip string) (statusDelta, error) {
 	var d statusDelta
-	bc, ac := *before.Conditions(), *after.Conditions()
+	bc, err := decodeConditions(bs, "the status read")
+	if err != nil {
+		return d, err
+	}
+	ac, err := decodeConditions(as, "the status written")
+	if err != nil {
+		return d, err
+	}
 	for i := range ac {
 		c := &ac[i]
 		if c.Type == skip {
 			continue
 		}
-		if old := meta.FindStatusCondition(bc, c.Type); old == nil || !sameCondition(*old, *c) {
+		if old := findCondition(bc, c.Type); old == nil || !sameCondition(*old, *c) {
 			d.conditions = append(d.conditions, conditionChange{typ: c.Type, read: old, set: c})
 		}
 	}
 	for i := range bc {
 		c := &bc[i]
-		if c.Type != skip && meta.FindStatusCondition(ac, c.Type) == nil {
+		if c.Type != skip && findCondition(ac, c.Type) == nil {
 			d.conditions = append(d.conditions, conditionChange{typ: c.Type, read: c})
 		}
 	}
-	bm, _ := bs.(map[string]any)
-	am, _ := as.(map[string]any)
-	for k, v := range am {
+	for k, v := range as {
 		if k == "conditions" {
 			continue
 		}
-		if old, ok := bm[k]; !ok || !equality.Semantic.DeepEqual(old, v) {
+		if old, ok := bs[k]; !ok || !equality.Semantic.DeepEqual(old, v) {
 			d.fields = append(d.fields, fieldChange{name: k, read: old, hasRead: ok, set: v, hasSet: true})
 		}
 	}
-	for k, old := range bm {
-		if _, ok := am[k]; !ok && k != "conditions" {
+	for k, old := range bs {
+		if _, ok := as[k]; !ok && k != "conditions" {
 			d.fields = append(d.fields, fieldChange{name: k, read: old, hasRead: true})
 		}
 	}
 	slices.SortFunc(d.fields, func(a, b fieldChange) int { return cmp.Compare(a.name, b.name) })
-	return d
+	return d, nil
+}
+
+// decodeConditions decodes status.conditions of the unstructured status st (what names
+// st in errors); a status without the entry has none.
+func decodeConditions(st map[string]any, what string) ([]metav1.Condition, error) {
+	raw, ok := st["conditions"]
+	if !ok || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("status.conditions of %s is a %T, not a list", what, raw)
+	}
+	out := make([]metav1.Condition, len(list))
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("status.conditions[%d] of %s is a %T, not a condition", i, what, item)
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &out[i]); err != nil {
+			return nil, fmt.Errorf("status.conditions[%d] of %s: %w", i, what, err)
+		}
+	}
+	return out, nil
+}
+
+// findCondition returns the condition of type typ in conds, nil when there is none.
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	if i := slices.IndexFunc(conds, func(c metav1.Condition) bool { return c.Type == typ }); i >= 0 {
+		return &conds[i]
+	}
+	return nil
 }
 
 // sameCondition reports whether a and b are equal, lastTransitionTime included.
@@ -96,63 +164,77 @@ func sameField(a any, hasA bool, b any, hasB bool) bool {
 	return hasA == hasB && (!hasA || equality.Semantic.DeepEqual(a, b))
 }
 
-// mergeDelta merges d into fresh three ways and returns the result (fresh itself, or a
-// new object when top-level status fields had to be set through the unstructured form)
-// and the changes it kept out, named "condition <Type>" or "field status.<name>".
-//
-// A change of the pass is applied where fresh still holds what the pass read. Where
-// fresh already holds what the pass set, nothing is to do. Anywhere else another writer
-// changed the value after this pass read it: fresh's value stays and the change is
-// kept out, as a decision made from data that is no longer current. A condition whose
-// status the merge does not flip keeps fresh's lastTransitionTime.
-func mergeDelta[T Object](d statusDelta, fresh T) (T, []string, error) {
+// merge merges d into a copy of the unstructured status stored three ways (see
+// MergeStatus) and returns it with the changes it kept out. The entries of stored's
+// condition list that the merge does not change are kept as they are.
+func (d statusDelta) merge(stored map[string]any) (map[string]any, []string, error) {
+	out := maps.Clone(stored)
+	if out == nil {
+		out = map[string]any{}
+	}
 	var kept []string
-	conds := fresh.Conditions()
-	for _, ch := range d.conditions {
-		cur := meta.FindStatusCondition(*conds, ch.typ)
+	if len(d.conditions) > 0 {
+		conds, err := decodeConditions(stored, "the stored status")
+		if err != nil {
+			return nil, nil, err
+		}
+		list, _ := stored["conditions"].([]any)
+		list = slices.Clone(list)
+		changed := false
+		for _, ch := range d.conditions {
+			i := slices.IndexFunc(conds, func(c metav1.Condition) bool { return c.Type == ch.typ })
+			var cur *metav1.Condition
+			if i >= 0 {
+				cur = &conds[i]
+			}
+			switch {
+			case sameDecision(cur, ch.set):
+				continue
+			case !sameDecision(cur, ch.read):
+				kept = append(kept, "condition "+ch.typ)
+				continue
+			case ch.set == nil:
+				conds, list = slices.Delete(conds, i, i+1), slices.Delete(list, i, i+1)
+				changed = true
+				continue
+			}
+			c := *ch.set
+			switch {
+			case cur != nil && cur.Status == c.Status:
+				c.LastTransitionTime = cur.LastTransitionTime
+			case c.LastTransitionTime.IsZero():
+				c.LastTransitionTime = metav1.Now()
+			}
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+			if err != nil {
+				return nil, nil, fmt.Errorf("condition %s: %w", c.Type, err)
+			}
+			if i >= 0 {
+				conds[i], list[i] = c, m
+			} else {
+				conds, list = append(conds, c), append(list, m)
+			}
+			changed = true
+		}
 		switch {
-		case sameDecision(cur, ch.set):
-		case !sameDecision(cur, ch.read):
-			kept = append(kept, "condition "+ch.typ)
-		case ch.set == nil:
-			meta.RemoveStatusCondition(conds, ch.typ)
+		case !changed:
+		case len(list) == 0:
+			delete(out, "conditions")
 		default:
-			meta.SetStatusCondition(conds, *ch.set)
+			out["conditions"] = list
 		}
 	}
-	if len(d.fields) == 0 {
-		return fresh, kept, nil
-	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(fresh)
-	if err != nil {
-		return fresh, nil, fmt.Errorf("convert %T to unstructured: %w", fresh, err)
-	}
-	status, _ := u["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-		u["status"] = status
-	}
-	changed := false
 	for _, ch := range d.fields {
-		cur, has := status[ch.name]
+		cur, has := stored[ch.name]
 		switch {
 		case sameField(cur, has, ch.set, ch.hasSet):
 		case !sameField(cur, has, ch.read, ch.hasRead):
 			kept = append(kept, "field status."+ch.name)
 		case !ch.hasSet:
-			delete(status, ch.name)
-			changed = true
+			delete(out, ch.name)
 		default:
-			status[ch.name] = runtime.DeepCopyJSONValue(ch.set)
-			changed = true
+			out[ch.name] = runtime.DeepCopyJSONValue(ch.set)
 		}
-	}
-	if !changed {
-		return fresh, kept, nil
-	}
-	out := newObject(fresh)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, out); err != nil {
-		return fresh, nil, fmt.Errorf("convert unstructured back to %T: %w", fresh, err)
 	}
 	return out, kept, nil
 }

@@ -73,7 +73,9 @@
 // and fields others wrote meanwhile that this pass left alone are kept. When the
 // re-read object has a newer metadata.generation, the pass's status describes a spec
 // that is no longer current and is not written at all. Afterwards obj holds the pass's
-// view of the object, not necessarily what was stored after a conflict. [AddFinalizer] and [RemoveFinalizer] are idempotent and leave the in-memory
+// view of the object, not necessarily what was stored after a conflict. [MergeStatus] is
+// that merge on the unstructured form of a status, for engines that write the status of
+// unstructured objects themselves (package katalog does). [AddFinalizer] and [RemoveFinalizer] are idempotent and leave the in-memory
 // status alone, and [IgnoreStatusWrites] keeps the controller from being woken by its
 // own status writes.
 //

@@ -136,7 +136,7 @@ func guard[T Object](ctx context.Context, obj T, pass StepFunc[T]) (res ctrl.Res
 }
 
 // persistStatus writes after's status when it differs from before's. On a conflict it
-// merges the pass's changes into a fresh copy three ways (see mergeDelta); stale reports
+// merges the pass's changes into a fresh copy three ways (see MergeStatus); stale reports
 // that the merge kept another writer's newer value over one of them.
 func persistStatus[T Object](ctx context.Context, c client.Client, key client.ObjectKey, before, after T, opts PassOptions) (stale bool, err error) {
 	aggregate := opts.ReadyCondition != "" && len(opts.SubConditions) > 0
@@ -170,7 +170,8 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 	if aggregate {
 		ready = opts.ReadyCondition
 	}
-	delta := newStatusDelta(before, after, bs, as, ready)
+	bm, _ := bs.(map[string]any)
+	am, _ := as.(map[string]any)
 	backoff := opts.ConflictBackoff
 	if backoff.Steps == 0 {
 		backoff = retry.DefaultBackoff
@@ -192,11 +193,13 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 				"currentGeneration", fresh.GetGeneration())
 			return nil
 		}
-		fs, err := statusOf(fresh)
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(fresh)
 		if err != nil {
-			return err
+			return fmt.Errorf("convert %T to unstructured: %w", fresh, err)
 		}
-		fresh, kept, err := mergeDelta(delta, fresh)
+		raw := u["status"]
+		fs, _ := raw.(map[string]any)
+		merged, kept, err := MergeStatus(bm, am, fs, ready)
 		if err != nil {
 			return err
 		}
@@ -205,6 +208,13 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 				"the stored value stays and the pass runs again", "change", what)
 		}
 		stale = len(kept) > 0
+		if !equality.Semantic.DeepEqual(fs, merged) {
+			u["status"] = merged
+			fresh = newObject(after)
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, fresh); err != nil {
+				return fmt.Errorf("convert unstructured back to %T: %w", fresh, err)
+			}
+		}
 		if aggregate {
 			AggregateReady(fresh, opts.ReadyCondition, opts.SubConditions)
 		}
@@ -212,13 +222,13 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		if err != nil {
 			return err
 		}
-		if equality.Semantic.DeepEqual(fs, ns) {
+		if equality.Semantic.DeepEqual(raw, ns) {
 			return nil
 		}
 		if err := c.Status().Update(ctx, fresh); err != nil {
 			return err
 		}
-		recordWrite(ctx, c, fresh, statusPaths(fs, ns)...)
+		recordWrite(ctx, c, fresh, statusPaths(raw, ns)...)
 		return nil
 	})
 	switch {
