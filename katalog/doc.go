@@ -164,6 +164,14 @@
 //     status write answered 404 is confirmed with the API reader: a custom resource that
 //     is gone needs no status; one that is there belongs to a CRD without the status
 //     subresource, and the pass fails with an error wrapping reconcile.ErrStatusNotServed.
+//     A write answered 409 Conflict is merged into the custom resource read again through
+//     the API reader three ways (reconcile.MergeStatus, as reconcile.RunPass does): Ready
+//     and each status field the pass changed are written where the stored custom resource
+//     still holds what the pass read; where another writer changed them since (a newer
+//     pass, or the pass's own read served by a cache lagging behind), the stored value
+//     stays, logged at V(1), and a pass without an error is reconciled again after
+//     reconcile.StaleStatusRequeue. Conditions and fields the pass left alone keep their
+//     stored values.
 //
 // Each of these is a step of a reconcile.Pipeline named "<crd>/<step>": dependsOn,
 // validation and mutation (in the order mutateFirst gives), cross, onCreate, onReconcile,

@@ -100,7 +100,10 @@ func newCRDReconciler(e *Engine, c *CRD) (*crdReconciler, error) {
 }
 
 // Reconcile runs one pass over the custom resource req names and writes its status
-// through the status subresource on every exit path, when it changed.
+// through the status subresource on every exit path, when it changed. When the write's
+// conflict retry kept another writer's newer value over a change of this pass (see
+// writeStatus), a pass without an error requeues after reconcile.StaleStatusRequeue at
+// the latest.
 func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ns := namespaceFilter{allowed: r.crd.AllowedNamespaces, restricted: r.crd.RestrictedNamespaces}
 	if !ns.admits(req.Namespace) {
@@ -131,7 +134,8 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		res = ctrl.Result{}
 		reconcile.MarkFalse(view, reconcile.ConditionReady, failureReason(err), err.Error())
 	}
-	if serr := r.writeStatus(ctx, before, view); serr != nil {
+	stale, serr := r.writeStatus(ctx, before, view)
+	if serr != nil {
 		err = reconcile.JoinErrors(err, serr)
 	}
 	if !st.waiting || err != nil {
@@ -139,6 +143,9 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if stale {
+		res = reconcile.Shortest(res, ctrl.Result{RequeueAfter: reconcile.StaleStatusRequeue})
 	}
 	return res, nil
 }

@@ -6,12 +6,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -54,76 +54,75 @@ func storeConditions(v *crView) error {
 }
 
 // writeStatus writes v's status through the status subresource when it differs from
-// before's. On a conflict it re-reads the custom resource from the API server and applies
-// this pass's changes (the top-level status fields it changed, the conditions it set)
-// to it; when the re-read object has a newer generation than the pass saw (after its own
-// mutation defaults), the pass of that generation writes the status instead. A 404 is
-// told apart by statusNotFound: a custom resource that is gone needs no status, one that
-// is there while its CRD serves no status subresource is an error wrapping
-// reconcile.ErrStatusNotServed.
-func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Unstructured, v *crView) error {
+// before's. On a 409 Conflict it re-reads the custom resource from the API server and
+// merges this pass's changes into it three ways with reconcile.MergeStatus, as
+// reconcile.RunPass does: each condition the pass set or changed (Ready among them: the
+// pass decides it, nothing aggregates it) and each top-level status field it changed is
+// written where the stored custom resource still holds what the pass read. Where another
+// writer changed it since (a newer pass, or the pass's own read served by a cache lagging
+// behind), the stored value stays, the change is logged at V(1) and stale is true: the
+// caller requeues the custom resource after reconcile.StaleStatusRequeue. Conditions and
+// fields the pass did not change keep the stored values. When the re-read object has a
+// newer generation than the pass saw (after its own mutation defaults), the pass of that
+// generation writes the status instead. A 404 is told apart by statusNotFound: a custom
+// resource that is gone needs no status, one that is there while its CRD serves no status
+// subresource is an error wrapping reconcile.ErrStatusNotServed.
+func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Unstructured, v *crView) (stale bool, err error) {
 	if err := storeConditions(v); err != nil {
-		return err
+		return false, err
 	}
 	after := v.Unstructured
 	bs, as := before.Object["status"], after.Object["status"]
 	if equality.Semantic.DeepEqual(bs, as) {
-		return nil
+		return false, nil
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcile.StatusWriteTimeout)
 	defer cancel()
 	e := r.engine
-	err := e.applier.Status().Update(wctx, after)
+	err = e.applier.Status().Update(wctx, after)
 	switch {
 	case err == nil:
-		return nil
+		return false, nil
 	case apierrors.IsNotFound(err):
-		return r.statusNotFound(wctx, after, err)
+		return false, r.statusNotFound(wctx, after, err)
 	case !apierrors.IsConflict(err):
-		return fmt.Errorf("write status of %s %s/%s: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
+		return false, fmt.Errorf("write status of %s %s/%s: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
 	}
 	bm, _ := bs.(map[string]any)
 	am, _ := as.(map[string]any)
+	logger := log.FromContext(ctx)
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		stale = false
 		fresh := newCR(r.crd)
 		if err := e.apiReader.Get(wctx, client.ObjectKeyFromObject(after), fresh); err != nil {
 			return err
 		}
 		if fresh.GetGeneration() > after.GetGeneration() { // not by this pass's own defaults
+			logger.V(1).Info("status not written: the spec changed since this pass read it, "+
+				"and the pass of the new generation writes the status", "generation", after.GetGeneration(),
+				"currentGeneration", fresh.GetGeneration())
 			return nil
 		}
-		fconds, err := readConditions(fresh)
+		fs, _ := fresh.Object["status"].(map[string]any)
+		merged, kept, err := reconcile.MergeStatus(bm, am, fs, "")
 		if err != nil {
 			return err
 		}
-		fs, _ := fresh.Object["status"].(map[string]any)
-		if fs == nil {
-			fs = map[string]any{}
+		for _, what := range kept {
+			logger.V(1).Info("this pass's change not written: another writer changed it after this pass read the object; "+
+				"the stored value stays and the pass runs again", "change", what)
 		}
-		for k, val := range am {
-			if k != "conditions" && !equality.Semantic.DeepEqual(bm[k], val) {
-				fs[k] = runtime.DeepCopyJSONValue(val)
-			}
+		stale = len(kept) > 0
+		if equality.Semantic.DeepEqual(fs, merged) {
+			return nil
 		}
-		for k := range bm {
-			if _, ok := am[k]; !ok && k != "conditions" {
-				delete(fs, k)
-			}
-		}
-		fresh.Object["status"] = fs
-		fv := &crView{Unstructured: fresh, conds: fconds}
-		for _, c := range v.conds {
-			apimeta.SetStatusCondition(&fv.conds, c)
-		}
-		if err := storeConditions(fv); err != nil {
-			return err
-		}
+		fresh.Object["status"] = merged
 		return e.applier.Status().Update(wctx, fresh)
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("write status of %s %s/%s after a conflict: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
+		return false, fmt.Errorf("write status of %s %s/%s after a conflict: %w", after.GetKind(), after.GetNamespace(), after.GetName(), err)
 	}
-	return nil
+	return stale && err == nil, nil
 }
 
 // statusNotFound tells the two 404s of a status write apart, as package reconcile does:
