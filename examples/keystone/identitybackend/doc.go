@@ -19,7 +19,8 @@
 //	                                                                                  TargetClusterUnavailable
 //	FederationReady        KeystoneIdentityBackend   IdentityProvidersRegistered,     WaitingForKeystone, WaitingForFederationSecret,
 //	                                                 NoIdentityProviders              FederationInvalid, FederationRejected,
-//	                                                                                  KeystoneUnreachable, AdminCredentialsRejected
+//	                                                                                  TooManyOpenIDProviders, KeystoneUnreachable,
+//	                                                                                  AdminCredentialsRejected
 //	ConfigProjected        KeystoneIdentityBackend   Projected                        NotProjected, WaitingForRollout, DomainConflict
 //	IdentityBackendsReady  Keystone                  IdentityBackendsProjected,       IdentityBackendConflict, IdentityBackendsError
 //	                                                 NoIdentityBackends
@@ -61,7 +62,8 @@
 //	keystone-federation.conf           keystone.conf fragment for keystone.conf.d: [auth] methods,
 //	                                   [federation] trusted_dashboard, [openid]/[saml2] remote_id_attribute
 //	httpd-openid-<id>.conf             mod_auth_openidc relying party of OpenID Connect provider <id>
-//	                                   (its client secret, read from clientSecretRef)
+//	                                   (its client secret, read from clientSecretRef, and its session
+//	                                   passphrase)
 //	httpd-saml2-<id>.conf              mod_auth_mellon locations of SAML provider <id>, naming the
 //	saml2-<id>-idp-metadata.xml        IdP metadata (inline or from a ConfigMap key),
 //	saml2-<id>-sp.crt, saml2-<id>-sp.key the service provider's key pair (tls.crt, tls.key)
@@ -81,6 +83,46 @@
 // web server fragment where the web server includes its configuration; the backend's
 // ConfigProjected is True only once every pod runs with its providers' files as this
 // generation renders them, besides its domain file.
+//
+// # One OpenID Connect provider per Keystone
+//
+// mod_auth_openidc reads one relying party (discovery URL, client id and secret,
+// session passphrase, redirect URI) per virtual host, so a Keystone serves at most one
+// OpenID Connect provider; SAML providers are not limited. The admission webhook
+// refuses a backend declaring two, at the second one's
+// spec.federation.identityProviders[i].protocol ([ValidateFederation]). Across the
+// backends of a Keystone the first OpenID Connect provider of the oldest backend (by
+// creation, then name) whose federation validates is the Keystone's, whether or not
+// it has passed its gate; any other, in a newer backend or written past the webhook
+// into the same one, is neither rendered nor registered in Keystone: FederationReady
+// False, [ReasonTooManyOpenIDProviders], naming the provider, its field and the
+// provider holding the place, and IdentityBackendsReady names it among those left out.
+// The backends' other providers and the Keystone's OpenID Connect provider are served
+// as before, and what Keystone already holds for the refused provider is not deleted.
+// Once the holder's backend is deleted or drops its provider, the next one takes its
+// place on its next pass.
+//
+// # Session passphrase
+//
+// The session passphrase of the OpenID Connect provider (OIDCCryptoPassphrase, the key
+// mod_auth_openidc encrypts its session state and cookies with) is random: the [Step]
+// generates it once (secrets.EnsureGeneratedSecret, 32 alphanumeric characters) into
+// the Secret names.OpenIDPassphraseSecretName ({keystone}-openid-passphrase) next to
+// the Keystone's Deployment, one data key per provider id, controlled by the Keystone
+// and garbage-collected with it, and reads it from there on every pass. So every
+// replica renders the same value, it survives operator restarts, and it owes nothing to
+// the client secret: holding the client secret does not decrypt sessions, and a new
+// client secret keeps them. A provider of a new id gets a new passphrase (the old key
+// stays). Deleting the Secret generates a new one, which ends the current sessions. The
+// passphrase reaches no log, event, condition or error.
+//
+// # Resync
+//
+// A pass that asks for no earlier requeue (a Ready backend among them) is requeued
+// after Options.ResyncInterval ([DefaultResyncInterval], 5 minutes): it looks the
+// domain, the identity providers, their mappings and protocols up in Keystone again,
+// so an object deleted or changed there behind the operator's back is restored
+// without another event.
 //
 // # Deletion
 //

@@ -2,9 +2,7 @@ package identitybackend
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
-	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -92,7 +90,21 @@ var scopePattern = regexp.MustCompile(`^[!#-\[\]-~]+$`)
 // or projects (each with a name and roles); a remote entry has a type and at most one
 // of any_one_of, not_any_of, blacklist and whitelist, regex only with the first two.
 // No value of a Secret is read or quoted.
+//
+// A backend declares at most one OpenID Connect provider: a second one is refused at
+// its protocol field. mod_auth_openidc reads one relying party (discovery URL, client
+// id and secret, session passphrase, redirect URI) per virtual host, so the fragment of
+// a second provider would silently replace the first one's. Across the backends of one
+// Keystone the same limit holds; that case is reported by FederationReady
+// ([ReasonTooManyOpenIDProviders]), not refused at admission.
 func ValidateFederation(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
+	return validateFederation(b, true)
+}
+
+// validateFederation is ValidateFederation; without oneOpenID a second OpenID Connect
+// provider of the backend is not an error (the controller and the IdentityBackends row
+// leave it out on their own, keeping the backend's other providers: openIDHolder).
+func validateFederation(b *v1alpha1.KeystoneIdentityBackend, oneOpenID bool) field.ErrorList {
 	f := b.Spec.Federation
 	if f == nil {
 		return nil
@@ -109,9 +121,20 @@ func ValidateFederation(b *v1alpha1.KeystoneIdentityBackend) field.ErrorList {
 	}
 	ids := map[string]bool{}
 	remoteIDs := map[string]string{}
+	firstOpenID := -1
 	for i := range f.IdentityProviders {
 		idp := &f.IdentityProviders[i]
 		ip := p.Child("identityProviders").Index(i)
+		if idp.Protocol == v1alpha1.ProtocolOpenID {
+			if firstOpenID < 0 {
+				firstOpenID = i
+			} else if oneOpenID {
+				errs = append(errs, field.Forbidden(ip.Child("protocol"), fmt.Sprintf(
+					"identity provider %s (spec.federation.identityProviders[%d]) is this backend's OpenID Connect provider already: "+
+						"a Keystone serves at most one OpenID Connect provider (mod_auth_openidc reads one per virtual host)",
+					f.IdentityProviders[firstOpenID].ID, firstOpenID)))
+			}
+		}
 		switch {
 		case !idPattern.MatchString(idp.ID) || len(idp.ID) > 64:
 			errs = append(errs, field.Invalid(ip.Child("id"), idp.ID, "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"))
@@ -346,9 +369,15 @@ func checkSAMLMetadata(doc string) error {
 // providerDocuments are one identity provider of a backend with the documents read
 // for it from the cluster: the client secret of an OpenID Connect provider, the IdP
 // metadata and the service provider's key pair of a SAML provider.
+//
+// passphrase is the OpenID Connect provider's session passphrase
+// (OIDCCryptoPassphrase), random and generated once into the Keystone's Secret
+// names.OpenIDPassphraseSecretName (ensurePassphrase); it is not a user's document and
+// readProviderDocuments leaves it empty.
 type providerDocuments struct {
 	spec         *v1alpha1.IdentityProviderSpec
 	clientSecret string
+	passphrase   string
 	idpMetadata  string
 	spCert       []byte
 	spKey        []byte
@@ -445,17 +474,19 @@ func quote(v string) string {
 //     defaults and the protocols in use), [federation] trusted_dashboard (one line per
 //     dashboard, in order, without repeats), and [openid] / [saml2]
 //     remote_id_attribute for the protocols in use;
-//   - per OpenID Connect provider, httpd-openid-<id>.conf: the mod_auth_openidc
-//     relying party (discovery URL, client id and secret, scopes, a session
-//     passphrase derived from the client secret so every replica agrees, the redirect
-//     URI below the provider's auth path) and the locations of its API and WebSSO
-//     paths. mod_auth_openidc reads one provider per virtual host;
+//   - per OpenID Connect provider (at most one: federationOf and openIDHolder leave
+//     out any other), httpd-openid-<id>.conf: the mod_auth_openidc relying party
+//     (discovery URL, client id and secret, scopes, the session passphrase of
+//     providerDocuments.passphrase, random and kept in a Secret so every replica
+//     agrees and it survives restarts and client secret rotations, the redirect URI
+//     below the provider's auth path) and the locations of its API and WebSSO paths;
 //   - per SAML provider, httpd-saml2-<id>.conf, the mod_auth_mellon locations of its
 //     API and WebSSO paths, and the files they name in FederationDir:
 //     saml2-<id>-idp-metadata.xml, saml2-<id>-sp.crt and saml2-<id>-sp.key.
 //
-// No providers render nothing (nil). The result is deterministic, so equal input
-// names the same content-addressed Secret.
+// No providers render nothing (nil); an OpenID Connect provider without a passphrase
+// is an error. The result is deterministic, so equal input names the same
+// content-addressed Secret.
 func renderFederation(providers []providerDocuments, dashboards []string) (map[string][]byte, error) {
 	if len(providers) == 0 {
 		return nil, nil
@@ -470,6 +501,9 @@ func renderFederation(providers []providerDocuments, dashboards []string) (map[s
 		}
 		switch p.spec.Protocol {
 		case v1alpha1.ProtocolOpenID:
+			if p.passphrase == "" {
+				return nil, fmt.Errorf("identity provider %s: no session passphrase", id)
+			}
 			sections["openid"] = map[string][]string{"remote_id_attribute": {openIDRemoteIDAttribute}}
 			data[openIDServerFile(id)] = []byte(openIDServerConfig(p))
 		case v1alpha1.ProtocolSAML2:
@@ -509,7 +543,6 @@ func openIDServerConfig(p providerDocuments) string {
 	if len(scopes) == 0 {
 		scopes = defaultOpenIDScopes
 	}
-	sum := sha256.Sum256([]byte("keystone-openid-session\x00" + id + "\x00" + p.clientSecret))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# OpenID Connect identity provider %s, rendered by the Keystone operator.\n", id)
 	fmt.Fprintf(&b, "OIDCProviderMetadataURL %s\n", quote(metadata))
@@ -518,7 +551,7 @@ func openIDServerConfig(p providerDocuments) string {
 	fmt.Fprintf(&b, "OIDCScope %s\n", quote(strings.Join(scopes, " ")))
 	b.WriteString("OIDCResponseType \"code\"\n")
 	b.WriteString("OIDCClaimPrefix \"OIDC-\"\n")
-	fmt.Fprintf(&b, "OIDCCryptoPassphrase %s\n", quote(hex.EncodeToString(sum[:])))
+	fmt.Fprintf(&b, "OIDCCryptoPassphrase %s\n", quote(p.passphrase))
 	fmt.Fprintf(&b, "OIDCRedirectURI %s\n", quote(protocolPath(id, v1alpha1.ProtocolOpenID)+"/redirect"))
 	for _, loc := range []string{protocolPath(id, v1alpha1.ProtocolOpenID), webSSOPath(id, v1alpha1.ProtocolOpenID)} {
 		fmt.Fprintf(&b, "<Location %s>\n    AuthType \"openid-connect\"\n    Require valid-user\n</Location>\n", quote(loc))

@@ -68,6 +68,17 @@ const (
 	// outside its schema, a provider of that id in another domain, ...); the message
 	// names the provider and the call and carries Keystone's message.
 	ReasonFederationRejected = "FederationRejected"
+	// ReasonTooManyOpenIDProviders (FederationReady False): the backend declares an
+	// OpenID Connect provider while another one is the Keystone's: the first provider
+	// of protocol openid of the oldest backend of the Keystone (by creation, then name)
+	// declaring one, or an earlier provider of this backend (admitted before the
+	// admission webhook refused a second one). A Keystone serves at most one, as
+	// mod_auth_openidc reads one relying party per virtual host. The message names the
+	// provider, its field (spec.federation.identityProviders[i]) and the backend and
+	// provider holding the place. Nothing is rendered or registered in Keystone for the
+	// extra provider (what an earlier generation registered stays); the backend's other
+	// providers, and the Keystone's OpenID Connect provider, are served as before.
+	ReasonTooManyOpenIDProviders = "TooManyOpenIDProviders"
 )
 
 // The event reasons of the federation cleanup, recorded on the backend.
@@ -113,7 +124,9 @@ var errWrongDomain = errors.New("in another domain")
 // DomainReady was not made True this pass) and registers the providers of
 // spec.federation in Keystone through it: it creates or adopts each provider, its
 // mapping and protocol, updates what differs from the spec, and deletes what it created
-// for providers that left the spec. It returns the result to merge into the pass's.
+// for providers that left the spec. An OpenID Connect provider other than the
+// Keystone's one (attachedOpenIDHolder) is not registered: FederationReady False,
+// ReasonTooManyOpenIDProviders. It returns the result to merge into the pass's.
 func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, api *keystoneapi.Client) (ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
 	f := b.Spec.Federation
@@ -122,7 +135,7 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 		_, err := reconcile.RemoveFinalizer(ctx, r.client, b, FederationFinalizer)
 		return ctrl.Result{}, err
 	}
-	if errs := ValidateFederation(b); len(errs) > 0 {
+	if errs := validateFederation(b, false); len(errs) > 0 {
 		reconcile.MarkFalse(b, ConditionFederationReady, ReasonFederationInvalid, errs.ToAggregate().Error())
 		return ctrl.Result{}, nil // waits for the backend to change
 	}
@@ -161,9 +174,17 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 	if _, err := reconcile.AddFinalizer(ctx, r.client, b, FederationFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
+	openID, err := attachedOpenIDHolder(ctx, r.client, b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	refused := openIDRefusals(b, specs, openID)
 	var waiting []string
 	for i := range specs {
 		idp := &specs[i]
+		if openID.refusal(b, idp) != "" {
+			continue // neither rendered nor registered: refused below
+		}
 		_, why, err := readProviderDocuments(ctx, r.client, b, idp)
 		if err != nil {
 			return ctrl.Result{}, err
@@ -176,6 +197,14 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 			r.federationFailed(ctx, b, &federationError{idp.ID, err})
 			return poll, nil
 		}
+	}
+	if len(refused) > 0 {
+		msg := strings.Join(refused, "; ") + "; remove it from spec.federation"
+		if len(waiting) > 0 {
+			msg += "; " + strings.Join(waiting, "; ")
+		}
+		reconcile.MarkFalse(b, ConditionFederationReady, ReasonTooManyOpenIDProviders, msg)
+		return poll, nil // the holder's backend may go: its events do not wake this one
 	}
 	if len(waiting) > 0 {
 		reconcile.MarkFalse(b, ConditionFederationReady, ReasonWaitingForFederationSecret,

@@ -394,7 +394,9 @@ func TestFederationReasons(t *testing.T) {
 	federationReady(t, b, metav1.ConditionTrue, identitybackend.ReasonIdentityProvidersRegistered)
 	other := newFederatedBackend(t, k, "other", "other")
 	updateBackend(t, other, func(o *v1alpha1.KeystoneIdentityBackend) {
-		o.Spec.Federation.IdentityProviders = o.Spec.Federation.IdentityProviders[:1]
+		// Its SAML provider alone, under corp's id: corp's OpenID Connect provider is
+		// the Keystone's one.
+		o.Spec.Federation.IdentityProviders = o.Spec.Federation.IdentityProviders[1:]
 		o.Spec.Federation.IdentityProviders[0].ID = "corp-oidc"
 		o.Spec.Federation.IdentityProviders[0].RemoteIDs = []string{"https://sso.other.example"}
 	})
@@ -478,10 +480,12 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 		t.Fatalf("the protocol's drift stays: %+v", p)
 	}
 
+	// The added providers are SAML providers (copies of corp-saml): a Keystone serves
+	// one OpenID Connect provider.
 	addProvider := func(id string) func() {
 		return func() {
 			updateBackend(t, b, func(b *v1alpha1.KeystoneIdentityBackend) {
-				p := *b.Spec.Federation.IdentityProviders[0].DeepCopy()
+				p := *b.Spec.Federation.IdentityProviders[1].DeepCopy()
 				p.ID, p.RemoteIDs = id, []string{"https://" + id + ".example"}
 				b.Spec.Federation.IdentityProviders = append(b.Spec.Federation.IdentityProviders, p)
 			})
@@ -489,9 +493,9 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 	}
 	refused(t, http.MethodPut, keystonetest.RouteMapping, "/v3/OS-FEDERATION/mappings/extra-mapping", addProvider("extra"))
 	registered()
-	refused(t, http.MethodPut, keystonetest.RouteProtocol, idps+"extra2/protocols/openid", addProvider("extra2"))
+	refused(t, http.MethodPut, keystonetest.RouteProtocol, idps+"extra2/protocols/saml2", addProvider("extra2"))
 	registered()
-	expectProvider(t, op.keystone, "extra2", b.Status.DomainID, "openid", []string{"https://extra2.example"}, b.Spec.Federation.IdentityProviders[3].Mapping)
+	expectProvider(t, op.keystone, "extra2", b.Status.DomainID, "saml2", []string{"https://extra2.example"}, b.Spec.Federation.IdentityProviders[3].Mapping)
 
 	drop := func(id string) func() {
 		return func() {
@@ -501,7 +505,7 @@ func TestFederationFaultsPerVerb(t *testing.T) {
 			})
 		}
 	}
-	refused(t, http.MethodDelete, keystonetest.RouteProtocol, idps+"extra2/protocols/openid", drop("extra2"))
+	refused(t, http.MethodDelete, keystonetest.RouteProtocol, idps+"extra2/protocols/saml2", drop("extra2"))
 	registered()
 	if _, ok := op.keystone.IdentityProvider("extra2"); ok {
 		t.Fatal("extra2 left the spec but stays in Keystone")

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/satellite"
 )
 
@@ -21,18 +22,20 @@ import (
 // carries b's identity providers as this generation renders them: the Secret its
 // [FederationVolumeName] volume mounts holds [FederationConfigFile] with the
 // [openid] / [saml2] section of each protocol b uses, and every file of each of b's
-// providers (renderFederation of that provider alone) byte for byte. It returns "" when
-// it does (or b declares no federation), else why in words, naming the Deployment,
-// the Secret and the file, never a value. A federation that does not validate, or a
-// provider whose documents are missing, is why too: the IdentityBackends row leaves
-// it out. Errors are failed reads.
-func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, d *appsv1.Deployment,
-	children client.Client) (why string, err error) {
+// providers (renderFederation of that provider alone, an OpenID Connect provider with
+// the session passphrase read from the Secret names.OpenIDPassphraseSecretName next to
+// the Deployment) byte for byte. It returns "" when it does (or b declares no
+// federation), else why in words, naming the Deployment, the Secret and the file,
+// never a value. A federation that does not validate, a provider whose documents are
+// missing, or an OpenID Connect provider other than the Keystone's one, is why too:
+// the IdentityBackends row leaves it out. Errors are failed reads.
+func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone,
+	d *appsv1.Deployment, children client.Client) (why string, err error) {
 	f := b.Spec.Federation
 	if f == nil {
 		return "", nil
 	}
-	if errs := ValidateFederation(b); len(errs) > 0 {
+	if errs := validateFederation(b, false); len(errs) > 0 {
 		fields := make([]string, len(errs))
 		for i, e := range errs {
 			fields[i] = e.Field
@@ -57,8 +60,15 @@ func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.Keysto
 	if !ok {
 		return fmt.Sprintf("Secret %s mounted by Deployment %s has no %s", key, deployKey, FederationConfigFile), nil
 	}
+	openID, err := attachedOpenIDHolder(ctx, r.client, b)
+	if err != nil {
+		return "", err
+	}
 	for i := range f.IdentityProviders {
 		idp := &f.IdentityProviders[i]
+		if refusal := openID.refusal(b, idp); refusal != "" {
+			return fmt.Sprintf("identity provider %s is not projected: %s", idp.ID, refusal), nil
+		}
 		if !satellite.SectionPresent(fragment, "["+idp.Protocol+"]") {
 			return fmt.Sprintf("%s in Secret %s mounted by Deployment %s has no [%s] section yet",
 				FederationConfigFile, key, deployKey, idp.Protocol), nil
@@ -69,6 +79,17 @@ func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.Keysto
 		}
 		if missing != "" {
 			return fmt.Sprintf("identity provider %s is not projected: %s", idp.ID, missing), nil
+		}
+		if idp.Protocol == v1alpha1.ProtocolOpenID {
+			pkey := client.ObjectKey{Namespace: d.Namespace, Name: names.OpenIDPassphraseSecretName(k)}
+			var found bool
+			docs.passphrase, found, err = readPassphrase(ctx, children, pkey, idp.ID)
+			if err != nil {
+				return "", fmt.Errorf("reading the session passphrase of identity provider %s from Secret %s: %w", idp.ID, pkey, err)
+			}
+			if !found {
+				return fmt.Sprintf("identity provider %s is not projected: Secret %s holds no session passphrase for it yet", idp.ID, pkey), nil
+			}
 		}
 		want, err := renderFederation([]providerDocuments{docs}, nil)
 		if err != nil {

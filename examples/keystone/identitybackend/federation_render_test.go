@@ -46,7 +46,7 @@ func TestRenderFederation(t *testing.T) {
 	withURL := oidcProvider("other")
 	withURL.OpenID.Issuer, withURL.OpenID.MetadataURL = "", "https://other.example.com/oidc/.well-known/openid-configuration"
 	withURL.OpenID.Scopes = []string{"openid", "groups"}
-	oidcDocs := providerDocuments{spec: &oidc, clientSecret: `c"l\ient`}
+	oidcDocs := providerDocuments{spec: &oidc, clientSecret: `c"l\ient`, passphrase: "Rand0mPassphrase"}
 	samlDocs := providerDocuments{spec: &saml, idpMetadata: testMetadata, spCert: []byte("CERT"), spKey: []byte("KEY")}
 
 	corpServer := "# OpenID Connect identity provider corp, rendered by the Keystone operator.\n" +
@@ -56,7 +56,7 @@ func TestRenderFederation(t *testing.T) {
 		"OIDCScope \"openid email profile\"\n" +
 		"OIDCResponseType \"code\"\n" +
 		"OIDCClaimPrefix \"OIDC-\"\n" +
-		"OIDCCryptoPassphrase \"" + derivedPassphrase("corp", `c"l\ient`) + "\"\n" +
+		"OIDCCryptoPassphrase \"Rand0mPassphrase\"\n" +
 		"OIDCRedirectURI \"/v3/OS-FEDERATION/identity_providers/corp/protocols/openid/auth/redirect\"\n" +
 		"<Location \"/v3/OS-FEDERATION/identity_providers/corp/protocols/openid/auth\">\n" +
 		"    AuthType \"openid-connect\"\n    Require valid-user\n</Location>\n" +
@@ -101,7 +101,7 @@ func TestRenderFederation(t *testing.T) {
 			},
 		},
 		"both protocols and the dashboards once each, in order": {
-			providers: []providerDocuments{samlDocs, oidcDocs, {spec: &withURL, clientSecret: "s"}},
+			providers: []providerDocuments{samlDocs, oidcDocs, {spec: &withURL, clientSecret: "s", passphrase: "p"}},
 			dashboards: []string{"https://b.example.com/auth/websso/", "https://a.example.com/auth/websso/",
 				"https://b.example.com/auth/websso/"},
 			want: map[string]string{
@@ -140,7 +140,7 @@ func TestRenderFederation(t *testing.T) {
 	}
 
 	// The metadata URL is used as it is, with the scopes given.
-	data, _ := renderFederation([]providerDocuments{{spec: &withURL, clientSecret: "s"}}, nil)
+	data, _ := renderFederation([]providerDocuments{{spec: &withURL, clientSecret: "s", passphrase: "p"}}, nil)
 	got := string(data["httpd-openid-other.conf"])
 	for _, want := range []string{
 		"OIDCProviderMetadataURL \"https://other.example.com/oidc/.well-known/openid-configuration\"\n",
@@ -152,17 +152,14 @@ func TestRenderFederation(t *testing.T) {
 	}
 }
 
-// derivedPassphrase is the session passphrase of provider id with client secret:
-// SHA-256 of a fixed label, the id and the secret, in hex.
-func derivedPassphrase(id, secret string) string {
-	sum := sha256.Sum256([]byte("keystone-openid-session\x00" + id + "\x00" + secret))
-	return hex.EncodeToString(sum[:])
-}
-
 // sessionPassphrase is the session passphrase the rendered fragment of provider id
-// with client secret carries.
-func sessionPassphrase(id, secret string) string {
-	data, _ := renderFederation([]providerDocuments{{spec: ptr.To(oidcProvider(id)), clientSecret: secret}}, nil)
+// with client secret and passphrase carries.
+func sessionPassphrase(t *testing.T, id, secret, passphrase string) string {
+	t.Helper()
+	data, err := renderFederation([]providerDocuments{{spec: ptr.To(oidcProvider(id)), clientSecret: secret, passphrase: passphrase}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range strings.Split(string(data[openIDServerFile(id)]), "\n") {
 		if v, ok := strings.CutPrefix(line, "OIDCCryptoPassphrase "); ok {
 			return strings.Trim(v, `"`)
@@ -171,13 +168,80 @@ func sessionPassphrase(id, secret string) string {
 	return ""
 }
 
-func TestSessionPassphraseFollowsTheClientSecret(t *testing.T) {
-	a, b := sessionPassphrase("corp", "one"), sessionPassphrase("corp", "two")
-	if len(a) != 64 || a == b || a == sessionPassphrase("other", "one") || a != sessionPassphrase("corp", "one") {
-		t.Fatalf("passphrases %q, %q: want 64 hex digits, stable per provider and secret, different otherwise", a, b)
+// The session passphrase is the one given, whatever the client secret; the SHA-256
+// of the id and the client secret, which anyone holding the client secret could
+// compute, is not it. Without a passphrase nothing renders.
+func TestSessionPassphraseIsNotTheClientSecrets(t *testing.T) {
+	a, b := sessionPassphrase(t, "corp", "one", "Gener4ted"), sessionPassphrase(t, "corp", "two", "Gener4ted")
+	if a != "Gener4ted" || b != a {
+		t.Fatalf("passphrases %q, %q: want the generated one whatever the client secret", a, b)
 	}
-	if strings.Contains(a, "one") {
-		t.Fatal("the passphrase carries the client secret")
+	sum := sha256.Sum256([]byte("keystone-openid-session\x00corp\x00one"))
+	data, _ := renderFederation([]providerDocuments{{spec: ptr.To(oidcProvider("corp")), clientSecret: "one", passphrase: "Gener4ted"}}, nil)
+	if strings.Contains(string(data[openIDServerFile("corp")]), hex.EncodeToString(sum[:])) {
+		t.Fatal("the fragment carries a passphrase derived from the client secret")
+	}
+	if _, err := renderFederation([]providerDocuments{{spec: ptr.To(oidcProvider("corp")), clientSecret: "one"}}, nil); err == nil ||
+		!strings.Contains(err.Error(), "identity provider corp: no session passphrase") {
+		t.Fatalf("an OpenID Connect provider without a passphrase rendered: %v", err)
+	}
+}
+
+// openIDHolder picks the first OpenID Connect provider of the oldest backend whose
+// federation validates apart from the limit itself; refusal names the holder.
+func TestOpenIDHolder(t *testing.T) {
+	now := time.Now()
+	fed := func(name string, created time.Time, providers ...v1alpha1.IdentityProviderSpec) *v1alpha1.KeystoneIdentityBackend {
+		b := testBackend(name, name, created)
+		b.Spec.KeystoneRef.Name = "keystone"
+		if providers != nil {
+			b.Spec.Federation = &v1alpha1.FederationSpec{IdentityProviders: providers}
+		}
+		return b
+	}
+	invalid := oidcProvider("bad")
+	invalid.OpenID.Issuer = "http://bad.example.com"
+	older := fed("older", now.Add(-time.Hour), samlProvider("older-saml"))
+	broken := fed("broken", now.Add(-time.Minute), invalid)
+	twice := fed("twice", now, samlProvider("twice-saml"), oidcProvider("twice-a"), oidcProvider("twice-b"))
+	alpha := fed("alpha", now, oidcProvider("alpha-oidc"))
+	plain := fed("plain", now.Add(-2*time.Hour))
+	for name, tc := range map[string]struct {
+		backends []*v1alpha1.KeystoneIdentityBackend
+		want     openIDSlot
+	}{
+		"none": {backends: []*v1alpha1.KeystoneIdentityBackend{plain, older}},
+		"the first of the backend, in spec order": {backends: []*v1alpha1.KeystoneIdentityBackend{plain, older, twice}, want: openIDSlot{"twice", "twice-a"}},
+		"same age: by name":                       {backends: []*v1alpha1.KeystoneIdentityBackend{twice, alpha}, want: openIDSlot{"alpha", "alpha-oidc"}},
+		"an invalid federation holds nothing":     {backends: []*v1alpha1.KeystoneIdentityBackend{twice, broken}, want: openIDSlot{"twice", "twice-a"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := openIDHolder(tc.backends); got != tc.want {
+				t.Fatalf("openIDHolder = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	h := openIDHolder([]*v1alpha1.KeystoneIdentityBackend{twice, alpha})
+	for _, tc := range []struct {
+		b    *v1alpha1.KeystoneIdentityBackend
+		idp  int
+		want string
+	}{
+		{alpha, 0, ""},
+		{twice, 0, ""}, // SAML
+		{twice, 1, "a second OpenID Connect provider of Keystone keystone: identity provider alpha-oidc of KeystoneIdentityBackend alpha, older, is its OpenID Connect provider"},
+	} {
+		if got := h.refusal(tc.b, &tc.b.Spec.Federation.IdentityProviders[tc.idp]); !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("refusal of %s[%d] = %q, want %q...", tc.b.Name, tc.idp, got, tc.want)
+		}
+	}
+	h = openIDHolder([]*v1alpha1.KeystoneIdentityBackend{twice})
+	if got := h.refusal(twice, &twice.Spec.Federation.IdentityProviders[2]); !strings.Contains(got, "identity provider twice-a of KeystoneIdentityBackend twice is its OpenID Connect provider") {
+		t.Errorf("refusal within one backend = %q", got)
+	}
+	if got := openIDRefusals(twice, twice.Spec.Federation.IdentityProviders, h); len(got) != 1 ||
+		!strings.HasPrefix(got[0], "identity provider twice-b (spec.federation.identityProviders[2]) is neither rendered nor registered in Keystone: ") {
+		t.Errorf("openIDRefusals = %q", got)
 	}
 }
 
@@ -235,6 +299,9 @@ func TestValidateFederation(t *testing.T) {
 			want: []string{"spec.federation.trustedDashboards[0]"}},
 		"two providers of one id": {b: withFed(func(f *v1alpha1.FederationSpec) { f.IdentityProviders[1].ID = "corp" }),
 			want: []string{idp1 + ".id"}},
+		"two OpenID Connect providers": {b: withFed(func(f *v1alpha1.FederationSpec) {
+			f.IdentityProviders[1] = oidcProvider("second")
+		}), want: []string{idp1 + ".protocol"}},
 		"an id with a slash": {b: withFed(func(f *v1alpha1.FederationSpec) { f.IdentityProviders[0].ID = "a/b" }),
 			want: []string{idp0 + ".id"}},
 		"a remote id on two providers": {b: withFed(func(f *v1alpha1.FederationSpec) {

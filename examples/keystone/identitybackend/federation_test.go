@@ -384,7 +384,9 @@ func TestStepFederationFaults(t *testing.T) {
 		{faults.VerbGet, 1, "reading the client secret of identity provider corp-oidc of KeystoneIdentityBackend"},
 		{faults.VerbGet, 2, "reading the IdP metadata of identity provider corp-saml of KeystoneIdentityBackend"},
 		{faults.VerbGet, 3, "reading the service provider key pair of identity provider corp-saml of KeystoneIdentityBackend"},
-		{faults.VerbCreate, 2, "writing the federation Secret of Keystone"},
+		{faults.VerbGet, 4, "the session passphrase of identity provider corp-oidc"},
+		{faults.VerbCreate, 1, "the session passphrase of identity provider corp-oidc"},
+		{faults.VerbCreate, 3, "writing the federation Secret of Keystone"},
 		{faults.VerbDelete, 1, "pruning the older federation Secrets of Keystone"},
 	} {
 		t.Run(fmt.Sprintf("%s-%d", tc.verb, tc.nth), func(t *testing.T) {

@@ -118,6 +118,13 @@ const (
 // is looked at again: secrets.PollInterval, 15 s.
 const DefaultPollInterval = secrets.PollInterval
 
+// DefaultResyncInterval is how often a backend whose pass asked for no earlier requeue
+// (a Ready backend among them) is looked at again when Options.ResyncInterval is zero:
+// 5 minutes. Each such pass checks the domain, the identity providers, their mappings
+// and protocols against the Keystone API, so one deleted or changed there behind the
+// operator's back is restored within the interval, without another event.
+const DefaultResyncInterval = 5 * time.Minute
+
 // ErrInvalidOptions is wrapped by the errors of
 // NewReconciler for missing options.
 var ErrInvalidOptions = errors.New("keystone: invalid identity backend options")
@@ -156,6 +163,11 @@ type Options struct {
 	// PollInterval is the requeue interval while DomainReady or ConfigProjected is not
 	// True; zero means DefaultPollInterval.
 	PollInterval time.Duration
+	// ResyncInterval is the requeue interval of a pass that asks for no earlier one (a
+	// Ready backend, or one waiting for its spec to change): the next pass checks the
+	// domain and the identity providers against the Keystone API again and restores
+	// what was deleted or changed there. Zero means DefaultResyncInterval.
+	ResyncInterval time.Duration
 	// Client reads the backends, their Keystones and bind password Secrets and writes
 	// the backends' status on the management cluster; nil means resolver.Local().Client.
 	// Tests inject faults through it.
@@ -223,6 +235,9 @@ func NewReconciler(resolver *multicluster.ClusterResolver, opts Options) (*Recon
 	if r.opts.PollInterval <= 0 {
 		r.opts.PollInterval = DefaultPollInterval
 	}
+	if r.opts.ResyncInterval <= 0 {
+		r.opts.ResyncInterval = DefaultResyncInterval
+	}
 	r.ownService = r.opts.KeystoneURL == nil
 	if r.ownService {
 		r.opts.KeystoneURL = names.Endpoint
@@ -243,12 +258,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 //
 // A backend being deleted keeps its domain in Keystone (see the package
 // documentation); the Keystone's next pass drops its file. Only the federation objects
-// created for it are deleted (finalizeFederation).
+// created for it are deleted (finalizeFederation). A pass of a backend not being
+// deleted that ends without an error and without a requeue requeues after
+// Options.ResyncInterval: what Keystone holds is checked again while Ready.
 func (r *Reconciler) pass(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend) (ctrl.Result, error) {
 	b.Status.ObservedGeneration = b.Generation
 	if b.DeletionTimestamp != nil {
 		return r.finalizeFederation(ctx, b)
 	}
+	res, err := r.converge(ctx, b)
+	if err == nil && res.IsZero() {
+		res.RequeueAfter = r.opts.ResyncInterval
+	}
+	return res, err
+}
+
+// converge is the pass of a backend not being deleted.
+func (r *Reconciler) converge(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend) (ctrl.Result, error) {
 	k := &v1alpha1.Keystone{}
 	children, res, err := satellite.ResolveParentChildren(ctx, satellite.ResolveParams{
 		Client: r.client, Parent: k, ParentKind: "Keystone",
@@ -526,7 +552,7 @@ func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBa
 			secretKey, deployKey, file))
 		return poll, nil
 	}
-	why, err := r.federationProjected(ctx, b, &d, children)
+	why, err := r.federationProjected(ctx, b, k, &d, children)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -65,7 +65,6 @@ func (c *laggingClient) Get(ctx context.Context, key client.ObjectKey, obj clien
 func TestLaggingCache(t *testing.T) {
 	ns := env.Namespace(t)
 	op := startManager(t, ns, false)
-	k := federatedKeystone(t, ns)
 	ctx := context.Background()
 	lag := &laggingClient{Client: env.Client}
 	opts := op.opts
@@ -99,12 +98,16 @@ func TestLaggingCache(t *testing.T) {
 		}
 		return *c
 	}
-	// register creates backend name (domain name) and registers it in two passes,
+	// register creates backend name (domain name), of a Keystone of its own, and
+	// registers it in two passes,
 	// returning the backend as stored before the first pass (no status), after it
 	// (the domain and the SAML provider registered; the OpenID Connect provider waits
 	// for its client secret) and after the second (everything registered).
 	register := func(t *testing.T, name string) (created, waiting, registered *v1alpha1.KeystoneIdentityBackend) {
 		t.Helper()
+		// A Keystone of its own: a Keystone serves one OpenID Connect provider.
+		k := newKeystone(t, ns, name+"-keystone", "http://"+name+"-keystone."+ns+".svc:5000")
+		newAdminSecret(t, k, adminPassword)
 		b := newFederatedBackend(t, k, name, name)
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-client"}}
 		if err := env.Client.Delete(ctx, secret); err != nil {

@@ -91,8 +91,12 @@ type Projection struct {
 // {keystone}-federation-{hash}, created once and pruned the same way; a Keystone whose
 // projected backends declare no provider gets none. A provider whose federation does
 // not validate (ValidateFederation), whose id or remote id an older backend's
-// provider holds already, or whose client secret, IdP metadata or key pair is missing
-// is left out and named in the message, without a value. It never ends the pass with a requeue: a backend
+// provider holds already, that is an OpenID Connect provider besides the Keystone's
+// one (the first of the oldest backend declaring one: a Keystone serves at most one),
+// or whose client secret, IdP metadata or key pair is missing is left out and named in
+// the message, without a value. The session passphrase of the OpenID Connect provider
+// is generated once into the Secret names.OpenIDPassphraseSecretName, owned by the
+// Keystone, one key per provider id, and read from there on every pass. It never ends the pass with a requeue: a backend
 // that is not ready is left out (named in the message) and the Keystone runs on
 // without it. Of two backends naming one domain the oldest keeps it
 // ([ReasonIdentityBackendConflict]), so a newcomer cannot take a served domain.
@@ -175,11 +179,19 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 		domains = append(domains, b.Spec.Domain)
 		projected = append(projected, b)
 	}
-	providers, dashboards, fedLeftOut, err := federationOf(ctx, s.Client, projected)
+	providers, dashboards, fedLeftOut, err := federationOf(ctx, s.Client, projected, openIDHolder(c.Attached))
 	if err != nil {
 		return fail(err)
 	}
 	leftOut = append(leftOut, fedLeftOut...)
+	for i := range providers {
+		if providers[i].spec.Protocol != v1alpha1.ProtocolOpenID {
+			continue
+		}
+		if providers[i].passphrase, err = ensurePassphrase(ctx, writer, k, providers[i].spec.ID); err != nil {
+			return fail(fmt.Errorf("Keystone %s/%s: %w", k.Namespace, k.Name, err))
+		}
+	}
 	fedData, err := renderFederation(providers, dashboards)
 	if err != nil {
 		return fail(fmt.Errorf("rendering the federation documents of Keystone %s/%s: %w", k.Namespace, k.Name, err))
@@ -250,10 +262,12 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 // federationOf reads, through c, the documents of the identity providers of backends
 // (the projected ones), the oldest backend first (by creation, then name): the
 // providers to render in that order, the backends' trusted dashboards, and the
-// providers left out, each with why. A backend whose federation does not validate is
-// left out whole; a provider whose id or remote id an older backend's provider holds,
-// or whose documents are missing, alone. Errors are failed reads.
-func federationOf(ctx context.Context, c client.Client, backends []*v1alpha1.KeystoneIdentityBackend) (
+// providers left out, each with why. A backend whose federation does not validate
+// (apart from the one OpenID Connect provider limit) is left out whole; a provider
+// whose id or remote id an older backend's provider holds, an OpenID Connect provider
+// other than the Keystone's one (openID, from openIDHolder), or a provider whose
+// documents are missing, alone. Errors are failed reads.
+func federationOf(ctx context.Context, c client.Client, backends []*v1alpha1.KeystoneIdentityBackend, openID openIDSlot) (
 	providers []providerDocuments, dashboards, leftOut []string, err error) {
 	ordered := slices.Clone(backends)
 	slices.SortStableFunc(ordered, func(a, b *v1alpha1.KeystoneIdentityBackend) int {
@@ -265,7 +279,7 @@ func federationOf(ctx context.Context, c client.Client, backends []*v1alpha1.Key
 		if f == nil {
 			continue
 		}
-		if errs := ValidateFederation(b); len(errs) > 0 {
+		if errs := validateFederation(b, false); len(errs) > 0 {
 			fields := make([]string, len(errs))
 			for i, e := range errs {
 				fields[i] = e.Field
@@ -287,6 +301,10 @@ func federationOf(ctx context.Context, c client.Client, backends []*v1alpha1.Key
 					leftOut = append(leftOut, fmt.Sprintf("%s (its remote id %q is identity provider %s's)", label, r, holder))
 					continue providers
 				}
+			}
+			if why := openID.refusal(b, idp); why != "" {
+				leftOut = append(leftOut, label+" ("+why+")")
+				continue
 			}
 			docs, why, err := readProviderDocuments(ctx, c, b, idp)
 			if err != nil {

@@ -19,9 +19,11 @@ import (
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/identitybackend"
 	"github.com/c5c3/reconciler-sdk/examples/keystone/keystone"
+	"github.com/c5c3/reconciler-sdk/examples/keystone/names"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 	"github.com/c5c3/reconciler-sdk/reconcile"
 	"github.com/c5c3/reconciler-sdk/satellite"
+	"github.com/c5c3/reconciler-sdk/testenv"
 )
 
 // federationClientSecret is the OpenID Connect client secret of the tests' provider:
@@ -324,4 +326,45 @@ func TestFederationRollsAndPruneSparesMountedSecrets(t *testing.T) {
 			t.Fatalf("condition %s carries the client secret", c.Type)
 		}
 	}
+}
+
+// TestOpenIDPassphraseCollectedWithKeystone: the IdentityBackends row generates the
+// session passphrase of the Keystone's OpenID Connect provider into a Secret the
+// Keystone controls, keeps it over a new client secret, and the garbage collector
+// deletes it with the Keystone.
+func TestOpenIDPassphraseCollectedWithKeystone(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t)
+	k := createKeystone(t, newKeystone(ns, "keystone"))
+	target := stepTarget(env.Client)
+	newOIDCBackend(t, k)
+	projectBackends(t, target, k)
+	key := client.ObjectKey{Namespace: ns, Name: names.OpenIDPassphraseSecretName(k)}
+	s := &corev1.Secret{}
+	if err := env.Client.Get(ctx, key, s); err != nil {
+		t.Fatal(err)
+	}
+	pass := string(s.Data["corp-oidc"])
+	if len(pass) != 32 || !metav1.IsControlledBy(s, k) {
+		t.Fatalf("Secret %s: %d characters under corp-oidc, owners %v; want 32, controlled by Keystone %s", key, len(pass), s.OwnerReferences, k.Name)
+	}
+	setClientSecret(t, ns, federationClientSecret+"-rotated")
+	projectBackends(t, target, k)
+	if err := env.Client.Get(ctx, key, s); err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data["corp-oidc"]) != pass {
+		t.Fatal("a new client secret changed the session passphrase")
+	}
+
+	if err := env.Client.Delete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 60*time.Second, "the passphrase Secret collected with its Keystone", func(ctx context.Context) (bool, error) {
+		err := env.Client.Get(ctx, key, &corev1.Secret{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
 }

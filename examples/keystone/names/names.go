@@ -35,6 +35,12 @@ func DomainsBaseName(k *v1alpha1.Keystone) string { return k.Name + "-domains" }
 // ({keystone}-federation-{hash}).
 func FederationBaseName(k *v1alpha1.Keystone) string { return k.Name + "-federation" }
 
+// OpenIDPassphraseSecretName is the Secret holding the session passphrase
+// (mod_auth_openidc's OIDCCryptoPassphrase) of each OpenID Connect identity provider
+// of the Keystone, one data key per provider id, generated once at random and owned by
+// the Keystone.
+func OpenIDPassphraseSecretName(k *v1alpha1.Keystone) string { return k.Name + "-openid-passphrase" }
+
 // AdminPasswordDataKey is the key of the admin password in the Secret
 // AdminPasswordSecretName; the bootstrap Job reads it into OS_BOOTSTRAP_PASSWORD.
 const AdminPasswordDataKey = "password"

@@ -221,6 +221,16 @@ func TestValidateIdentityBackend(t *testing.T) {
 			Want: []metav1.StatusCause{invalidCause("spec.federation.identityProviders[1].remoteIDs[0]",
 				`Invalid value: "https://sso.corp.example.com": is also a remote id of identity provider corp-oidc: Keystone keeps a remote id to one identity provider`)},
 		},
+		"a second OpenID Connect provider": {
+			Obj: backend(withFederation(func(f *v1alpha1.FederationSpec) {
+				second := f.IdentityProviders[0]
+				second.ID, second.RemoteIDs = "partner-oidc", []string{"https://sso.partner.example.com"}
+				f.IdentityProviders = append(f.IdentityProviders, second)
+			})),
+			Want: []metav1.StatusCause{{Type: metav1.CauseTypeForbidden, Field: "spec.federation.identityProviders[2].protocol",
+				Message: "Forbidden: identity provider corp-oidc (spec.federation.identityProviders[0]) is this backend's OpenID Connect provider already: " +
+					"a Keystone serves at most one OpenID Connect provider (mod_auth_openidc reads one per virtual host)"}},
+		},
 		"inline IdP metadata that is not SAML metadata": {
 			Obj: backend(withFederation(func(f *v1alpha1.FederationSpec) {
 				f.IdentityProviders[1].SAML2.IdPMetadata.Inline = "<html><body>sign in</body></html>"
