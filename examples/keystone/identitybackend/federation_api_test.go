@@ -315,7 +315,8 @@ func TestFederationAdoptsAndLeavesAdopted(t *testing.T) {
 	}
 }
 
-// Every reason of FederationReady is reached.
+// Every reason of FederationReady is reached (TooManyOpenIDProviders in
+// TestOneOpenIDProviderPerKeystone).
 func TestFederationReasons(t *testing.T) {
 	ns := env.Namespace(t)
 	op := startFederationOperator(t, ns, 0)

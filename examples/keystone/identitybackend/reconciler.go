@@ -99,7 +99,8 @@ const (
 	// mount a domains Secret holding this generation's keystone.<domain>.conf yet, or,
 	// with spec.federation, a federation Secret holding this generation's files of each
 	// identity provider (the message names the file; a federation that does not
-	// validate or a provider whose documents are missing is never projected).
+	// validate, a provider whose documents are missing or an OpenID Connect provider
+	// besides the Keystone's one is never projected).
 	ReasonNotProjected = "NotProjected"
 	// ReasonWaitingForRollout (ConfigProjected False): the file (and the identity
 	// providers' files) are in the pod template, but the Deployment has not finished
@@ -184,9 +185,10 @@ type Options struct {
 
 // DefaultOptions returns the options of an operator that reaches every
 // Keystone on its own cluster at the Keystone's Service (names.Endpoint) and every Keystone
-// on a target cluster at its spec.externalEndpoint, through outbound's default policy.
+// on a target cluster at its spec.externalEndpoint, through outbound's default policy,
+// polling every DefaultPollInterval and resyncing every DefaultResyncInterval.
 func DefaultOptions() Options {
-	return Options{AdminPasswordKey: defaultAdminPasswordKey, PollInterval: DefaultPollInterval}
+	return Options{AdminPasswordKey: defaultAdminPasswordKey, PollInterval: DefaultPollInterval, ResyncInterval: DefaultResyncInterval}
 }
 
 // Reconciler reconciles KeystoneIdentityBackends, the satellites of a
