@@ -27,9 +27,10 @@
 //     the operator sends, its informers' included), counted with
 //     testenv.RequestCounter;
 //   - time and requests to converge all owners from their creation: each way converges
-//     a fresh workload BENCH_CONVERGE_RUNS times with a new operator, the ways taking
-//     turns and every run starting once kube-apiserver and etcd are idle, and the report
-//     shows the median run with the fastest and slowest;
+//     a fresh workload BENCH_CONVERGE_RUNS times with a new operator, every run starting
+//     once kube-apiserver and etcd are idle (naive SSA's runs first, then the SDK applier
+//     and CreateOrUpdate alternating which goes first), and the report shows the median
+//     run with the fastest and slowest;
 //   - passes, requests and time to repair a drifted child (a kubectl-style Update of
 //     one applied field), once the operator's informer has seen the edit;
 //   - kube-apiserver CPU seconds per converged pass: user plus system time of the

@@ -118,11 +118,12 @@ func markdown(results []result, heap []heapResult, shards []shardResult) string 
 	b.WriteString("work, about what an idle server burns in the pass's wall time). Converge: from the owners' creation until a\n")
 	b.WriteString("pass changed nothing (for the SDK applier: skipped every child), and kube-apiserver's CPU time over\n")
 	if len(results) > 0 {
-		fmt.Fprintf(&b, "it; each way converges a fresh workload %d times with a new operator, the ways taking turns (run i starts\n", results[0].convergeRuns)
+		fmt.Fprintf(&b, "it; each way converges a fresh workload %d times with a new operator, each run starting once kube-apiserver\n", results[0].convergeRuns)
 	}
-	b.WriteString("with way i, so that none always follows the same one) and each run starting once kube-apiserver and etcd\n")
-	b.WriteString("are idle again (below a tenth of a CPU), so that no way pays for the backlog its predecessor left; the\n")
-	b.WriteString("columns show the run of the median time, the fastest and the slowest, and the median CPU time. The SDK applier sends one POST per child there and no read: a child missing from its cache is\n")
+	b.WriteString("and etcd are idle again (below a tenth of a CPU). Naive SSA runs all its runs first; the SDK applier and\n")
+	b.WriteString("CreateOrUpdate then alternate which goes first in each round, so that neither always follows the same\n")
+	b.WriteString("way nor gains from the control plane getting faster or slower over the rounds. The columns show the\n")
+	b.WriteString("run of the median time, the fastest and the slowest, and the median CPU time. The SDK applier sends one POST per child there and no read: a child missing from its cache is\n")
 	b.WriteString("created with a plain create under the field manager's create name (`apply.CreateFieldManager`), which\n")
 	b.WriteString("an existing object would fail with AlreadyExists, unwritten (only then is it read through the API\n")
 	b.WriteString("reader), and the first later apply turns the create's managedFields entry into the field manager's\n")
