@@ -79,7 +79,8 @@
 // markers of README.md. The environment sets the size: BENCH_OWNERS (comma-separated
 // owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3),
 // BENCH_CONVERGE_RUNS (convergences from creation of each way, default 3; `make bench`
-// sets 5), BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
+// sets 6, an even count, so that the SDK applier and CreateOrUpdate go first equally
+// often), BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
 // growth; default 200) and BENCH_SHARD_CRS (ShardApps of the sharding comparison,
 // default 300; `make bench` sets 3000, the full size).
 package bench
