@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // benchConvergeRuns is how many times the report converges every way from creation at
@@ -65,14 +67,18 @@ func measureConvergence(ctx context.Context, tb testing.TB, n, runs int) (map[wa
 }
 
 // convergeOnce creates n owners in a new namespace, waits for the control plane to be
-// idle, and measures a new operator of way w converging them.
+// idle, and measures a new operator of way w converging them. It then deletes the owners
+// and their children again, so that the runs do not grow the control plane's store (and
+// its cost) from one to the next, nor the caches of the operators measured later.
 func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergence, err error) {
 	op, err := startOperator(w)
 	if err != nil {
 		return c, err
 	}
 	defer func() { err = errors.Join(err, op.stop()) }()
-	owners, err := createOwners(ctx, env.Namespace(tb), n)
+	ns := env.Namespace(tb)
+	defer func() { err = errors.Join(err, deleteWorkload(ctx, ns)) }()
+	owners, err := createOwners(ctx, ns, n)
 	if err != nil {
 		return c, err
 	}
@@ -93,6 +99,16 @@ func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergen
 	}
 	c.requests, c.writes = op.counter.Total(), op.counter.Writes()
 	return c, nil
+}
+
+// deleteWorkload deletes the owners and every child kind in ns through the admin
+// client, one collection at a time (envtest runs no garbage collector).
+func deleteWorkload(ctx context.Context, ns string) error {
+	var errs []error
+	for _, obj := range append(childObjects(), &BenchApp{}) {
+		errs = append(errs, env.Client.DeleteAllOf(ctx, obj, client.InNamespace(ns)))
+	}
+	return errors.Join(errs...)
 }
 
 // Idle: kube-apiserver and etcd together below idleCPU of one CPU over two windows of
