@@ -75,9 +75,10 @@ func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergen
 	if err != nil {
 		return c, err
 	}
-	defer func() { err = errors.Join(err, op.stop()) }()
 	ns := env.Namespace(tb)
+	// Deferred calls run last first: the operator stops, then its workload goes.
 	defer func() { err = errors.Join(err, deleteWorkload(ctx, ns)) }()
+	defer func() { err = errors.Join(err, op.stop()) }()
 	owners, err := createOwners(ctx, ns, n)
 	if err != nil {
 		return c, err
@@ -101,11 +102,11 @@ func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergen
 	return c, nil
 }
 
-// deleteWorkload deletes the owners and every child kind in ns through the admin
+// deleteWorkload deletes the owners, then every child kind in ns through the admin
 // client, one collection at a time (envtest runs no garbage collector).
 func deleteWorkload(ctx context.Context, ns string) error {
 	var errs []error
-	for _, obj := range append(childObjects(), &BenchApp{}) {
+	for _, obj := range append([]client.Object{&BenchApp{}}, childObjects()...) {
 		errs = append(errs, env.Client.DeleteAllOf(ctx, obj, client.InNamespace(ns)))
 	}
 	return errors.Join(errs...)

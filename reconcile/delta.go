@@ -32,8 +32,9 @@ import (
 // lastTransitionTime; a new or flipped one takes the pass's, or now when it has none.
 //
 // merged is a new map; before, after and stored are not modified (merged shares the
-// values the pass left alone with stored). A conditions entry of any of the three that
-// is not a list of conditions is an error naming it; merged is then nil.
+// values the pass left alone with stored). A conditions entry that is not a list of
+// conditions is an error naming it, in before or after always and in stored when the
+// pass changed a condition (stored's list is read only then); merged is then nil.
 func MergeStatus(before, after, stored map[string]any, skip string) (merged map[string]any, kept []string, err error) {
 	d, err := newStatusDelta(before, after, skip)
 	if err != nil {
