@@ -110,7 +110,10 @@ type ClusterResolver struct {
 	local   *Target
 	mu      sync.Mutex
 	targets map[string]*remoteTarget
-	now     func() time.Time
+	// live holds the clusters the manager engaged whose engagement has not ended; only
+	// their targets are kept in targets.
+	live map[cluster.Cluster]bool
+	now  func() time.Time
 }
 
 type remoteTarget struct {
@@ -160,6 +163,7 @@ func NewResolver(ctx context.Context, mgr mcmanager.Manager, opts ResolverOption
 			RESTMapper: local.GetRESTMapper(),
 		},
 		targets: map[string]*remoteTarget{},
+		live:    map[cluster.Cluster]bool{},
 		now:     time.Now,
 	}
 	if err := mgr.Add(disengaged{r}); err != nil {
@@ -183,12 +187,20 @@ func (disengaged) Start(ctx context.Context) error {
 // NeedLeaderElection implements manager.LeaderElectionRunnable: every replica resolves.
 func (disengaged) NeedLeaderElection() bool { return false }
 
-// Engage implements multicluster.Aware: when ctx, the cluster's lifetime, ends, the
-// cached target of cl is dropped (one of a newer cluster under name is kept).
+// Engage implements multicluster.Aware: it marks cl live, so that the resolver keeps
+// its target, until ctx, the cluster's lifetime, ends; then the cached target of cl is
+// dropped (one of a newer cluster under name is kept). A cl engaged with a ctx that has
+// already ended is never live.
 func (d disengaged) Engage(ctx context.Context, name mcmulticluster.ClusterName, cl cluster.Cluster) error {
+	d.r.mu.Lock()
+	if ctx.Err() == nil {
+		d.r.live[cl] = true
+	}
+	d.r.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		d.r.mu.Lock()
 		defer d.r.mu.Unlock()
+		delete(d.r.live, cl)
 		if rt, ok := d.r.targets[string(name)]; ok && rt.cluster == cl {
 			delete(d.r.targets, string(name))
 		}
@@ -299,7 +311,10 @@ func (r *ClusterResolver) Resolve(ctx context.Context, ref *commonv1.TargetClust
 }
 
 // remoteTarget returns the cached target of cl, building it when the provider engaged a
-// new cluster under name.
+// new cluster under name. A target built for a cl that is not live (the provider made it
+// gettable before the manager engaged it, its engagement failed, or it was disengaged
+// since the caller got it) is returned but not cached, so that nothing of a removed
+// cluster stays in the resolver.
 func (r *ClusterResolver) remoteTarget(name string, cl cluster.Cluster) (*remoteTarget, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -334,7 +349,9 @@ func (r *ClusterResolver) remoteTarget(name string, cl cluster.Cluster) (*remote
 			Ownership:  &r.remote,
 		},
 	}
-	r.targets[name] = rt
+	if r.live[cl] {
+		r.targets[name] = rt
+	}
 	return rt, nil
 }
 
