@@ -125,9 +125,10 @@ var errWrongDomain = errors.New("in another domain")
 // spec.federation in Keystone through it: it creates or adopts each provider, its
 // mapping and protocol, updates what differs from the spec, and deletes what it created
 // for providers that left the spec. An OpenID Connect provider other than the
-// Keystone's one (attachedOpenIDHolder) is not registered: FederationReady False,
+// Keystone's one (openID, the pass's openIDHolder of the attached backends; consulted
+// only with a non-nil api) is not registered: FederationReady False,
 // ReasonTooManyOpenIDProviders. It returns the result to merge into the pass's.
-func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, api *keystoneapi.Client) (ctrl.Result, error) {
+func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, api *keystoneapi.Client, openID openIDSlot) (ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
 	f := b.Spec.Federation
 	if f == nil && len(b.Status.IdentityProviders) == 0 {
@@ -172,10 +173,6 @@ func (r *Reconciler) federate(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 	}
 	// The finalizer goes on before the first object is created.
 	if _, err := reconcile.AddFinalizer(ctx, r.client, b, FederationFinalizer); err != nil {
-		return ctrl.Result{}, err
-	}
-	openID, err := attachedOpenIDHolder(ctx, r.client, b)
-	if err != nil {
 		return ctrl.Result{}, err
 	}
 	refused := openIDRefusals(b, specs, openID)

@@ -27,10 +27,11 @@ import (
 // the Deployment) byte for byte. It returns "" when it does (or b declares no
 // federation), else why in words, naming the Deployment, the Secret and the file,
 // never a value. A federation that does not validate, a provider whose documents are
-// missing, or an OpenID Connect provider other than the Keystone's one, is why too:
-// the IdentityBackends row leaves it out. Errors are failed reads.
+// missing, or an OpenID Connect provider other than the Keystone's one (openID, the
+// pass's openIDHolder of the attached backends), is why too: the IdentityBackends row
+// leaves it out. Errors are failed reads.
 func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone,
-	d *appsv1.Deployment, children client.Client) (why string, err error) {
+	d *appsv1.Deployment, children client.Client, openID openIDSlot) (why string, err error) {
 	f := b.Spec.Federation
 	if f == nil {
 		return "", nil
@@ -59,10 +60,6 @@ func (r *Reconciler) federationProjected(ctx context.Context, b *v1alpha1.Keysto
 	fragment, ok := s.Data[FederationConfigFile]
 	if !ok {
 		return fmt.Sprintf("Secret %s mounted by Deployment %s has no %s", key, deployKey, FederationConfigFile), nil
-	}
-	openID, err := attachedOpenIDHolder(ctx, r.client, b)
-	if err != nil {
-		return "", err
 	}
 	for i := range f.IdentityProviders {
 		idp := &f.IdentityProviders[i]

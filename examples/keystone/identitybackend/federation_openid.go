@@ -91,7 +91,9 @@ func ensurePassphrase(ctx context.Context, c client.Client, k *v1alpha1.Keystone
 	}
 	value, found, err := readPassphrase(ctx, c, key, id)
 	if err == nil && !found {
-		// Just written: a cache that lags behind the write does not hold it yet.
+		// Just written: a cache that lags behind the write does not hold it yet. An
+		// Applier confirms a missing Secret past its cache, but not a cached older
+		// version without this key (a key just added for a new provider id).
 		var s corev1.Secret
 		if err = apply.GetUncached(ctx, c, key, &s); err == nil {
 			value, found = string(s.Data[id]), len(s.Data[id]) > 0
@@ -120,13 +122,14 @@ func readPassphrase(ctx context.Context, c client.Client, key client.ObjectKey, 
 	return value, value != "", nil
 }
 
-// attachedOpenIDHolder lists the backends of b's Keystone through c and returns the
-// Keystone's OpenID Connect provider among those not being deleted (openIDHolder), b
-// taken as the pass has it.
-func attachedOpenIDHolder(ctx context.Context, c client.Reader, b *v1alpha1.KeystoneIdentityBackend) (openIDSlot, error) {
+// attachedBackends lists the backends of b's Keystone through c and returns those not
+// being deleted, b among them as the pass has it (in place of its listed copy). A pass
+// lists them once: its holder of the Keystone's OpenID Connect provider (openIDHolder)
+// and the domain conflicts ConfigProjected reports are both computed from this list.
+func attachedBackends(ctx context.Context, c client.Reader, b *v1alpha1.KeystoneIdentityBackend) ([]*v1alpha1.KeystoneIdentityBackend, error) {
 	siblings, err := identityBackendsOf(ctx, c, b.Namespace, b.Spec.KeystoneRef.Name)
 	if err != nil {
-		return openIDSlot{}, err
+		return nil, err
 	}
 	attached := []*v1alpha1.KeystoneIdentityBackend{b}
 	for _, s := range siblings {
@@ -134,5 +137,5 @@ func attachedOpenIDHolder(ctx context.Context, c client.Reader, b *v1alpha1.Keys
 			attached = append(attached, s)
 		}
 	}
-	return openIDHolder(attached), nil
+	return attached, nil
 }

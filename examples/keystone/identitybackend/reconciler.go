@@ -295,20 +295,28 @@ func (r *Reconciler) converge(ctx context.Context, b *v1alpha1.KeystoneIdentityB
 	})
 	if children == nil {
 		r.notProjected(b, ReasonNotProjected, "not projected while DomainReady is not True")
-		fres, ferr := r.federate(ctx, b, nil)
+		fres, ferr := r.federate(ctx, b, nil, openIDSlot{}) // without an API client it consults no holder
 		return earlier(res, fres), errors.Join(err, ferr)
 	}
 	content, api, res, err := r.gate(ctx, b, k, children)
+	// The attached backends are listed once, for federate and observe alike, and only
+	// when DomainReady is True: federate consults the OpenID Connect holder only with
+	// an API client, which the gate returns with DomainReady True alone.
+	var attached []*v1alpha1.KeystoneIdentityBackend
+	if err == nil && meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady) {
+		attached, err = attachedBackends(ctx, r.client, b)
+	}
+	openID := openIDHolder(attached)
 	if err == nil {
 		var fres ctrl.Result
-		fres, err = r.federate(ctx, b, api)
+		fres, err = r.federate(ctx, b, api, openID)
 		res = earlier(res, fres)
 	}
 	if err != nil || !meta.IsStatusConditionTrue(b.Status.Conditions, ConditionDomainReady) {
 		r.notProjected(b, ReasonNotProjected, "not projected while DomainReady is not True")
 		return res, err
 	}
-	pres, err := r.observe(ctx, b, k, children, content)
+	pres, err := r.observe(ctx, b, k, children, content, attached, openID)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -498,18 +506,12 @@ func (r *Reconciler) keystoneFailed(ctx context.Context, b *v1alpha1.KeystoneIde
 // Secret its domains volume mounts (satellite.SectionProjected), holds what this
 // generation renders, the identity providers of spec.federation are in the Secret its
 // federation volume mounts (federationProjected), and the rollout has finished.
-func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client, content string) (ctrl.Result, error) {
+// attached are the Keystone's backends not being deleted, b among them
+// (attachedBackends), and openID their OpenID Connect holder, both read once by the
+// pass.
+func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBackend, k *v1alpha1.Keystone, children client.Client,
+	content string, attached []*v1alpha1.KeystoneIdentityBackend, openID openIDSlot) (ctrl.Result, error) {
 	poll := ctrl.Result{RequeueAfter: r.opts.PollInterval}
-	siblings, err := identityBackendsOf(ctx, r.client, b.Namespace, k.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	var attached []*v1alpha1.KeystoneIdentityBackend
-	for _, s := range siblings {
-		if s.DeletionTimestamp == nil {
-			attached = append(attached, s)
-		}
-	}
 	holders, _ := domainHolders(attached)
 	if h := holders[b.Spec.Domain]; h != nil && h.Name != b.Name {
 		r.notProjected(b, ReasonDomainConflict, fmt.Sprintf(
@@ -554,7 +556,7 @@ func (r *Reconciler) observe(ctx context.Context, b *v1alpha1.KeystoneIdentityBa
 			secretKey, deployKey, file))
 		return poll, nil
 	}
-	why, err := r.federationProjected(ctx, b, k, &d, children)
+	why, err := r.federationProjected(ctx, b, k, &d, children, openID)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
