@@ -37,3 +37,6 @@ func (r *ClusterResolver) TargetFor(name string, cl cluster.Cluster) (*Target, e
 	}
 	return rt.target, nil
 }
+
+// KindMapping is kindMapping: the REST mapping of a kind a target cluster serves.
+var KindMapping = kindMapping

@@ -2,12 +2,17 @@ package multicluster_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"github.com/c5c3/reconciler-sdk/capability"
 	"github.com/c5c3/reconciler-sdk/multicluster"
 )
 
@@ -111,4 +116,27 @@ func TestResolverKeepsTargetsOfEngagedClustersOnly(t *testing.T) {
 		t.Fatal("the engaged newer cluster's target is not kept")
 	}
 	cached("edge")
+}
+
+// A target cluster's watch of a kind maps the kind once when its cluster serves it,
+// reports a kind it does not serve as unmapped without error, and says why a kind
+// cannot be looked up.
+func TestKindMappingOfATargetCluster(t *testing.T) {
+	served := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(served, meta.RESTScopeNamespace)
+	mapping, err := multicluster.KindMapping(mapper, served)
+	if err != nil || mapping == nil || mapping.Resource.GroupResource() != corev1.Resource("configmaps") {
+		t.Fatalf("KindMapping(%s) = %+v, %v; want the configmaps resource", served, mapping, err)
+	}
+	absent := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+	if mapping, err := multicluster.KindMapping(mapper, absent); mapping != nil || err != nil {
+		t.Fatalf("KindMapping(%s) = %+v, %v; want not served, no error", absent, mapping, err)
+	}
+	if _, err := multicluster.KindMapping(nil, served); !errors.Is(err, capability.ErrNilMapper) {
+		t.Fatalf("KindMapping without a mapper = %v, want capability.ErrNilMapper", err)
+	}
+	if _, err := multicluster.KindMapping(mapper, schema.GroupVersionKind{Kind: "ConfigMap"}); !errors.Is(err, capability.ErrIncompleteGVK) {
+		t.Fatalf("KindMapping without a version = %v, want capability.ErrIncompleteGVK", err)
+	}
 }

@@ -175,21 +175,39 @@ func childHandler(owner schema.GroupKind, managementCluster string) func(mcmulti
 // (shard.Member.SelectOwned) before the watch starts.
 func servedOn(gvk schema.GroupVersionKind, member *shard.Member) mcbuilder.ClusterFilterFunc {
 	return func(name mcmulticluster.ClusterName, cl cluster.Cluster) bool {
-		served, err := capability.IsKindServed(cl.GetRESTMapper(), gvk)
+		mapping, err := kindMapping(cl.GetRESTMapper(), gvk)
 		if err != nil {
 			log.Log.WithName("multicluster").Error(err, "not watching kind on target cluster", "cluster", name, "kind", gvk)
 		}
-		if served && member != nil {
-			mapping, err := cl.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
-			if err != nil {
-				log.Log.WithName("multicluster").Error(err, "not watching kind on target cluster: its resource is unknown",
-					"cluster", name, "kind", gvk)
-				return false
-			}
+		if mapping == nil {
+			return false
+		}
+		if member != nil {
 			member.SelectOwned(mapping.Resource.GroupResource())
 		}
-		return served
+		return true
 	}
+}
+
+// kindMapping returns the REST mapping of gvk when mapper serves it, nil when it does
+// not, and an error (capability.IsKindServed's) when that cannot be told. A served kind
+// costs one lookup; capability.IsKindServed classifies only a failed one.
+func kindMapping(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	if mapper != nil && gvk.Version != "" && gvk.Kind != "" {
+		if mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			return mapping, nil
+		}
+	}
+	served, err := capability.IsKindServed(mapper, gvk)
+	if err != nil || !served {
+		return nil, err
+	}
+	// Served on a second look (discovery caught up): map it again.
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("resource of %s: %w", gvk, err)
+	}
+	return mapping, nil
 }
 
 // LocalReconciler adapts a controller-runtime reconciler of CRs on the management
