@@ -101,7 +101,8 @@ func (e *UnavailableError) Is(target error) bool { return target == ErrTargetClu
 // cluster is the one its provider engaged under the ref's name, for a CR of a
 // namespace the cluster's kubeconfig Secret lists ([AllowedNamespacesAnnotation]).
 // Each cluster's Target.Client is an apply.Applier built once and kept while the
-// provider keeps the cluster; on a target cluster it claims children with ownership
+// manager has the cluster engaged (a target built for a cluster not engaged yet, or no
+// longer, is used for that call only); on a target cluster it claims children with ownership
 // labels (apply.RemoteOwnership). It is safe for concurrent use.
 type ClusterResolver struct {
 	mgr     mcmanager.Manager
