@@ -103,7 +103,7 @@ func ensurePassphrase(ctx context.Context, c client.Client, k *v1alpha1.Keystone
 	case err != nil:
 		return "", fmt.Errorf("reading the session passphrase of identity provider %s from Secret %s: %w", id, key, err)
 	case !found:
-		return "", fmt.Errorf("Secret %s holds no session passphrase %q of identity provider %s", key, id, id)
+		return "", fmt.Errorf("the session passphrase %q of identity provider %s: Secret %s holds none", id, id, key)
 	}
 	return value, nil
 }

@@ -189,7 +189,7 @@ func (s *Step) flow(ctx context.Context, k *v1alpha1.Keystone) (reconcile.Outcom
 			continue
 		}
 		if providers[i].passphrase, err = ensurePassphrase(ctx, writer, k, providers[i].spec.ID); err != nil {
-			return fail(fmt.Errorf("Keystone %s/%s: %w", k.Namespace, k.Name, err))
+			return fail(fmt.Errorf("the Keystone %s/%s: %w", k.Namespace, k.Name, err))
 		}
 	}
 	fedData, err := renderFederation(providers, dashboards)
