@@ -141,10 +141,12 @@ func (r *crdReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if !st.waiting || err != nil {
 		r.engine.health[r.crd.Name].record(req.Namespace, err)
 	}
-	if err != nil {
+	switch {
+	case err != nil && stale && reconcile.IsTerminal(err):
+		return ctrl.Result{}, reconcile.JoinErrors(err, reconcile.ErrStatusSuperseded)
+	case err != nil:
 		return ctrl.Result{}, err
-	}
-	if stale {
+	case stale:
 		res = reconcile.Shortest(res, ctrl.Result{RequeueAfter: reconcile.StaleStatusRequeue})
 	}
 	return res, nil

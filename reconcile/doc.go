@@ -69,7 +69,8 @@
 // read served by a cache lagging behind — the stored value stays, the change is dropped
 // (logged at V(1) with the condition type or field name) and RunPass returns a requeue
 // after [StaleStatusRequeue] at the latest, without an error, so the pass decides again
-// from the stored object; a pass that returned an error returns it alone. Conditions
+// from the stored object; a pass that returned an error returns it alone, a terminal one
+// joined to [ErrStatusSuperseded] so that controller-runtime retries it. Conditions
 // and fields others wrote meanwhile that this pass left alone are kept. When the
 // re-read object has a newer metadata.generation, the pass's status describes a spec
 // that is no longer current and is not written at all. Afterwards obj holds the pass's

@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -89,6 +90,7 @@ func TestRunPassConflictMergesThreeWays(t *testing.T) {
 		wantPhase    string
 		wantRes      ctrl.Result
 		wantErr      error
+		wantRetried  bool // the error is not terminal: controller-runtime runs the pass again
 		wantWrite    bool // the pass's status write went through
 	}{
 		"a condition another writer changed since the pass read it keeps the newer value": {
@@ -306,6 +308,20 @@ func TestRunPassConflictMergesThreeWays(t *testing.T) {
 			wantEndpoint: "http://b",
 			wantErr:      errConfig,
 		},
+		"a terminal error is retried when a change was kept back": {
+			newer: func(w *Widget) bool {
+				w.Status.Endpoint = "http://b"
+				return true
+			},
+			pass: func(w *Widget) (ctrl.Result, error) {
+				w.Status.Endpoint = "http://c"
+				return ctrl.Result{}, crreconcile.TerminalError(errConfig)
+			},
+			want:         []metav1.Condition{secrets, configPending, deployment, readyPending},
+			wantEndpoint: "http://b",
+			wantErr:      reconcile.ErrStatusSuperseded,
+			wantRetried:  true,
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -357,6 +373,9 @@ func TestRunPassConflictMergesThreeWays(t *testing.T) {
 			}
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
 				t.Fatalf("RunPass error = %v, want %v", err, tc.wantErr)
+			}
+			if tc.wantRetried && (reconcile.IsTerminal(err) || !errors.Is(err, errConfig)) {
+				t.Errorf("RunPass error = %v: want the pass's error, not terminal", err)
 			}
 			if res != tc.wantRes {
 				t.Errorf("RunPass result = %+v, want %+v", res, tc.wantRes)

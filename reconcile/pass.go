@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
@@ -64,6 +65,12 @@ const StatusWriteTimeout = 10 * time.Second
 // between its read and its own), so it runs again to decide from the stored object.
 const StaleStatusRequeue = time.Second
 
+// ErrStatusSuperseded is joined ([JoinErrors]) to a terminal error of a pass whose
+// status write kept another writer's newer value over a change of the pass: the join is
+// not terminal, so controller-runtime runs the pass again and it decides from the stored
+// object, where a terminal error alone would never be retried.
+var ErrStatusSuperseded = errors.New("the stored status changed since this pass read it; the pass runs again")
+
 // DefaultPassOptions returns options that aggregate [ConditionReady] from
 // subConditions and retry a conflicting status write with retry.DefaultBackoff (four
 // attempts, 10 ms to 250 ms apart, about 0.3 s in all, so that a cached client has time
@@ -85,7 +92,7 @@ func DefaultPassOptions(subConditions ...string) PassOptions {
 // write's conflict retry kept another writer's newer value over a change of this pass,
 // a pass that returned no error requeues after [StaleStatusRequeue] at the latest (its
 // own requeue when sooner); an error is returned alone, and its retry runs the pass
-// again anyway.
+// again anyway, a terminal one joined to [ErrStatusSuperseded] so that it is retried.
 func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, opts PassOptions, pass StepFunc[T]) (ctrl.Result, error) {
 	if opts.LogWrites {
 		outer := ctx
@@ -114,8 +121,11 @@ func RunPass[T Object](ctx context.Context, c client.Client, key client.ObjectKe
 	if serr != nil {
 		return ctrl.Result{}, JoinErrors(err, serr)
 	}
-	if stale && err == nil {
+	switch {
+	case stale && err == nil:
 		res = Shortest(res, ctrl.Result{RequeueAfter: StaleStatusRequeue})
+	case stale && IsTerminal(err):
+		err = JoinErrors(err, ErrStatusSuperseded)
 	}
 	return res, err
 }
