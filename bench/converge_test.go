@@ -25,6 +25,9 @@ type convergence struct {
 	writes   int
 	// cpu is kube-apiserver's CPU time over the convergence; NaN when /proc cannot tell.
 	cpu float64
+	// work is what kube-apiserver counted of its work over the convergence (unknownWork
+	// when its metrics could not be read).
+	work serverWork
 }
 
 // measureConvergence converges a fresh workload of n owners runs times with every way,
@@ -42,8 +45,10 @@ func measureConvergence(ctx context.Context, tb testing.TB, n, runs int) (map[wa
 		if err != nil {
 			return fmt.Errorf("%s: converge %d owners, run %d: %w", w, n, i+1, err)
 		}
-		tb.Logf("%s, %d owners, run %d: %d passes, %d requests (%d writes), %s, kube-apiserver %s",
-			w, n, i+1, c.passes, c.requests, c.writes, dur(c.time), cpu(c.cpu))
+		tb.Logf("%s, %d owners, run %d: %d passes, %d requests (%d writes), %s, kube-apiserver %s; "+
+			"kube-apiserver counted %s requests, %s etcd requests, %s watch events (%s)",
+			w, n, i+1, c.passes, c.requests, c.writes, dur(c.time), cpu(c.cpu),
+			num(c.work.requests), num(c.work.etcd), num(c.work.watchEvents), kibOrNA(c.work.watchBytes))
 		out[w] = append(out[w], c)
 		return nil
 	}
@@ -86,6 +91,7 @@ func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergen
 	if err := waitIdle(ctx, tb); err != nil {
 		return c, err
 	}
+	w0, werr0 := readServerWork(ctx)
 	op.counter.Reset()
 	cpu0, err0 := apiserverCPUSeconds()
 	start := time.Now()
@@ -97,6 +103,12 @@ func convergeOnce(ctx context.Context, tb testing.TB, w way, n int) (c convergen
 	c.cpu = cpu1 - cpu0
 	if err0 != nil || err1 != nil {
 		c.cpu = math.NaN()
+	}
+	w1, werr1 := readServerWork(ctx)
+	c.work = w1.sub(w0)
+	if werr := errors.Join(werr0, werr1); werr != nil {
+		tb.Logf("%s: kube-apiserver's counters unread: %v", w, werr)
+		c.work = unknownWork
 	}
 	c.requests, c.writes = op.counter.Total(), op.counter.Writes()
 	return c, nil
@@ -170,14 +182,15 @@ func median[T any](xs []T, less func(a, b T) bool) (mid, lo, hi T) {
 	return s[(len(s)-1)/2], s[0], s[len(s)-1]
 }
 
-// setConvergence fills r's convergence columns from its way's runs: the passes and
-// requests of the run of the median time, that time and the fastest and slowest, and the
-// median kube-apiserver CPU time.
+// setConvergence fills r's convergence columns from its way's runs: the passes,
+// requests and kube-apiserver's counted work of the run of the median time, that time
+// and the fastest and slowest, and the median kube-apiserver CPU time.
 func setConvergence(r *result, runs []convergence) {
 	mid, lo, hi := median(runs, func(a, b convergence) bool { return a.time < b.time })
 	r.convergeRuns = len(runs)
 	r.convergePasses, r.convergeTime = mid.passes, mid.time
 	r.convergeRequests, r.convergeWrites = mid.requests, mid.writes
+	r.convergeWork = mid.work
 	r.convergeFastest, r.convergeSlowest = lo.time, hi.time
 	cpu, _, _ := median(runs, func(a, b convergence) bool { return a.cpu < b.cpu || math.IsNaN(b.cpu) && !math.IsNaN(a.cpu) })
 	r.convergeCPU = cpu.cpu
@@ -186,7 +199,8 @@ func setConvergence(r *result, runs []convergence) {
 func TestSetConvergence(t *testing.T) {
 	nan := math.NaN()
 	run := func(d time.Duration, cpu float64, passes int) convergence {
-		return convergence{passes: passes, time: d, requests: 10 * passes, writes: 5 * passes, cpu: cpu}
+		return convergence{passes: passes, time: d, requests: 10 * passes, writes: 5 * passes, cpu: cpu,
+			work: serverWork{requests: float64(11 * passes), etcd: float64(7 * passes)}}
 	}
 	cases := map[string]struct {
 		runs []convergence
@@ -195,22 +209,26 @@ func TestSetConvergence(t *testing.T) {
 		"one run": {
 			runs: []convergence{run(2*time.Second, 1.5, 2)},
 			want: result{convergeRuns: 1, convergePasses: 2, convergeTime: 2 * time.Second, convergeFastest: 2 * time.Second,
-				convergeSlowest: 2 * time.Second, convergeRequests: 20, convergeWrites: 10, convergeCPU: 1.5},
+				convergeSlowest: 2 * time.Second, convergeRequests: 20, convergeWrites: 10, convergeCPU: 1.5,
+				convergeWork: serverWork{requests: 22, etcd: 14}},
 		},
-		"the median run's passes and requests, the median CPU of its own": {
+		"the median run's passes, requests and server work, the median CPU of its own": {
 			runs: []convergence{run(5*time.Second, 1, 3), run(3*time.Second, 4, 2), run(4*time.Second, 2, 4)},
 			want: result{convergeRuns: 3, convergePasses: 4, convergeTime: 4 * time.Second, convergeFastest: 3 * time.Second,
-				convergeSlowest: 5 * time.Second, convergeRequests: 40, convergeWrites: 20, convergeCPU: 2},
+				convergeSlowest: 5 * time.Second, convergeRequests: 40, convergeWrites: 20, convergeCPU: 2,
+				convergeWork: serverWork{requests: 44, etcd: 28}},
 		},
 		"an even count takes the lower middle": {
 			runs: []convergence{run(4*time.Second, 3, 1), run(1*time.Second, 1, 2), run(2*time.Second, 2, 3), run(3*time.Second, 4, 4)},
 			want: result{convergeRuns: 4, convergePasses: 3, convergeTime: 2 * time.Second, convergeFastest: time.Second,
-				convergeSlowest: 4 * time.Second, convergeRequests: 30, convergeWrites: 15, convergeCPU: 2},
+				convergeSlowest: 4 * time.Second, convergeRequests: 30, convergeWrites: 15, convergeCPU: 2,
+				convergeWork: serverWork{requests: 33, etcd: 21}},
 		},
 		"a CPU /proc could not tell sorts last": {
 			runs: []convergence{run(time.Second, nan, 1), run(2*time.Second, 3, 1), run(3*time.Second, 1, 1)},
 			want: result{convergeRuns: 3, convergePasses: 1, convergeTime: 2 * time.Second, convergeFastest: time.Second,
-				convergeSlowest: 3 * time.Second, convergeRequests: 10, convergeWrites: 5, convergeCPU: 3},
+				convergeSlowest: 3 * time.Second, convergeRequests: 10, convergeWrites: 5, convergeCPU: 3,
+				convergeWork: serverWork{requests: 11, etcd: 7}},
 		},
 	}
 	for name, tc := range cases {
@@ -232,5 +250,89 @@ func TestConvergeTimes(t *testing.T) {
 	}
 	if got, want := convergeTimes(three), dur(2*time.Second)+" ("+dur(time.Second)+"–"+dur(3*time.Second)+")"; got != want {
 		t.Errorf("three runs: %q, want %q", got, want)
+	}
+}
+
+// timeRatio is the SDK applier's convergence time over CreateOrUpdate's, round by round.
+type timeRatio struct {
+	owners int
+	// rounds is how many rounds both ways ran; mid, lo and hi are the median (the lower
+	// middle one of an even count), smallest and largest of the rounds' ratios.
+	rounds      int
+	mid, lo, hi float64
+}
+
+// pairedRatio divides the SDK applier's time by CreateOrUpdate's in each round of
+// measureConvergence (the two ran back to back, so that the control plane's drift over
+// the rounds, which moves both, cancels), and returns the median and range of those
+// ratios. Rounds only one of the two ran are left out; none at all gives zero rounds.
+func pairedRatio(owners int, runs map[way][]convergence) timeRatio {
+	a, c := runs[sdkApplier], runs[createOrUpdate]
+	var rs []float64
+	for i := range min(len(a), len(c)) {
+		if c[i].time > 0 {
+			rs = append(rs, float64(a[i].time)/float64(c[i].time))
+		}
+	}
+	r := timeRatio{owners: owners, rounds: len(rs)}
+	if len(rs) > 0 {
+		r.mid, r.lo, r.hi = median(rs, func(x, y float64) bool { return x < y })
+	}
+	return r
+}
+
+// String renders r as "0.97 (0.85–1.10) over 6 rounds".
+func (r timeRatio) String() string {
+	if r.rounds == 0 {
+		return "n/a"
+	}
+	if r.rounds == 1 {
+		return fmt.Sprintf("%.2f (1 round)", r.mid)
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f) over %d rounds", r.mid, r.lo, r.hi, r.rounds)
+}
+
+func TestPairedRatio(t *testing.T) {
+	at := func(ds ...time.Duration) []convergence {
+		out := make([]convergence, len(ds))
+		for i, d := range ds {
+			out[i] = convergence{time: d}
+		}
+		return out
+	}
+	s := time.Second
+	cases := map[string]struct {
+		runs map[way][]convergence
+		want timeRatio
+		text string
+	}{
+		"round by round, not median over median": {
+			// Medians 4 s vs 3 s would say 1.33; each round the applier took 0.8 to
+			// 1.25 of CreateOrUpdate's time.
+			runs: map[way][]convergence{sdkApplier: at(4*s, 5*s, 2*s), createOrUpdate: at(5*s, 4*s, 2*s)},
+			want: timeRatio{owners: 50, rounds: 3, mid: 1, lo: 0.8, hi: 1.25},
+			text: "1.00 (0.80–1.25) over 3 rounds",
+		},
+		"a round only one way ran is left out": {
+			runs: map[way][]convergence{sdkApplier: at(2*s, 9*s), createOrUpdate: at(4 * s)},
+			want: timeRatio{owners: 50, rounds: 1, mid: 0.5, lo: 0.5, hi: 0.5},
+			text: "0.50 (1 round)",
+		},
+		"no rounds": {
+			runs: map[way][]convergence{naiveSSA: at(s)},
+			want: timeRatio{owners: 50},
+			text: "n/a",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := pairedRatio(50, tc.runs)
+			if got != tc.want {
+				t.Errorf("pairedRatio = %+v, want %+v", got, tc.want)
+			}
+			if got.String() != tc.text {
+				t.Errorf("String() = %q, want %q", got.String(), tc.text)
+			}
+		})
 	}
 }

@@ -116,6 +116,9 @@ type result struct {
 	// convergeCPU is kube-apiserver's median CPU time over the converging passes; NaN
 	// when /proc cannot tell.
 	convergeCPU float64
+	// convergeWork is what kube-apiserver counted of its work in the run of the median
+	// time.
+	convergeWork serverWork
 
 	// Per converged pass over all owners, averaged over benchPasses() passes.
 	passRequests float64
