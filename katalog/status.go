@@ -108,11 +108,7 @@ func (r *crdReconciler) writeStatus(ctx context.Context, before *unstructured.Un
 		if err != nil {
 			return err
 		}
-		for _, what := range kept {
-			logger.V(1).Info("this pass's change not written: another writer changed it after this pass read the object; "+
-				"the stored value stays and the pass runs again", "change", what)
-		}
-		stale = len(kept) > 0
+		stale = reconcile.LogKept(ctx, kept)
 		if equality.Semantic.DeepEqual(fs, merged) {
 			return nil
 		}

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // MergeStatus merges the status changes of one pass into the status stored now, three
@@ -41,6 +43,20 @@ func MergeStatus(before, after, stored map[string]any, skip string) (merged map[
 		return nil, nil, err
 	}
 	return d.merge(stored)
+}
+
+// LogKept logs, at V(1) on the logger of ctx, each change of kept (as [MergeStatus]
+// returned them) that was not written because another writer changed the value after
+// the pass read the object: the stored value stays and the pass is to run again. It
+// reports whether kept names any change, that is whether the pass's status was
+// superseded in part.
+func LogKept(ctx context.Context, kept []string) bool {
+	logger := log.FromContext(ctx)
+	for _, what := range kept {
+		logger.V(1).Info("this pass's change not written: another writer changed it after this pass read the object; "+
+			"the stored value stays and the pass runs again", "change", what)
+	}
+	return len(kept) > 0
 }
 
 // statusDelta is what one pass changed in an object's status, with what it read: each

@@ -1,11 +1,14 @@
 package reconcile_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/reconciler-sdk/reconcile"
 )
@@ -221,4 +224,41 @@ func deepCopy(m map[string]any) map[string]any {
 		return nil
 	}
 	return runtime.DeepCopyJSON(m)
+}
+
+// TestLogKept: each change the merge kept out is logged at V(1), and only then is the
+// pass's status reported superseded.
+func TestLogKept(t *testing.T) {
+	cases := map[string]struct {
+		kept      []string
+		verbosity int
+		want      []string
+		stale     bool
+	}{
+		"nothing kept: no line, not stale":         {verbosity: 1},
+		"each change a line at V(1)":               {kept: []string{"condition Ready", "field status.url"}, verbosity: 1, want: []string{"condition Ready", "field status.url"}, stale: true},
+		"below V(1) no line, still reported stale": {kept: []string{"condition Ready"}, verbosity: 0, stale: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			logger := funcr.New(func(_, args string) {
+				if !strings.Contains(args, "another writer changed it") {
+					t.Errorf("line %s does not say why the change was not written", args)
+				}
+				for _, k := range tc.kept {
+					if strings.Contains(args, `"change"="`+k+`"`) {
+						got = append(got, k)
+					}
+				}
+			}, funcr.Options{Verbosity: tc.verbosity})
+			stale := reconcile.LogKept(log.IntoContext(context.Background(), logger), tc.kept)
+			if stale != tc.stale {
+				t.Errorf("LogKept = %v, want %v", stale, tc.stale)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("logged changes %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

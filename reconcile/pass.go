@@ -213,11 +213,7 @@ func persistStatus[T Object](ctx context.Context, c client.Client, key client.Ob
 		if err != nil {
 			return err
 		}
-		for _, what := range kept {
-			logger.V(1).Info("this pass's change not written: another writer changed it after this pass read the object; "+
-				"the stored value stays and the pass runs again", "change", what)
-		}
-		stale = len(kept) > 0
+		stale = LogKept(ctx, kept)
 		if !equality.Semantic.DeepEqual(fs, merged) {
 			u["status"] = merged
 			fresh = newObject(after)
