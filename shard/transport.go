@@ -121,34 +121,36 @@ type shardTransport struct {
 }
 
 // narrowed is how a GET of a collection is narrowed: by shardSelector (uids), by the
-// bucket label (owned), or not at all.
-func (t *shardTransport) narrowed(req *http.Request) (uids, owned bool) {
+// bucket label (owned), or not at all; with the member's ranges to narrow by and their
+// generation, read under the same lock.
+func (t *shardTransport) narrowed(req *http.Request) (uids, owned bool, gen uint64, active Ranges) {
 	if req.Method != http.MethodGet {
-		return false, false
+		return false, false, 0, nil
 	}
 	gr := collection(req.URL.Path)
 	t.m.mu.Lock()
 	uids, owned = t.uids && (t.resources[gr] || t.m.selected[gr]), t.m.owned[gr]
+	gen, active = t.m.gen, t.m.lastSent
 	t.m.mu.Unlock()
 	if uids || !owned {
-		return uids, false
+		return uids, false, gen, active
 	}
 	sel, err := labels.Parse(req.URL.Query().Get("labelSelector"))
 	if err != nil {
-		return false, false
+		return false, false, 0, nil
 	}
 	reqs, _ := sel.Requirements()
 	for _, r := range reqs {
 		if r.Key() != apply.ManagedByLabel {
-			return false, false
+			return false, false, 0, nil
 		}
 	}
-	return false, true
+	return false, true, gen, active
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *shardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	uids, owned := t.narrowed(req)
+	uids, owned, gen, active := t.narrowed(req)
 	if !uids && !owned {
 		return t.next.RoundTrip(req)
 	}
@@ -157,9 +159,6 @@ func (t *shardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	listing := !watching || q.Get("sendInitialEvents") == "true"
 	path := req.URL.Path
 	m := t.m
-	m.mu.Lock()
-	gen, active := m.gen, m.lastSent
-	m.mu.Unlock()
 	t.mu.Lock()
 	if !listing && t.listed[path] != gen {
 		t.mu.Unlock()
