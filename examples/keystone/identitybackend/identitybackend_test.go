@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/reconciler-sdk/examples/keystone/api/v1alpha1"
@@ -124,7 +125,14 @@ func TestKeystoneUnreachable(t *testing.T) {
 	op.keystone.SetUnavailable(true)
 	waitCalls(t, op, "POST /v3/auth/tokens", op.keystone.Calls("POST /v3/auth/tokens")+2) // two passes met the outage
 	expectReason(t, b, condDomain, metav1.ConditionTrue, identitybackend.ReasonDomainCreated)
-	if logged := dumpLogsWith("the domain stays ready"); !strings.Contains(logged, "503") {
+	// The pass writes its line after Keystone's answer, which may be after the call was
+	// counted: wait for it.
+	var logged string
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 20*time.Second, true,
+		func(context.Context) (bool, error) {
+			logged = dumpLogsWith("the domain stays ready")
+			return strings.Contains(logged, "503"), nil
+		}); err != nil {
 		t.Fatalf("the outage was not logged with Keystone's answer: %q", logged)
 	}
 	if s := loggedSecret(adminPassword); s != "" {
