@@ -187,7 +187,7 @@ func convergenceMarkdown(results []result, ratios []timeRatio) string {
 	b.WriteString("per child and nothing else, and the server does the same work for them: the same requests, etcd\n")
 	b.WriteString("requests and watch events, bytes apart by the longer field-manager name. What separates their times\n")
 	b.WriteString("is the machine: the CPU time kube-apiserver, etcd and the operator spend on the same work rises and\n")
-	b.WriteString("falls together from one run to the next, by a quarter or more on a shared 2-CPU machine. The ratio\n")
+	b.WriteString("falls together from one run to the next (the fastest and slowest runs show by how much). The ratio\n")
 	b.WriteString("compares the two ways within each round, where they ran back to back, so that drift over the rounds\n")
 	b.WriteString("cancels; its range is that noise.\n\n")
 	return b.String()
