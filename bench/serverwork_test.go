@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"k8s.io/client-go/rest"
+	"k8s.io/client-go/discovery"
 )
 
 // serverWork is what kube-apiserver counts of its own work in its /metrics, summed over
@@ -45,27 +44,18 @@ const (
 	metricWatchBytes  = "apiserver_watch_events_sizes"
 )
 
-// readServerWork reads kube-apiserver's /metrics through the admin client's transport.
+// readServerWork reads kube-apiserver's /metrics as the admin user.
 func readServerWork(ctx context.Context) (serverWork, error) {
-	hc, err := rest.HTTPClientFor(env.Config)
+	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 	if err != nil {
 		return unknownWork, err
 	}
-	// Config.Host may end in a slash; "//metrics" is not found.
-	url := strings.TrimSuffix(env.Config.Host, "/") + "/metrics"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return unknownWork, err
-	}
-	resp, err := hc.Do(req)
+	body, err := dc.RESTClient().Get().AbsPath("/metrics").Stream(ctx)
 	if err != nil {
 		return unknownWork, fmt.Errorf("read kube-apiserver metrics: %w", err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return unknownWork, fmt.Errorf("read kube-apiserver metrics: %s", resp.Status)
-	}
-	return parseServerWork(resp.Body)
+	defer func() { _ = body.Close() }()
+	return parseServerWork(body)
 }
 
 // parseServerWork sums serverWork's metrics in a Prometheus text exposition; a metric
