@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,10 @@ import (
 // benchConvergeRuns is how many times the report converges every way from creation at
 // each size; it shows the median run and the fastest and slowest.
 func benchConvergeRuns() int { return envInts("BENCH_CONVERGE_RUNS", []int{3})[0] }
+
+// naiveConvergeRuns caps naive SSA's convergence runs: it is compared with the others by
+// its median only (it costs several times their time), not round by round.
+const naiveConvergeRuns = 3
 
 // convergence is one way's convergence of a fresh workload, from the owners' creation
 // until the way's steady state (settle).
@@ -31,9 +36,9 @@ type convergence struct {
 }
 
 // measureConvergence converges a fresh workload of n owners runs times with every way,
-// each time in a new namespace with a new operator, and returns each way's runs. Each
-// run starts once the control plane is idle (waitIdle). Naive SSA, which costs several
-// times the others, runs all its runs first, so that neither compared way always
+// each time in a new namespace with a new operator, and returns each way's runs (naive
+// SSA at most naiveConvergeRuns). Each run starts once the control plane is idle
+// (waitIdle). Naive SSA, which costs several times the others, runs all its runs first, so that neither compared way always
 // follows it; the SDK applier and CreateOrUpdate then alternate which of them goes
 // first (applier first in the odd rounds, CreateOrUpdate in the even ones), so that each
 // follows the other, and itself, equally often and neither gains from the control plane
@@ -52,7 +57,7 @@ func measureConvergence(ctx context.Context, tb testing.TB, n, runs int) (map[wa
 		out[w] = append(out[w], c)
 		return nil
 	}
-	for i := range runs {
+	for i := range min(runs, naiveConvergeRuns) {
 		if err := run(naiveSSA, i); err != nil {
 			return nil, err
 		}
@@ -260,28 +265,99 @@ type timeRatio struct {
 	// middle one of an even count), smallest and largest of the rounds' ratios.
 	rounds      int
 	mid, lo, hi float64
+	// p is the two-sided p-value of the rounds' ratios under the Wilcoxon signed-rank
+	// test (signedRankP): how often rounds of two equally fast ways would lean to one
+	// side at least this far. A small p (below 0.05) says one way is faster; a large
+	// one says the rounds cannot tell them apart.
+	p float64
 }
 
 // pairedRatio divides the SDK applier's time by CreateOrUpdate's in each round of
 // measureConvergence (the two ran back to back, so that the control plane's drift over
 // the rounds, which moves both, cancels), and returns the median and range of those
-// ratios. Rounds only one of the two ran are left out; none at all gives zero rounds.
+// ratios and their signed-rank p-value. Rounds only one of the two ran are left out;
+// none at all gives zero rounds.
 func pairedRatio(owners int, runs map[way][]convergence) timeRatio {
 	a, c := runs[sdkApplier], runs[createOrUpdate]
-	var rs []float64
+	var rs, logs []float64
 	for i := range min(len(a), len(c)) {
-		if c[i].time > 0 {
-			rs = append(rs, float64(a[i].time)/float64(c[i].time))
+		if c[i].time > 0 && a[i].time > 0 {
+			r := float64(a[i].time) / float64(c[i].time)
+			rs, logs = append(rs, r), append(logs, math.Log(r))
 		}
 	}
-	r := timeRatio{owners: owners, rounds: len(rs)}
+	r := timeRatio{owners: owners, rounds: len(rs), p: 1}
 	if len(rs) > 0 {
 		r.mid, r.lo, r.hi = median(rs, func(x, y float64) bool { return x < y })
+		r.p = signedRankP(logs)
 	}
 	return r
 }
 
-// String renders r as "0.97 (0.85–1.10) over 6 rounds".
+// signedRankP is the exact two-sided p-value of the Wilcoxon signed-rank test that
+// the paired differences ds are centred on zero. Zero differences are dropped; equal
+// magnitudes share the mean of their ranks. The null distribution of the positive
+// ranks' sum is counted exactly over every sign assignment (ranks doubled, so that
+// shared half ranks stay integers). No differences at all give 1.
+func signedRankP(ds []float64) float64 {
+	var mags []float64
+	var pos []bool
+	for _, d := range ds {
+		if d != 0 {
+			mags, pos = append(mags, math.Abs(d)), append(pos, d > 0)
+		}
+	}
+	n := len(mags)
+	if n == 0 {
+		return 1
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(mags[i], mags[j]) })
+	// rank2[i] is twice the rank of difference i: ties i..j-1 (1-based ranks i+1..j)
+	// share (i+1+j)/2, doubled i+1+j.
+	rank2 := make([]int, n)
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && mags[order[j]] == mags[order[i]] {
+			j++
+		}
+		for k := i; k < j; k++ {
+			rank2[order[k]] = i + 1 + j
+		}
+		i = j
+	}
+	total, w := 0, 0
+	for i, r := range rank2 {
+		total += r
+		if pos[i] {
+			w += r
+		}
+	}
+	// ways[s]: how many of the 2^n sign assignments give the positive ranks the sum s.
+	ways := make([]float64, total+1)
+	ways[0] = 1
+	for _, r := range rank2 {
+		for s := total; s >= r; s-- {
+			ways[s] += ways[s-r]
+		}
+	}
+	var below, above, all float64
+	for s, k := range ways {
+		all += k
+		if s <= w {
+			below += k
+		}
+		if s >= w {
+			above += k
+		}
+	}
+	return min(1, 2*min(below, above)/all)
+}
+
+// String renders r as "0.97 (0.85–1.10) over 6 rounds, p = 0.56".
 func (r timeRatio) String() string {
 	if r.rounds == 0 {
 		return "n/a"
@@ -289,7 +365,69 @@ func (r timeRatio) String() string {
 	if r.rounds == 1 {
 		return fmt.Sprintf("%.2f (1 round)", r.mid)
 	}
-	return fmt.Sprintf("%.2f (%.2f–%.2f) over %d rounds", r.mid, r.lo, r.hi, r.rounds)
+	return fmt.Sprintf("%.2f (%.2f–%.2f) over %d rounds, p = %.2f", r.mid, r.lo, r.hi, r.rounds, r.p)
+}
+
+// verdict says in words what r's rounds show: which way converged faster, or that
+// the rounds cannot tell them apart (p of 0.05 or more).
+func (r timeRatio) verdict() string {
+	switch {
+	case r.rounds < 2:
+		return "too few rounds to compare"
+	case r.p >= 0.05:
+		return "the rounds cannot tell the two apart"
+	case r.mid < 1:
+		return "the SDK applier converged faster"
+	default:
+		return "CreateOrUpdate converged faster"
+	}
+}
+
+func TestSignedRankP(t *testing.T) {
+	cases := map[string]struct {
+		ds   []float64
+		want float64
+	}{
+		// All 5 one way: only 1 of the 32 sign assignments reaches the top sum, and
+		// one the bottom.
+		"five of five above": {ds: []float64{0.1, 0.2, 0.3, 0.4, 0.5}, want: 2.0 / 32},
+		"six of six below":   {ds: []float64{-0.1, -0.2, -0.3, -0.4, -0.5, -0.6}, want: 2.0 / 64},
+		// Ranks 1..4 signed + - + -: the positive sum 4; of the 16 assignments 7 sum to
+		// 4 or less, 11 to 4 or more.
+		"alternating signs": {ds: []float64{0.1, -0.2, 0.3, -0.4}, want: 14.0 / 16},
+		// Equal magnitudes share rank 1.5: +a -a sums to the middle.
+		"a tie split both ways": {ds: []float64{0.2, -0.2}, want: 1},
+		"zeros are dropped":     {ds: []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0}, want: 2.0 / 32},
+		"nothing to test":       {ds: []float64{0, 0}, want: 1},
+		"none":                  {want: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := signedRankP(tc.ds); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("signedRankP(%v) = %v, want %v", tc.ds, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTimeRatioVerdict(t *testing.T) {
+	cases := map[string]struct {
+		r    timeRatio
+		want string
+	}{
+		"one round":       {r: timeRatio{rounds: 1, mid: 0.5, p: 1}, want: "too few rounds to compare"},
+		"large p":         {r: timeRatio{rounds: 10, mid: 0.9, p: 0.3}, want: "the rounds cannot tell the two apart"},
+		"applier faster":  {r: timeRatio{rounds: 10, mid: 0.9, p: 0.01}, want: "the SDK applier converged faster"},
+		"applier slower":  {r: timeRatio{rounds: 10, mid: 1.1, p: 0.049}, want: "CreateOrUpdate converged faster"},
+		"p at the border": {r: timeRatio{rounds: 10, mid: 1.1, p: 0.05}, want: "the rounds cannot tell the two apart"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.r.verdict(); got != tc.want {
+				t.Errorf("verdict() = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestPairedRatio(t *testing.T) {
@@ -310,17 +448,25 @@ func TestPairedRatio(t *testing.T) {
 			// Medians 4 s vs 3 s would say 1.33; each round the applier took 0.8 to
 			// 1.25 of CreateOrUpdate's time.
 			runs: map[way][]convergence{sdkApplier: at(4*s, 5*s, 2*s), createOrUpdate: at(5*s, 4*s, 2*s)},
-			want: timeRatio{owners: 50, rounds: 3, mid: 1, lo: 0.8, hi: 1.25},
-			text: "1.00 (0.80–1.25) over 3 rounds",
+			// One round slower, one faster by as much, one even: p = 1.
+			want: timeRatio{owners: 50, rounds: 3, mid: 1, lo: 0.8, hi: 1.25, p: 1},
+			text: "1.00 (0.80–1.25) over 3 rounds, p = 1.00",
+		},
+		"six rounds all one way": {
+			runs: map[way][]convergence{
+				sdkApplier:     at(9*s, 8*s, 7*s, 6*s, 5*s, 4*s),
+				createOrUpdate: at(10*s, 10*s, 10*s, 10*s, 10*s, 10*s)},
+			want: timeRatio{owners: 50, rounds: 6, mid: 0.6, lo: 0.4, hi: 0.9, p: 2.0 / 64},
+			text: "0.60 (0.40–0.90) over 6 rounds, p = 0.03",
 		},
 		"a round only one way ran is left out": {
 			runs: map[way][]convergence{sdkApplier: at(2*s, 9*s), createOrUpdate: at(4 * s)},
-			want: timeRatio{owners: 50, rounds: 1, mid: 0.5, lo: 0.5, hi: 0.5},
+			want: timeRatio{owners: 50, rounds: 1, mid: 0.5, lo: 0.5, hi: 0.5, p: 1},
 			text: "0.50 (1 round)",
 		},
 		"no rounds": {
 			runs: map[way][]convergence{naiveSSA: at(s)},
-			want: timeRatio{owners: 50},
+			want: timeRatio{owners: 50, p: 1},
 			text: "n/a",
 		},
 	}

@@ -27,13 +27,16 @@
 //     the operator sends, its informers' included), counted with
 //     testenv.RequestCounter;
 //   - time and requests to converge all owners from their creation: each way converges
-//     a fresh workload BENCH_CONVERGE_RUNS times with a new operator, every run starting
-//     once kube-apiserver and etcd are idle (naive SSA's runs first, then the SDK applier
+//     a fresh workload BENCH_CONVERGE_RUNS times (naive SSA at most 3) with a new
+//     operator, every run starting once kube-apiserver and etcd are idle (naive SSA's
+//     runs first, then the SDK applier
 //     and CreateOrUpdate alternating which goes first), and the report shows the median
 //     run with the fastest and slowest, what kube-apiserver counted of its own work in
 //     it (its /metrics: requests served, etcd requests, watch events and their bytes),
 //     and the SDK applier's time over CreateOrUpdate's round by round (the two ran back
-//     to back, so the control plane's drift over the rounds cancels): median and range;
+//     to back, so the control plane's drift over the rounds cancels): median, range and
+//     the exact two-sided p-value of the Wilcoxon signed-rank test, below 0.05 naming
+//     the faster way and otherwise saying the rounds cannot tell the two apart;
 //   - passes, requests and time to repair a drifted child (a kubectl-style Update of
 //     one applied field), once the operator's informer has seen the edit;
 //   - kube-apiserver CPU seconds per converged pass: user plus system time of the
@@ -82,7 +85,7 @@
 // markers of README.md. The environment sets the size: BENCH_OWNERS (comma-separated
 // owner counts, default 50), BENCH_PASSES (converged passes averaged, default 3),
 // BENCH_CONVERGE_RUNS (convergences from creation of each way, default 3; `make bench`
-// sets 10, an even count, so that the SDK applier and CreateOrUpdate go first equally
+// sets 20, an even count, so that the SDK applier and CreateOrUpdate go first equally
 // often), BENCH_UNRELATED (unrelated Secrets, and as many ConfigMaps, before the tenfold
 // growth; default 200) and BENCH_SHARD_CRS (ShardApps of the sharding comparison,
 // default 300; `make bench` sets 3000, the full size).

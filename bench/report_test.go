@@ -121,10 +121,10 @@ func markdown(results []result, ratios []timeRatio, heap []heapResult, shards []
 	b.WriteString("kube-apiserver process, from /proc, over those passes (it includes the server's own background\n")
 	b.WriteString("work, about what an idle server burns in the pass's wall time). Converge: from the owners' creation until a\n")
 	b.WriteString("pass changed nothing (for the SDK applier: skipped every child), and kube-apiserver's CPU time over\n")
-	if len(results) > 0 {
-		fmt.Fprintf(&b, "it; each way converges a fresh workload %d times with a new operator, each run starting once kube-apiserver\n", results[0].convergeRuns)
-	}
-	b.WriteString("and etcd are idle again (below a tenth of a CPU). Naive SSA runs all its runs first; the SDK applier and\n")
+	fmt.Fprintf(&b, "it; the SDK applier and CreateOrUpdate converge a fresh workload %d times each (naive SSA %d times) with a new\n",
+		convergeRuns(results, sdkApplier), convergeRuns(results, naiveSSA))
+	b.WriteString("operator, each run starting once kube-apiserver and etcd are idle again (below a tenth of a CPU).\n")
+	b.WriteString("Naive SSA runs all its runs first; the SDK applier and\n")
 	b.WriteString("CreateOrUpdate then alternate which goes first in each round, so that neither always follows the same\n")
 	b.WriteString("way nor gains from the control plane getting faster or slower over the rounds. The columns show the\n")
 	b.WriteString("run of the median time, the fastest and the slowest, and the median CPU time. The SDK applier sends one POST per child there and no read: a child missing from its cache is\n")
@@ -179,7 +179,7 @@ func convergenceMarkdown(results []result, ratios []timeRatio) string {
 	}
 	b.WriteString("\n")
 	for _, q := range ratios {
-		fmt.Fprintf(&b, "- %d owners: SDK applier's time ÷ CreateOrUpdate's, round by round: %s.\n", q.owners, q)
+		fmt.Fprintf(&b, "- %d owners: SDK applier's time ÷ CreateOrUpdate's, round by round: %s: %s.\n", q.owners, q, q.verdict())
 	}
 	b.WriteString("\nKube-apiserver's counts are its own (`/metrics`: `apiserver_request_total`, `etcd_requests_total`,\n")
 	b.WriteString("`apiserver_watch_events_total`, `apiserver_watch_events_sizes`), read before and after the median run,\n")
@@ -189,8 +189,21 @@ func convergenceMarkdown(results []result, ratios []timeRatio) string {
 	b.WriteString("is the machine: the CPU time kube-apiserver, etcd and the operator spend on the same work rises and\n")
 	b.WriteString("falls together from one run to the next (the fastest and slowest runs show by how much). The ratio\n")
 	b.WriteString("compares the two ways within each round, where they ran back to back, so that drift over the rounds\n")
-	b.WriteString("cancels; its range is that noise.\n\n")
+	b.WriteString("cancels; its range is that noise. p is the two-sided p-value of the rounds' ratios under the Wilcoxon\n")
+	b.WriteString("signed-rank test: how often two equally fast ways would give rounds leaning at least this far to one\n")
+	b.WriteString("side. Below 0.05 the faster way is named; otherwise the rounds cannot tell the two apart.\n\n")
 	return b.String()
+}
+
+// convergeRuns is how many times way w converged in results (the first of its sizes), 0
+// when it did not run.
+func convergeRuns(results []result, w way) int {
+	for _, r := range results {
+		if r.way == w {
+			return r.convergeRuns
+		}
+	}
+	return 0
 }
 
 // summaryTable is the README's short table.
@@ -204,7 +217,8 @@ func summaryTable(results []result, ratios []timeRatio) string {
 			r.convergeRequests, convergeTimes(r), r.driftPasses)
 	}
 	for _, q := range ratios {
-		fmt.Fprintf(&b, "\nConvergence of %d owners from creation, SDK applier's time ÷ CreateOrUpdate's, round by round: %s.\n", q.owners, q)
+		fmt.Fprintf(&b, "\nConvergence of %d owners from creation, SDK applier's time ÷ CreateOrUpdate's, round by round: %s (Wilcoxon signed-rank): %s.\n",
+			q.owners, q, q.verdict())
 	}
 	return b.String()
 }
