@@ -41,7 +41,8 @@
 //     one applied field), once the operator's informer has seen the edit;
 //   - kube-apiserver CPU seconds per converged pass: user plus system time of the
 //     kube-apiserver child process of the test binary, read from /proc/<pid>/stat
-//     (Linux only; elsewhere reported as n/a);
+//     (Linux only; elsewhere reported as n/a), over passes that start once the
+//     control plane is idle after the convergence;
 //   - the operator's heap (runtime.MemStats.HeapAlloc after GC) as unrelated Secrets
 //     and ConfigMaps in another namespace grow tenfold.
 //

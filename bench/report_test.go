@@ -118,8 +118,9 @@ func markdown(results []result, ratios []timeRatio, heap []heapResult, shards []
 	}
 	fmt.Fprintf(&b, "\nConverged pass: averaged over %d passes after the way reached its steady state (for the SDK\n", benchPasses())
 	b.WriteString("applier: a pass that skipped every child). Kube-apiserver CPU: user plus system time of the\n")
-	b.WriteString("kube-apiserver process, from /proc, over those passes (it includes the server's own background\n")
-	b.WriteString("work, about what an idle server burns in the pass's wall time). Converge: from the owners' creation until a\n")
+	b.WriteString("kube-apiserver process, from /proc, over those passes, which start once kube-apiserver and etcd are\n")
+	b.WriteString("idle after the convergence (it includes the server's own background work, about what an idle server\n")
+	b.WriteString("burns in the pass's wall time). Converge: from the owners' creation until a\n")
 	b.WriteString("pass changed nothing (for the SDK applier: skipped every child), and kube-apiserver's CPU time over\n")
 	fmt.Fprintf(&b, "it; the SDK applier and CreateOrUpdate converge a fresh workload %d times each (naive SSA %d times) with a new\n",
 		convergeRuns(results, sdkApplier), convergeRuns(results, naiveSSA))
