@@ -38,8 +38,8 @@ type convergence struct {
 // measureConvergence converges a fresh workload of n owners runs times with every way,
 // each time in a new namespace with a new operator, and returns each way's runs (naive
 // SSA at most naiveConvergeRuns). Each run starts once the control plane is idle
-// (waitIdle). Naive SSA, which costs several times the others, runs all its runs first, so that neither compared way always
-// follows it; the SDK applier and CreateOrUpdate then alternate which of them goes
+// (waitIdle). Naive SSA, which costs several times the others, runs all its runs
+// first, so that neither compared way always follows it; the SDK applier and CreateOrUpdate then alternate which of them goes
 // first (applier first in the odd rounds, CreateOrUpdate in the even ones), so that each
 // follows the other, and itself, equally often and neither gains from the control plane
 // getting faster or slower over the rounds.

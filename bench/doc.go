@@ -29,8 +29,8 @@
 //   - time and requests to converge all owners from their creation: each way converges
 //     a fresh workload BENCH_CONVERGE_RUNS times (naive SSA at most 3) with a new
 //     operator, every run starting once kube-apiserver and etcd are idle (naive SSA's
-//     runs first, then the SDK applier
-//     and CreateOrUpdate alternating which goes first), and the report shows the median
+//     runs first, then the SDK applier and CreateOrUpdate alternating which goes
+//     first), and the report shows the median
 //     run with the fastest and slowest, what kube-apiserver counted of its own work in
 //     it (its /metrics: requests served, etcd requests, watch events and their bytes),
 //     and the SDK applier's time over CreateOrUpdate's round by round (the two ran back
