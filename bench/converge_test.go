@@ -39,10 +39,11 @@ type convergence struct {
 // each time in a new namespace with a new operator, and returns each way's runs (naive
 // SSA at most naiveConvergeRuns). Each run starts once the control plane is idle
 // (waitIdle). Naive SSA, which costs several times the others, runs all its runs
-// first, so that neither compared way always follows it; the SDK applier and CreateOrUpdate then alternate which of them goes
-// first (applier first in the odd rounds, CreateOrUpdate in the even ones), so that each
-// follows the other, and itself, equally often and neither gains from the control plane
-// getting faster or slower over the rounds.
+// first, so that neither compared way always follows it; the SDK applier and
+// CreateOrUpdate then alternate which of them goes first (applier first in the odd
+// rounds, CreateOrUpdate in the even ones), so that each follows the other, and
+// itself, equally often and neither gains from the control plane getting faster or
+// slower over the rounds.
 func measureConvergence(ctx context.Context, tb testing.TB, n, runs int) (map[way][]convergence, error) {
 	out := map[way][]convergence{}
 	run := func(w way, i int) error {
